@@ -9,6 +9,7 @@ One small function per idea, so each can be read, tested and swapped on its own:
     split_heads          (T, D) -> (heads, T, D // heads)
     join_heads           (heads, T, d) -> (T, heads * d), the inverse
     multi_head_attention project, split, attend causally per head, join, project back
+    average_largest_weight  the scaling experiment: mean of each row's largest weight
 
 Conventions used throughout:
 
@@ -224,3 +225,15 @@ def multi_head_attention(x, w_query, w_key, w_value, w_output, heads, causal=Tru
     mask = causal_mask(x.shape[-2]) if causal else None  # (T, T), broadcast over heads
     weights, output = attention(queries, keys, values, mask=mask)  # (heads, T, T), (heads, T, d)
     return weights, join_heads(output) @ matrices["w_output"]  # (T, D)
+
+
+def average_largest_weight(queries, keys, scaled=True):
+    """The chapter's scaling experiment: the largest weight in each row, averaged over the queries.
+
+    queries (Q, d), keys (K, d). Scores are queries @ keys.T, divided by sqrt(d) when ``scaled``;
+    softmax over the keys (each row), then the mean over the Q rows of each row's largest weight.
+    With random unit-variance vectors it stays near 0.25 for 16 keys at every d when scaled,
+    and climbs towards 1 as d grows when not.
+    """
+    weights = softmax(scaled_scores(queries, keys, scale=scaled))   # (Q, K)
+    return float(weights.max(axis=-1).mean())

@@ -1,0 +1,31 @@
+# Two commands: `make demo` and `make test`. Each creates .venv and installs the project when needed.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+
+.PHONY: demo test train install install-train clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+install: $(VENV)/.installed
+
+# torch, for re-training the store's model and for the training test (skipped without it)
+install-train: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[train]'
+
+demo: $(VENV)/.installed
+	$(PY) -m lib.tour
+
+test: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+train: install-train
+	$(PY) recordings/catalogue.py
+	$(PY) recordings/transformer.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,132 @@
+"""The store's model, recomputed in NumPy from its recorded weights.
+
+A decoder-only transformer, pre-norm, trained once by ``recordings/transformer.py``:
+
+    x = embedding[ids]                                   # (T, D)
+    for each layer:
+        x = x + attention_block(norm1(x))                # rotary positions inside every head
+        x = x + mlp(norm2(x))                            # D -> 4D -> D, GELU (tanh form)
+    logits = norm(x) @ embedding.T                       # (T, V), the embedding is tied
+
+Each attention block uses ``lib.attention.attention`` with the causal mask, or the function passed
+as ``forward(..., attention=...)``, so a student's attention can drive the real model. Weights are
+stored in the ``x @ W`` convention, the chapter's: ``queries = x @ w_query``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import numpy as np
+
+from lib import attention as _ops
+from lib.tokenizer import BOS, END, SEP, Tokenizer
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "model"
+softmax = _ops.softmax
+
+__all__ = ["BOS", "SEP", "END", "MODEL_DIR", "load", "forward", "softmax", "product_ids", "rotary"]
+
+
+@functools.lru_cache(maxsize=None)
+def _load(folder: str):
+    folder = Path(folder)
+    if not (folder / "weights.npz").exists():
+        raise FileNotFoundError(
+            f"no recorded model in {folder}: the repository ships one in data/model/; "
+            "restore it with `git checkout -- data/model` or re-train it with `python recordings/transformer.py`"
+        )
+    with np.load(folder / "weights.npz") as stored:
+        weights = {name: stored[name].astype(np.float64) for name in stored.files}
+    for array in weights.values():
+        array.setflags(write=False)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    return weights, Tokenizer.load(folder), manifest
+
+
+def load(folder: Path | str = MODEL_DIR):
+    """The recorded model: (weights, vocabulary, manifest). Weights are read-only float64 arrays."""
+    weights, tokenizer, manifest = _load(str(folder))
+    return weights, list(tokenizer.vocabulary), manifest
+
+
+def tokenizer(folder: Path | str = MODEL_DIR) -> Tokenizer:
+    """The model's BPE tokenizer (vocabulary and merges recorded beside the weights)."""
+    return _load(str(folder))[1]
+
+
+def product_ids(name: str, description: str, index: dict, longest: int, folder: Path | str = MODEL_DIR) -> list[int]:
+    """Token ids of one product, ``<s> name <sep> description <end>``, cut to its first ``longest`` tokens."""
+    bpe = tokenizer(folder)
+    pieces = [BOS, *bpe.tokens(name), SEP, *bpe.tokens(description or ""), END]
+    return [index[p] for p in pieces[:longest]]
+
+
+def layer_norm(x, weight, bias, eps):
+    mean = x.mean(-1, keepdims=True)
+    variance = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(variance + eps) * weight + bias
+
+
+def gelu(x):
+    """GELU in its tanh form, the one the training code uses."""
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+
+
+@functools.lru_cache(maxsize=8)
+def _angles(positions: int, size: int, base: float):
+    frequencies = base ** (-np.arange(0, size, 2) / size)          # (size/2,)
+    angles = np.arange(positions)[:, None] * frequencies[None, :]   # (T, size/2)
+    return np.cos(angles), np.sin(angles)
+
+
+def rotary(x, base: float = 10000.0):
+    """Rotate each head's first and second halves by position-dependent angles. x: (heads, T, size)."""
+    size = x.shape[-1]
+    cos, sin = _angles(x.shape[-2], size, base)                    # (T, size/2) each
+    first, second = x[..., : size // 2], x[..., size // 2 :]
+    return np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)
+
+
+def attention_block(x, weights, prefix, settings, attention):
+    """One layer's multi-head attention on normalised input x (T, D): returns output (T, D) and pattern (heads, T, T)."""
+    heads = settings["heads"]
+    queries = rotary(_ops.split_heads(x @ weights[prefix + "query"], heads), settings["rotary_base"])  # (heads, T, d)
+    keys = rotary(_ops.split_heads(x @ weights[prefix + "key"], heads), settings["rotary_base"])       # (heads, T, d)
+    values = _ops.split_heads(x @ weights[prefix + "value"], heads)                                     # (heads, T, d)
+    pattern, mixed = attention(queries, keys, values, _ops.causal_mask(x.shape[0]))
+    return _ops.join_heads(np.asarray(mixed)) @ weights[prefix + "output"], np.asarray(pattern)
+
+
+def forward(ids, keep: bool = False, attention=None, folder: Path | str = MODEL_DIR):
+    """Logits (T, V) for token ids; with ``keep=True`` also each layer's pattern, (heads, T, T) per layer.
+
+    ``attention(queries, keys, values, mask)`` replaces ``lib.attention.attention`` in every head; it
+    receives (heads, T, size) arrays with rotary positions already applied and the causal mask (T, T).
+    """
+    weights, _, manifest = _load(str(folder))
+    settings = manifest["settings"]
+    ids = np.asarray(ids, dtype=np.int64)
+    if ids.ndim != 1 or len(ids) == 0:
+        raise ValueError(f"forward takes one text as a 1-D list of token ids, got shape {ids.shape}")
+    if len(ids) > settings["longest"]:
+        raise ValueError(f"{len(ids)} tokens is longer than the model's {settings['longest']}: cut the text first")
+    if ids.min() < 0 or ids.max() >= len(weights["embedding"]):
+        raise ValueError(f"token ids must lie in 0..{len(weights['embedding']) - 1}")
+    attention = attention or _ops.attention
+    eps = settings["norm_eps"]
+    x = weights["embedding"][ids]                                   # (T, D)
+    patterns = []
+    for layer in range(settings["layers"]):
+        p = f"layers.{layer}."
+        mixed, pattern = attention_block(
+            layer_norm(x, weights[p + "norm1.weight"], weights[p + "norm1.bias"], eps), weights, p, settings, attention
+        )
+        x = x + mixed
+        hidden = layer_norm(x, weights[p + "norm2.weight"], weights[p + "norm2.bias"], eps)
+        x = x + gelu(hidden @ weights[p + "mlp.in"] + weights[p + "mlp.in_bias"]) @ weights[p + "mlp.out"] + weights[p + "mlp.out_bias"]
+        patterns.append(pattern)
+    logits = layer_norm(x, weights["norm.weight"], weights["norm.bias"], eps) @ weights["embedding"].T   # (T, V)
+    return (logits, patterns) if keep else logits

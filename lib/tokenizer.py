@@ -89,7 +89,8 @@ def learn(texts, merges: int) -> "Tokenizer":
                 pairs[pair] += counts[w]
                 where[pair].add(w)
             split[w] = new
-    alphabet = sorted({s for w in counts for s in _symbols(w)})
+    characters = {c for w in counts for c in w}
+    alphabet = sorted(characters | {c + END_OF_WORD for c in characters})   # every character, inside or ending a word
     return Tokenizer(learned, alphabet)
 
 

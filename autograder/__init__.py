@@ -1,0 +1,9 @@
+"""The course's grading engine: hidden checks judged outside the student's kernel.
+
+- operations: the graded functions, lib's reference of each, and what each may call (isolation);
+- runner: the separate process that runs a student's answer cells and calls their functions;
+- checks: one check per graded test cell (grade_id), drawing inputs and judging properties with lib;
+- grade: grade_answers(sources) -> {check id: Verdict}, and answer_sources(notebook);
+- preprocessor: ExternalVerdicts, which writes the verdicts into nbgrader's autograded notebook;
+- model: what the checks need from the store's model (recorded statistics, patterns, logits).
+"""

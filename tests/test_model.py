@@ -1,0 +1,106 @@
+"""The recorded store's model: NumPy equals PyTorch, it copies from the name, and its heads' habits."""
+
+import numpy as np
+import pytest
+
+from lib import attention, experiments, heads, transformer
+from lib.products import product_texts
+
+
+@pytest.fixture(scope="module")
+def model():
+    return transformer.load()
+
+
+def test_settings_are_the_designs(model):
+    _, vocabulary, manifest = model
+    s = manifest["settings"]
+    assert (s["layers"], s["heads"], s["dimensions"], s["longest"]) == (4, 4, 128, 160)
+    assert s["dimensions"] // s["heads"] == 32
+    assert vocabulary[:3] == [transformer.BOS, transformer.SEP, transformer.END]
+    assert manifest["tokens_seen"] > 1_000_000
+    assert manifest["losses"]["validation"] < 3.0
+
+
+def test_numpy_forward_equals_recorded_pytorch_logits():
+    with np.load(transformer.MODEL_DIR / "reference_logits.npz") as recorded:
+        count = len([k for k in recorded.files if k.startswith("ids_")])
+        assert count >= 3
+        for i in range(count):
+            logits = transformer.forward(recorded[f"ids_{i}"])
+            assert logits.shape == recorded[f"logits_{i}"].shape
+            assert np.abs(logits - recorded[f"logits_{i}"]).max() < 1e-4
+
+
+def test_forward_keeps_one_causal_pattern_per_layer(model):
+    ids = product_texts("validation", 1)[0][0]
+    logits, patterns = transformer.forward(ids, keep=True)
+    assert logits.shape == (len(ids), len(model[1]))
+    assert len(patterns) == 4
+    for pattern in patterns:
+        assert pattern.shape == (4, len(ids), len(ids))
+        np.testing.assert_allclose(pattern.sum(-1), 1.0, atol=1e-12)
+        assert np.all(pattern[:, ~attention.causal_mask(len(ids))] == 0.0)
+
+
+def test_a_later_token_never_changes_earlier_logits(model):
+    ids = list(product_texts("validation", 1)[0][0])
+    changed = ids[:-1] + [(ids[-1] + 7) % len(model[1])]
+    np.testing.assert_array_equal(transformer.forward(ids)[:-1], transformer.forward(changed)[:-1])
+
+
+def test_another_attention_function_drives_the_model():
+    ids = product_texts("validation", 1)[0][0]
+    calls = []
+
+    def spy(queries, keys, values, mask):
+        calls.append(queries.shape)
+        return attention.attention(queries, keys, values, mask)
+
+    np.testing.assert_array_equal(transformer.forward(ids, attention=spy), transformer.forward(ids))
+    assert calls == [(4, len(ids), 32)] * 4
+
+
+def test_forward_rejects_bad_ids(model):
+    with pytest.raises(ValueError, match="longer than"):
+        transformer.forward([0] * 161)
+    with pytest.raises(ValueError, match="token ids must lie"):
+        transformer.forward([0, len(model[1])])
+
+
+def test_the_model_copies_cover_from_the_name():
+    p = experiments.copy_experiment()
+    assert p["name as sold"]["cover"] >= 0.5
+    assert p["name without cover"]["cover"] <= 0.1
+    assert p["name ending in set"]["set"] > p["name ending in set"]["cover"]
+
+
+def test_the_phrase_alone_points_only_weakly_at_cover():
+    followers = experiments.phrase_followers("train")
+    assert len(set(followers)) >= 4
+    assert 0 < followers.count("cover") < len(followers) / 2
+
+
+def test_recorded_head_statistics_are_lib_heads_on_the_model():
+    recorded = experiments.recorded_head_statistics()
+    _, vocabulary, _ = transformer.load()
+    measured = heads.head_statistics(product_texts("validation", 300), transformer.forward,
+                                     vocabulary.index(transformer.END))
+    assert recorded["texts"] == measured["texts"] == 300
+    assert recorded["tokens"] == measured["tokens"]
+    for key in ("previous", "far", "markers"):
+        np.testing.assert_allclose(recorded[key], measured[key], atol=1e-6)
+    for key in ("previous_even", "far_even", "markers_even"):
+        assert recorded[key] == pytest.approx(measured[key], abs=1e-6)
+
+
+def test_a_head_favours_the_previous_token():
+    stats = experiments.recorded_head_statistics()
+    assert stats["previous"].max() >= 3 * stats["previous_even"]
+
+
+def test_far_back_and_marker_weights_are_measured_against_an_even_spread():
+    stats = experiments.recorded_head_statistics()
+    assert stats["described"] >= 200 and stats["tokens"] > 5_000
+    assert 0 < stats["far"].mean() < stats["far_even"] < 1
+    assert 0 < stats["markers_even"] < stats["markers"].mean() < 1

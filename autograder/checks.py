@@ -40,7 +40,7 @@ class Call:
     """One call of the student's function: function(*args, **kwargs); args are arrays, ints, floats or None.
 
     items: how many values it should return (2 for (weights, output)); special: a runner-side
-    call (the store's model) instead of a plain one; seconds: its own time limit, if not the default.
+    call (the store's model) instead of a plain one; slow: its time limit in units of the call limit.
     """
 
     function: str
@@ -48,7 +48,7 @@ class Call:
     kwargs: dict = field(default_factory=dict)
     items: int = 1
     special: str | None = None
-    seconds: float | None = None
+    slow: float = 1.0
     isolate: tuple | None = None  # None: the default of operations.ISOLATE for this function
 
     def isolated(self) -> tuple:
@@ -280,16 +280,26 @@ def expected_attention(out, number):
     return ops.attention(q, k, v, mask=mask)
 
 
+def heads_axis_hint(out, number) -> str:
+    """A hint when attention works on (T, d) inputs but fails on (heads, T, d) ones."""
+    call, result = out.calls[number], out.results[number]
+    plain = [n for n, c in enumerate(out.calls) if c.args and c.args[0].ndim == 2 and out.results[n].error is None]
+    if result.error and call.args[0].ndim == 3 and plain:
+        return (" It works on (T, d) inputs but not with a heads axis in front: keys.T reverses every axis of a "
+                "(heads, T, d) array; use np.swapaxes(keys, -1, -2)")
+    return ""
+
+
 def attention_shapes(out):
     for number in range(2):
         q, k, v = out.calls[number].args
-        weights, output = out.value(number, 0), out.value(number, 1)
+        try:
+            weights, output = out.value(number, 0), out.value(number, 1)
+        except Broken as broken:
+            raise Broken(f"{broken}{heads_axis_hint(out, number)}") from None
         wanted = (*q.shape[:-1], k.shape[-2])
         if weights.shape != wanted:
-            hint = ""
-            if q.ndim == 3 and weights.ndim == 4:
-                hint = " (keys.T reverses every axis of a (heads, T, d) array: use np.swapaxes(keys, -1, -2))"
-            return f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, expected (..., Tq, Tk) = {wanted}{hint}"
+            return f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, expected (..., Tq, Tk) = {wanted}"
         if output.shape != (*q.shape[:-1], v.shape[-1]):
             return (f"{describe_call(out.calls[number])}: output has shape {output.shape}, expected (..., Tq, dv) = "
                     f"{(*q.shape[:-1], v.shape[-1])}: output = weights @ values")
@@ -708,7 +718,7 @@ def model_call(function, per):
     patterns = model.patterns()
     return Call(function, (patterns.index, patterns.queries, patterns.offsets),
                 {"per": per, "layers": patterns.layers, "heads": patterns.heads},
-                special=OVER_MODEL_PATTERNS, seconds=60.0)
+                special=OVER_MODEL_PATTERNS, slow=6.0)
 
 
 def with_model(calls, function, per):

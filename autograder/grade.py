@@ -36,7 +36,7 @@ from autograder.checks import CHECKS, Broken, Call, Check, Outputs, Result, Unav
 REPOSITORY = Path(__file__).resolve().parent.parent
 TIMEOUT = 120.0  # seconds for the whole grading of one notebook
 CALL_LIMIT = 10.0  # seconds for one cell or one call
-GRACE = 3.0  # seconds past a step's own limit before the watchdog kills the runner
+GRACE = 2.0  # seconds past a step's own limit before the watchdog kills the runner
 MEMORY = 4 * 2**30  # bytes of address space for the runner
 OUTPUT_FILES = 256 * 2**20  # the largest file the runner may write
 ATTEMPTS = 4  # runner starts per grading, at most (each one after a hang or crash)
@@ -64,17 +64,16 @@ class Verdict:
 def answer_sources(notebook) -> list[str]:
     """The sources of the notebook's answer cells (code cells with nbgrader solution: true), in order.
 
-    notebook: an nbformat NotebookNode, or the path of an .ipynb file.
+    notebook: an nbformat NotebookNode (or its dict form), or the path of an .ipynb file.
     """
     if isinstance(notebook, (str, Path)):
-        import nbformat
-
-        notebook = nbformat.read(str(notebook), as_version=4)
-    return [
-        cell.source
-        for cell in notebook.cells
-        if cell.cell_type == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("solution", False)
-    ]
+        notebook = json.loads(Path(notebook).read_text())
+    sources = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("solution", False):
+            source = cell["source"]
+            sources.append(source if isinstance(source, str) else "".join(source))
+    return sources
 
 
 def fresh_seed() -> int:
@@ -153,9 +152,12 @@ def score(max_points: float, properties: list[Property]) -> float:
 
 def feedback(check: Check, points: float, properties: list[Property], seed: int, run: "Run") -> str:
     lines = [f"{check.check_id} ({check.function}): {points:g} / {check.points:g} points"]
+    said = set()
     for p in properties:
         mark = {True: "PASS", False: "FAIL", None: "n/a "}[p.passed]
-        lines.append(f"  {mark} {p.name}" + (f": {p.message}" if p.message else ""))
+        message = "the same failure as above" if p.message in said else p.message
+        said.add(p.message)
+        lines.append(f"  {mark} {p.name}" + (f": {message}" if message else ""))
     lines.append(f"Graded outside your notebook on inputs drawn at grading time (seed {seed}; "
                  f"autograder.grade.grade_answers(sources, seed={seed}) reproduces them).")
     return "\n".join(lines)
@@ -196,7 +198,7 @@ def encode(value, key: str, arrays: dict):
     raise TypeError(f"cannot send {type(value).__name__} to the runner")
 
 
-def encode_call(identifier: str, call: Call, arrays: dict) -> dict:
+def encode_call(identifier: str, call: Call, call_limit: float, arrays: dict) -> dict:
     return {
         "id": identifier,
         "function": call.function,
@@ -205,7 +207,7 @@ def encode_call(identifier: str, call: Call, arrays: dict) -> dict:
         "isolate": list(call.isolated()),
         "items": call.items,
         "special": call.special,
-        "seconds": call.seconds,
+        "seconds": call.slow * call_limit,
     }
 
 
@@ -331,9 +333,9 @@ def run_student_code(sources: list[str], plans: dict[str, list[Call]], timeout: 
         for number, call in enumerate(planned):
             identifier = call_id(check_id, number)
             arrays[identifier] = {}
-            calls.append(encode_call(identifier, call, arrays[identifier]))
+            calls.append(encode_call(identifier, call, call_limit, arrays[identifier]))
     by_id = {call["id"]: call for call in calls}
-    limits = {call["id"]: call["seconds"] or call_limit for call in calls}
+    limits = {call["id"]: call["seconds"] for call in calls}
     patterns = None
     if any(call["special"] == "over_model_patterns" for call in calls):
         from autograder import model

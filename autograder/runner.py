@@ -512,10 +512,18 @@ def perform(call, functions, inputs, options, traps, guard, namespace):
 
 
 def run_calls(calls, functions, inputs, options, traps, guard, namespace, report):
-    """Perform every call in order under its time limit; each one's failure is its own."""
+    """Perform every call in order under its time limit; each one's failure is its own.
+
+    After a call runs past its limit, the function's later calls are not made (they would most
+    likely hang too, and cost their limit each).
+    """
+    hung = {}
     for number, call in enumerate(calls):
         report.start({"call": call["id"]})
         began = _monotonic()
+        if call["function"] in hung:
+            report.call(call["id"], number, [], [], f"not run: an earlier call of {call['function']} {hung[call['function']]}", 0.0)
+            continue
         seconds = call.get("seconds") or options["call_seconds"]
         try:
             arrays, returned = with_time_limit(
@@ -524,6 +532,8 @@ def run_calls(calls, functions, inputs, options, traps, guard, namespace, report
             )
             report.call(call["id"], number, arrays, returned, None, _monotonic() - began)
         except BaseException as error:  # noqa: BLE001 - SystemExit / KeyboardInterrupt from student code too
+            if _isinstance(error, CallTimedOut):
+                hung[call["function"]] = _str(error.args[0])
             report.call(call["id"], number, [], [], describe_error(error), _monotonic() - began)
 
 

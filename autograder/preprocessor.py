@@ -1,0 +1,96 @@
+"""ExternalVerdicts: nbgrader's autograde step takes each check's grade from autograder/, not from the kernel.
+
+nbgrader's SaveAutoGrades reads a grade test cell's outputs (nbgrader.utils.determine_grade):
+an "error" output or a "stderr" stream gives 0 points; otherwise the first "execute_result" whose
+text/plain is a number gives those points (partial credit); otherwise full points. So whatever
+the student's kernel printed into a test cell (a failing visible check, a warning on stderr, a
+patched assert that prints nothing) would decide the grade. This preprocessor runs after Execute
+and before SaveAutoGrades and REPLACES the outputs of every grade cell whose grade_id is a
+known check (autograder.checks.CHECKS) with:
+
+- a stdout stream: the check's feedback (each property, passed or failed and why, the points,
+  the seed of the inputs), plus one line about what the visible checks did in the kernel;
+- an execute_result whose text/plain is the points earned, scaled to the cell's points.
+
+Other cells (manually graded answers, unknown grade ids) are left as they are.
+
+The intended nbgrader_config.py lines (the project must be installed, `pip install -e .`, or the
+repository root be on sys.path, so that `autograder` imports):
+
+    from nbconvert.preprocessors import ClearMetadataPreprocessor
+    from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
+                                        LimitOutput, SaveAutoGrades)
+    from autograder.preprocessor import ExternalVerdicts
+
+    c = get_config()
+    c.Autograde.autograde_preprocessors = [
+        Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+        ExternalVerdicts,  # after the kernel ran, before the grades are saved
+        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    ]
+    # optional: c.ExternalVerdicts.timeout = 120; c.ExternalVerdicts.seed = 1234 (reproduce a run)
+"""
+
+from __future__ import annotations
+
+from nbformat.v4 import new_output
+from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import is_grade
+from traitlets import Float, Integer
+
+from autograder.checks import CHECKS
+from autograder.grade import CALL_LIMIT, TIMEOUT, Verdict, answer_sources, grade_answers
+
+
+def graded_cells(nb):
+    """The code cells that are grade cells of a known check, in order."""
+    return [
+        cell for cell in nb.cells
+        if cell.cell_type == "code" and is_grade(cell) and cell.metadata["nbgrader"].get("grade_id") in CHECKS
+    ]
+
+
+def kernel_summary(cell) -> str:
+    """One line on what the visible checks did in the student's kernel (they do not decide the grade)."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            return (f"In your notebook the visible checks stopped with {output.get('ename')}: {output.get('evalue')} "
+                    "(they help you; the grade above comes from the hidden checks).")
+    return "In your notebook the visible checks ran without an error (the grade above comes from the hidden checks)."
+
+
+def scaled_points(verdict: Verdict, cell_points: float) -> float:
+    """The verdict's points on the cell's own scale (the gradebook's points for this cell)."""
+    if verdict.max_points == cell_points:
+        return verdict.points
+    return round(cell_points * verdict.points / verdict.max_points, 2)
+
+
+def verdict_outputs(cell, verdict: Verdict) -> list:
+    points = scaled_points(verdict, float(cell.metadata["nbgrader"]["points"]))
+    text = f"{verdict.feedback}\n{kernel_summary(cell)}\n"
+    return [
+        new_output("stream", name="stdout", text=text),
+        new_output("execute_result", data={"text/plain": f"{points:g}"}, execution_count=cell.get("execution_count")),
+    ]
+
+
+class ExternalVerdicts(NbGraderPreprocessor):
+    """Replace the outputs of known check cells with the verdicts of autograder.grade.grade_answers."""
+
+    timeout = Float(TIMEOUT, help="Seconds for grading one notebook's answers in all").tag(config=True)
+    call_limit = Float(CALL_LIMIT, help="Seconds for one answer cell or one call of a student's function").tag(config=True)
+    seed = Integer(None, allow_none=True, help="Seed of the inputs (default: fresh each run, to reproduce one)").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        cells = graded_cells(nb)
+        if not cells:
+            return nb, resources
+        checks = [cell.metadata["nbgrader"]["grade_id"] for cell in cells]
+        verdicts = grade_answers(answer_sources(nb), seed=self.seed, timeout=self.timeout,
+                                 call_limit=self.call_limit, checks=checks)
+        for cell in cells:
+            verdict = verdicts[cell.metadata["nbgrader"]["grade_id"]]
+            cell.outputs = verdict_outputs(cell, verdict)
+            self.log.info("%s: %g / %g points", verdict.check_id, verdict.points, verdict.max_points)
+        return nb, resources

@@ -1,0 +1,421 @@
+"""The grading engine: the solution earns full marks, each known mistake loses points on its own
+exercise only, and hostile answers earn nothing for their tricks.
+
+The solution is the source notebook's answer cells (source/attention/attention.ipynb): the
+notebook is the one place the solution is written. Each mistake is a small edit of one answer
+cell, as a student would make it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder import model
+from autograder.checks import CHECKS
+from autograder.grade import answer_sources, grade_answers
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "source" / "attention" / "attention.ipynb"
+SEED = 20260101
+DRIVE = "drives the store's model"
+
+pytestmark = pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook source/attention/attention.ipynb is missing")
+
+
+@pytest.fixture(scope="module")
+def solution() -> list[str]:
+    return answer_sources(NOTEBOOK)
+
+
+def cell_of(sources: list[str], function: str) -> int:
+    """Index of the answer cell that defines ``function``."""
+    found = [i for i, source in enumerate(sources) if re.search(rf"^def {function}\(", source, re.M)]
+    assert len(found) == 1, f"expected one answer cell defining {function}, found {len(found)}"
+    return found[0]
+
+
+def edit(sources: list[str], function: str, old: str, new: str) -> list[str]:
+    """The sources with ``old`` replaced by ``new`` in ``function``'s cell (``old`` must be there)."""
+    index = cell_of(sources, function)
+    assert old in sources[index], f"the solution of {function} no longer contains {old!r}: update this mistake"
+    changed = list(sources)
+    changed[index] = sources[index].replace(old, new)
+    return changed
+
+
+def replace_cell(sources: list[str], function: str, new: str) -> list[str]:
+    changed = list(sources)
+    changed[cell_of(sources, function)] = new
+    return changed
+
+
+def lost(verdicts) -> dict[str, list[str]]:
+    """{check id: names of failed properties} for every check short of full marks."""
+    return {
+        check_id: [p.name for p in verdict.properties if p.passed is False]
+        for check_id, verdict in verdicts.items()
+        if verdict.points < verdict.max_points
+    }
+
+
+def only_these_lose(verdicts, expected: set[str]):
+    losses = lost(verdicts)
+    assert set(losses) == expected, f"expected losses on {sorted(expected)} only, got {losses}"
+    for check_id in expected:
+        assert verdicts[check_id].points < verdicts[check_id].max_points
+
+
+# --- the solution -------------------------------------------------------------------------------
+
+
+def test_answer_sources_are_the_fifteen_graded_functions(solution):
+    assert len(solution) == 15  # 16 checks: attention has two
+    for check in CHECKS.values():
+        cell_of(solution, check.function)
+
+
+def test_solution_earns_full_marks_on_every_check(solution):
+    verdicts = grade_answers(solution, seed=SEED)
+    assert set(verdicts) == set(CHECKS)
+    for check_id, verdict in verdicts.items():
+        assert verdict.points == verdict.max_points == CHECKS[check_id].points, verdict.feedback
+        assert "PASS" in verdict.feedback and "FAIL" not in verdict.feedback
+        assert f"seed {SEED}" in verdict.feedback
+    assert sum(v.max_points for v in verdicts.values()) == 29
+
+
+def test_solution_full_marks_on_fresh_seeds(solution):
+    for verdict in grade_answers(solution).values():  # seed from os.urandom
+        assert verdict.points == verdict.max_points, verdict.feedback
+
+
+@pytest.mark.skipif(not model.available(), reason="the store's model (data/model) is not there yet")
+def test_model_properties_are_judged_and_pass(solution):
+    verdicts = grade_answers(solution, seed=SEED)
+    for check_id, name in [("check_masked_attention", DRIVE), ("check_previous_token_weight", "matches recorded statistics"),
+                           ("check_far_back_weight", "matches recorded statistics")]:
+        (prop,) = [p for p in verdicts[check_id].properties if p.name == name]
+        assert prop.passed is True, prop.message
+
+
+def test_same_seed_same_inputs_and_verdicts(solution):
+    first = grade_answers(edit(solution, "attention", " / np.sqrt(d)", ""), seed=7)
+    second = grade_answers(edit(solution, "attention", " / np.sqrt(d)", ""), seed=7)
+    assert [v.feedback for v in first.values()] == [v.feedback for v in second.values()]
+
+
+# --- the catalogue of mistakes ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mistake:
+    name: str
+    function: str
+    old: str
+    new: str
+    lost: tuple[str, ...]  # the checks that must lose points: the function's own
+    says: str  # a fragment of the feedback that names the mistake
+    drives_model: bool = False  # True: the model, run with the student's attention as written, notices too
+
+    def sources(self, solution):
+        return edit(solution, self.function, self.old, self.new)
+
+
+ATTENTION_CHECKS = ("check_attention", "check_masked_attention")
+SOFTMAX_BODY = "    exps = np.exp(scores - top)                        # the largest becomes exp(0) = 1: no overflow\n"
+
+MISTAKES = [
+    Mistake("softmax over axis 0", "softmax", "axis=-1", "axis=0", ("check_softmax",), "softmax over axis 0", True),
+    Mistake("softmax without max subtraction (overflow)", "softmax", "np.exp(scores - top)", "np.exp(scores)",
+            ("check_softmax",), "subtract each row's maximum"),
+    Mistake("softmax divides by the whole array's total", "softmax", "exps.sum(axis=-1, keepdims=True)", "exps.sum()",
+            ("check_softmax",), "whole array sums to 1", True),
+    Mistake("no sqrt(d) scaling", "attention", " / np.sqrt(d)", "", ATTENTION_CHECKS, "unscaled scores"),
+    Mistake("scores divided by d", "attention", "/ np.sqrt(d)", "/ d", ATTENTION_CHECKS, "divided by d"),
+    Mistake("weights transposed", "attention", "return weights, weights @ values", "return np.swapaxes(weights, -1, -2), weights @ values",
+            ATTENTION_CHECKS, "transposed"),
+    Mistake("keys.T on a heads axis", "attention", "np.swapaxes(keys, -1, -2)", "keys.T", ATTENTION_CHECKS, "keys.T"),
+    Mistake("mask after softmax", "attention",
+            "    if mask is not None:\n        scores = np.where(mask, scores, -np.inf)                  # hidden positions: weight exactly 0\n    weights = softmax(scores)\n",
+            "    weights = softmax(scores)\n    if mask is not None:\n        weights = weights * mask\n",
+            ("check_masked_attention",), "zeroed afterwards"),
+    Mistake("mask with -1e9", "attention", "-np.inf)", "-1e9)", ("check_masked_attention",), "large negative number"),
+    Mistake("mask with -1e4", "attention", "-np.inf)", "-1e4)", ("check_masked_attention",), "large negative number"),
+    Mistake("mask written as 0 instead of -inf", "attention", "-np.inf)", "0.0)", ("check_masked_attention",), "not exactly 0.0"),
+    Mistake("mask used the wrong way round", "attention", "np.where(mask, scores, -np.inf)", "np.where(mask, -np.inf, scores)",
+            ("check_masked_attention",), "wrong way round"),
+    Mistake("causal mask inverted (upper triangle)", "causal_mask", "np.tril(", "np.triu(", ("check_causal_mask",), "above the diagonal"),
+    Mistake("causal mask without the diagonal", "causal_mask", "dtype=bool))", "dtype=bool), -1)", ("check_causal_mask",),
+            "diagonal is False"),
+    Mistake("causal mask of floats", "causal_mask", "dtype=bool", "dtype=float", ("check_causal_mask",), "not bool"),
+    Mistake("largest weight over the wrong axis", "average_largest_weight", ".max(axis=-1)", ".max(axis=0)",
+            ("check_average_largest_weight",), "max down a column"),
+    Mistake("average_largest_weight ignores scaled", "average_largest_weight", "if scaled:", "if True:",
+            ("check_average_largest_weight",), "ignores `scaled`"),
+    Mistake("split_heads with x.reshape(heads, T, d)", "split_heads", "x.reshape(positions, heads, width // heads).transpose(1, 0, 2)",
+            "x.reshape(heads, positions, width // heads)", ("check_split_heads",), "x.reshape(heads, T, d)"),
+    Mistake("split_heads takes strided columns", "split_heads", "x.reshape(positions, heads, width // heads).transpose(1, 0, 2)",
+            "x.reshape(positions, width // heads, heads).transpose(2, 0, 1)", ("check_split_heads",), "every heads-th column"),
+    Mistake("join_heads does not invert split", "join_heads", "x.transpose(1, 0, 2).reshape", "x.reshape",
+            ("check_join_heads",), "mixes positions"),
+    Mistake("output projection missing", "multi_head_attention", "join_heads(mixed) @ w_output", "join_heads(mixed)",
+            ("check_multi_head_attention",), "without the output projection"),
+    Mistake("multi-head attention without the causal mask", "multi_head_attention", "values, causal_mask(x.shape[0]))", "values)",
+            ("check_multi_head_attention",), "later positions"),
+    Mistake("previous-token weight on the diagonal (i, i)", "previous_token_weight", "pattern[:, rows, rows - 1]", "pattern[:, rows, rows]",
+            ("check_previous_token_weight",), "weight on itself"),
+    Mistake("previous-token weight two back (i, i-2)", "previous_token_weight", "pattern[:, rows, rows - 1]",
+            "pattern[:, rows[1:], rows[1:] - 2]", ("check_previous_token_weight",), "two positions back"),
+    Mistake("previous-token average includes position 0", "previous_token_weight", "np.arange(1, pattern.shape[-1])",
+            "np.arange(0, pattern.shape[-1])", ("check_previous_token_weight",), "including position 0"),
+    Mistake("even spread 1/i", "even_previous_weight", "np.arange(2, positions + 1)", "np.arange(1, positions)",
+            ("check_even_previous_weight",), "used 1 / i"),
+    Mistake("end marker counted as a description position", "description_positions", "return after[ids[after] != end_id]",
+            "return after", ("check_description_positions",), "end marker"),
+    Mistake("description starts at sep", "description_positions", "np.arange(sep + 1, len(ids))", "np.arange(sep, len(ids))",
+            ("check_description_positions",), "starts at sep"),
+    Mistake("far back with > 4", "far_back_weight", ">= 4", "> 4", ("check_far_back_weight",), "i - j > 4"),
+    Mistake("markers counted as far back", "far_back_weight", " & (j != 0) & (j != sep)", "",
+            ("check_far_back_weight",), "counted the markers"),
+    Mistake("marker weight counts only <s>", "marker_weight", " + pattern[:, queries, sep]", "",
+            ("check_marker_weight",), "only <s>"),
+    Mistake("even far-back counts the markers", "even_far_back_weight", " & (j != 0) & (j != sep)", "",
+            ("check_even_far_back_weight",), "counted the markers"),
+    Mistake("even far-back divides by i", "even_far_back_weight", "/ (queries + 1)", "/ queries",
+            ("check_even_far_back_weight",), "divided by i"),
+    Mistake("even marker weight of one marker", "even_marker_weight", "2.0 /", "1.0 /", ("check_even_marker_weight",), "one marker"),
+    Mistake("safe_softmax returns NaN for a masked row", "safe_softmax",
+            "return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)", "return exps / total",
+            ("check_safe_softmax",), "gives NaN"),
+    Mistake("safe_softmax gives a masked row 1/n", "safe_softmax",
+            "return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)",
+            "return np.where(total > 0, exps / np.where(total > 0, total, 1), 1 / exps.shape[-1])",
+            ("check_safe_softmax",), "1/n everywhere"),
+]
+
+
+def test_catalogue_is_large_and_covers_every_check():
+    assert len(MISTAKES) >= 20
+    assert {check for mistake in MISTAKES for check in mistake.lost} == set(CHECKS)
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=[m.name for m in MISTAKES])
+def test_mistake_loses_points_on_its_own_exercise_only(solution, mistake):
+    verdicts = grade_answers(mistake.sources(solution), seed=SEED)
+    expected = set(mistake.lost)
+    if mistake.drives_model and model.available():
+        expected.add("check_masked_attention")  # the documented exception: the model runs the student's attention as written
+        assert lost(verdicts)["check_masked_attention"] == [DRIVE]
+    only_these_lose(verdicts, expected)
+    feedback = "\n".join(verdicts[check].feedback for check in mistake.lost)
+    assert mistake.says in feedback, feedback
+
+
+def test_partial_credit_is_by_property(solution):
+    """No sqrt(d): shapes and row sums still hold (2 of 4 properties of check_attention)."""
+    verdicts = grade_answers(edit(solution, "attention", " / np.sqrt(d)", ""), seed=SEED)
+    attention = verdicts["check_attention"]
+    assert [p.passed for p in attention.properties] == [True, True, False, False]
+    assert attention.points == 2.0
+    assert "FAIL scaled by sqrt(d): the weights match unscaled scores" in attention.feedback
+
+
+def test_masked_weights_report_the_leak(solution):
+    verdicts = grade_answers(edit(solution, "attention", "-np.inf)", "-100.0)"), seed=SEED)
+    (zero,) = [p for p in verdicts["check_masked_attention"].properties if p.name.startswith("exactly 0.0")]
+    assert not zero.passed and re.search(r"weight up to \d\.\de-4\d, not exactly 0\.0", zero.message), zero.message
+
+
+# --- hostile answers ------------------------------------------------------------------------------------
+
+
+def test_patched_builtins_and_assert_earn_nothing(solution):
+    patched = edit(solution, "softmax", "    return exps / exps.sum(axis=-1, keepdims=True)\n", "    return exps\n")
+    patched = ["import builtins\nbuiltins.all = lambda *a, **k: True\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
+               "builtins.isinstance = lambda *a: True\n"] + patched
+    verdicts = grade_answers(patched, seed=SEED)
+    assert lost(verdicts).keys() == {"check_softmax"} | ({"check_masked_attention"} if model.available() else set())
+    assert verdicts["check_softmax"].points == 0.5  # only the shape holds
+
+
+def test_patched_numpy_comparisons_earn_nothing(solution):
+    patched = edit(solution, "attention", " / np.sqrt(d)", "")
+    patched += ["np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\n"
+                "np.testing.assert_allclose = lambda *a, **k: None\nnp.isclose = lambda *a, **k: True\n"]
+    verdicts = grade_answers(patched, seed=SEED)
+    only_these_lose(verdicts, set(ATTENTION_CHECKS))
+
+
+ALWAYS_EQUAL = '''
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+    __ne__ = lambda self, other: False
+
+
+def softmax(scores):
+    return AlwaysEqual()
+'''
+
+EQUAL_ARRAY = '''
+class EqualArray(np.ndarray):
+    def __eq__(self, other):
+        return np.ones(np.shape(other), dtype=bool)
+
+
+def softmax(scores):
+    return np.zeros(np.shape(scores)).view(EqualArray)
+'''
+
+
+@pytest.mark.parametrize("answer", [ALWAYS_EQUAL, EQUAL_ARRAY], ids=["object", "ndarray subclass"])
+def test_always_equal_results_earn_nothing(solution, answer):
+    verdicts = grade_answers(replace_cell(solution, "softmax", answer), seed=SEED)
+    softmax = verdicts["check_softmax"]
+    assert softmax.points <= 0.5  # an array of zeros keeps its shape, nothing else
+    assert set(lost(verdicts)) <= {"check_softmax", "check_masked_attention"}  # the model runs attention as written
+    if answer is ALWAYS_EQUAL:
+        assert softmax.points == 0 and "not an array of numbers" in softmax.feedback
+
+
+def test_calling_lib_reference_of_the_same_operation_earns_nothing(solution):
+    cheat = edit(solution, "attention", "    ### BEGIN SOLUTION\n",
+                 "    ### BEGIN SOLUTION\n    import lib.attention\n    return lib.attention.attention(queries, keys, values, mask)\n")
+    verdicts = grade_answers(cheat, seed=SEED)
+    only_these_lose(verdicts, set(ATTENTION_CHECKS))
+    for check in ATTENTION_CHECKS:
+        assert verdicts[check].points == 0
+        assert "calls lib's reference lib.attention.attention" in verdicts[check].feedback
+
+
+def test_reaching_the_reference_through_another_lib_function_earns_nothing(solution):
+    """head_statistics computes previous_token_weight inside: calling it is calling the reference."""
+    cheat = replace_cell(solution, "previous_token_weight", '''
+def previous_token_weight(pattern):
+    from lib import heads
+    ids = list(range(pattern.shape[-1]))
+    return heads.head_statistics([(ids, 1)], lambda ids, keep=True: (None, [pattern]), -1)["previous"][0]
+''')
+    verdicts = grade_answers(cheat, seed=SEED)
+    only_these_lose(verdicts, {"check_previous_token_weight"})
+    assert verdicts["check_previous_token_weight"].points == 0
+    assert "lib.heads.head_statistics" in verdicts["check_previous_token_weight"].feedback
+
+
+def test_lib_softmax_inside_attention_is_allowed(solution):
+    """softmax is graded on its own; attention may use lib's (isolation hands it lib's anyway)."""
+    allowed = edit(solution, "attention", "    weights = softmax(scores)\n",
+                   "    import lib.attention\n    weights = lib.attention.softmax(scores)\n")
+    verdicts = grade_answers(allowed, seed=SEED)
+    assert lost(verdicts) == {}
+
+
+def test_loading_a_fresh_copy_of_lib_is_refused(solution):
+    cheat = replace_cell(solution, "causal_mask", '''
+import importlib.util, lib
+spec = importlib.util.spec_from_file_location("fresh", lib.__path__[0] + "/attention.py")
+fresh = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fresh)
+causal_mask = fresh.causal_mask
+''')
+    verdicts = grade_answers(cheat, seed=SEED)
+    only_these_lose(verdicts, {"check_causal_mask"})
+    assert "refused while grading" in verdicts["check_causal_mask"].feedback
+
+
+def test_reading_the_solution_notebook_is_refused(solution):
+    cheat = ["import json\nsource = json.load(open(%r))\n" % str(NOTEBOOK)] + solution
+    verdicts = grade_answers(cheat, seed=SEED)
+    assert lost(verdicts) == {}  # the other cells still define everything
+    cheat = replace_cell(solution, "join_heads", "import json\n_cells = json.load(open(%r))['cells']\n" % str(NOTEBOOK)
+                         + solution[cell_of(solution, "join_heads")])
+    verdicts = grade_answers(cheat, seed=SEED)
+    only_these_lose(verdicts, {"check_join_heads"})
+    assert "refused while grading: reading the course's files" in verdicts["check_join_heads"].feedback
+
+
+def test_renamed_function_gets_zero_with_a_clear_reason(solution):
+    renamed = edit(solution, "split_heads", "def split_heads(", "def split_head(")
+    verdicts = grade_answers(renamed, seed=SEED)
+    only_these_lose(verdicts, {"check_split_heads"})
+    assert verdicts["check_split_heads"].points == 0
+    assert "no function named split_heads" in verdicts["check_split_heads"].feedback
+
+
+def test_renamed_softmax_costs_the_model_property_only_elsewhere(solution):
+    verdicts = grade_answers(edit(solution, "softmax", "def softmax(", "def soft_max("), seed=SEED)
+    expected = {"check_softmax"} | ({"check_masked_attention"} if model.available() else set())
+    only_these_lose(verdicts, expected)
+    if model.available():
+        assert lost(verdicts)["check_masked_attention"] == [DRIVE]
+
+
+def test_syntax_error_in_one_cell_leaves_the_others_graded(solution):
+    broken = edit(solution, "marker_weight", "def marker_weight(pattern, sep, queries):", "def marker_weight(pattern, sep, queries)")
+    verdicts = grade_answers(broken, seed=SEED)
+    only_these_lose(verdicts, {"check_marker_weight"})
+    assert re.search(r"answer cell \d+ failed: SyntaxError", verdicts["check_marker_weight"].feedback)
+
+
+def test_infinite_loop_fails_only_its_checks(solution):
+    looping = edit(solution, "even_marker_weight", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n    while True:\n        pass\n")
+    verdicts = grade_answers(looping, seed=SEED, call_limit=1.0)
+    only_these_lose(verdicts, {"check_even_marker_weight"})
+    assert "ran past 1 s" in verdicts["check_even_marker_weight"].feedback
+
+
+def test_loop_that_swallows_the_timeout_is_killed_and_the_rest_still_graded(solution):
+    looping = edit(solution, "previous_token_weight", "    ### BEGIN SOLUTION\n",
+                   "    ### BEGIN SOLUTION\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass\n")
+    verdicts = grade_answers(looping, seed=SEED, call_limit=1.0)
+    only_these_lose(verdicts, {"check_previous_token_weight"})
+    assert "your code ran past 1 s" in verdicts["check_previous_token_weight"].feedback
+
+
+def test_crashing_process_costs_only_the_function_that_crashed(solution):
+    crashing = edit(solution, "description_positions", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n    import os\n    os._exit(3)\n")
+    verdicts = grade_answers(crashing, seed=SEED)
+    only_these_lose(verdicts, {"check_description_positions"})
+    assert "exited early (exit 3)" in verdicts["check_description_positions"].feedback
+
+
+def test_memory_hog_fails_only_its_check(solution):
+    hog = edit(solution, "even_previous_weight", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n    np.ones((2**31,))\n")
+    verdicts = grade_answers(hog, seed=SEED)
+    only_these_lose(verdicts, {"check_even_previous_weight"})
+    assert "MemoryError" in verdicts["check_even_previous_weight"].feedback
+
+
+def test_unconvertible_results_say_what_came_back(solution):
+    ragged = edit(solution, "join_heads", "    return x.transpose(1, 0, 2).reshape(positions, heads * size)\n",
+                  "    return [[1.0, 2.0], [3.0]]\n")
+    verdicts = grade_answers(ragged, seed=SEED)
+    only_these_lose(verdicts, {"check_join_heads"})
+    assert "returned list" in verdicts["check_join_heads"].feedback
+    unanswered = edit(solution, "even_marker_weight", "return 2.0 /", "2.0 /")
+    verdicts = grade_answers(unanswered, seed=SEED)
+    assert "returned None" in verdicts["check_even_marker_weight"].feedback
+
+
+def test_magics_are_stripped(solution):
+    with_magics = ["%matplotlib inline\n!ls\n" + solution[0], *solution[1:]]
+    assert lost(grade_answers(with_magics, seed=SEED)) == {}
+
+
+def test_unanswered_notebook_earns_zero():
+    stubs = [f"def {check.function}(*args, **kwargs):\n    raise NotImplementedError()\n" for check in CHECKS.values()]
+    verdicts = grade_answers(stubs, seed=SEED)
+    assert all(v.points == 0 for v in verdicts.values())
+    assert "NotImplementedError" in verdicts["check_softmax"].feedback
+
+
+def test_feedback_seed_reproduces_the_inputs(solution):
+    verdicts = grade_answers(edit(solution, "attention", " / np.sqrt(d)", ""))
+    seed = int(re.search(r"seed (\d+)", verdicts["check_attention"].feedback).group(1))
+    again = grade_answers(edit(solution, "attention", " / np.sqrt(d)", ""), seed=seed)
+    assert again["check_attention"].feedback == verdicts["check_attention"].feedback
+    assert np.isclose(again["check_attention"].points, verdicts["check_attention"].points)

@@ -316,16 +316,20 @@ def attention_rows(out):
     return None
 
 
-def scaling_variants(q, k):
-    """Weights with the wrong scaling, each with its message."""
+def scaling_variants(q, k, mask=None):
+    """Weights with the wrong scaling (the mask, if any, applied right), each with its message."""
     scores = q @ np.swapaxes(k, -1, -2)
     d = q.shape[-1]
+
+    def weights(scaled):
+        return ops.softmax(scaled if mask is None else np.where(mask, scaled, -np.inf))
+
     return [
-        ("the weights match unscaled scores: divide queries @ keys^T by sqrt(d)", lambda: ops.softmax(scores)),
-        (f"the weights match scores divided by d = {d}, not by sqrt(d) = {np.sqrt(d):g}", lambda: ops.softmax(scores / d)),
-        ("the weights match scores multiplied by sqrt(d): divide by it", lambda: ops.softmax(scores * np.sqrt(d))),
+        ("the weights match unscaled scores: divide queries @ keys^T by sqrt(d)", lambda: weights(scores)),
+        (f"the weights match scores divided by d = {d}, not by sqrt(d) = {np.sqrt(d):g}", lambda: weights(scores / d)),
+        ("the weights match scores multiplied by sqrt(d): divide by it", lambda: weights(scores * np.sqrt(d))),
         ("the weights are transposed: row i must hold query i's weights over the keys",
-         lambda: np.swapaxes(ops.softmax(scores / np.sqrt(d)), -1, -2)),
+         lambda: np.swapaxes(weights(scores / np.sqrt(d)), -1, -2)),
     ]
 
 
@@ -437,6 +441,15 @@ def masked_attention_calls(rng):
     return calls
 
 
+def transposed_weights(out, number) -> bool:
+    """True when call ``number``'s weights are the right ones transposed."""
+    weights = out.value(number, 0)
+    return close(np.swapaxes(weights, -1, -2), expected_attention(out, number)[0])
+
+
+TRANSPOSED = "the weights are transposed: row i must hold query i's weights over the keys it may see"
+
+
 def masked_exactly_zero(out):
     for number in (0, 2, 3):
         weights = out.value(number, 0)
@@ -445,12 +458,17 @@ def masked_exactly_zero(out):
         except ValueError:
             raise Broken(f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, which does not fit the mask") from None
         leaked = np.abs(weights[~mask])
-        if leaked.size and not (leaked == 0.0).all():
-            if number == 3:
-                return (f"with scores near -1e12, masked positions get weight up to {np.nanmax(leaked):.2g}: a large negative "
-                        "number (such as -1e9) is not -inf; set masked scores to -np.inf before softmax")
-            return (f"masked positions get weight up to {np.nanmax(leaked):.2g}, not exactly 0.0: set masked scores to "
-                    "-np.inf before softmax (a finite stand-in such as -1e4, or 0, still leaks)")
+        if not leaked.size or (leaked == 0.0).all():
+            continue
+        if transposed_weights(out, number):
+            return TRANSPOSED
+        largest = np.nanmax(leaked)
+        if number == 3:
+            return (f"with scores near -1e12, masked positions get weight up to {largest:.2g}: a large negative "
+                    "number (such as -1e9) is not -inf; set masked scores to -np.inf before softmax")
+        hint = " (a finite stand-in such as -100 or -1e4 still leaks: its exp is tiny, not 0)" if largest < 1e-3 else ""
+        return (f"masked positions get weight up to {largest:.2g}, not exactly 0.0: set masked scores to -np.inf "
+                f"before softmax, np.where(mask, scores, -np.inf){hint}")
     return None
 
 
@@ -458,6 +476,8 @@ def masked_rows(out):
     for number in (0, 2):
         weights = out.value(number, 0)
         if not rows_sum_to_one(weights):
+            if transposed_weights(out, number):
+                return TRANSPOSED
             q, k, _ = out.calls[number].args
             mask = out.calls[number].kwargs["mask"]
             after = ops.softmax(ops.scaled_scores(q, k)) * mask
@@ -489,6 +509,8 @@ def mask_variants(q, k, mask):
          lambda: ops.softmax(np.where(mask, -np.inf, scores))),
         ("the masked weights are zeroed after softmax: set masked scores to -inf BEFORE softmax",
          lambda: ops.softmax(scores) * mask),
+        ("masked scores are set to 0, which still gets weight: set them to -np.inf",
+         lambda: ops.softmax(np.where(mask, scores, 0.0))),
     ]
 
 
@@ -499,7 +521,7 @@ def masked_values(out):
         weights, output = out.value(number, 0), out.value(number, 1)
         expected_weights, expected_output = expected_attention(out, number)
         if not close(weights, expected_weights):
-            return diagnose(weights, mask_variants(q, k, mask) + scaling_variants(q, k),
+            return diagnose(weights, mask_variants(q, k, mask) + scaling_variants(q, k, mask),
                             f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})")
         if not close(output, expected_output):
             return f"{describe_call(out.calls[number])}: the output is not weights @ values ({largest_difference(output, expected_output)})"

@@ -155,7 +155,7 @@ def feedback(check: Check, points: float, properties: list[Property], seed: int,
     said = set()
     for p in properties:
         mark = {True: "PASS", False: "FAIL", None: "n/a "}[p.passed]
-        message = "the same failure as above" if p.message in said else p.message
+        message = "the same failure as above" if p.message and p.message in said else p.message
         said.add(p.message)
         lines.append(f"  {mark} {p.name}" + (f": {message}" if message else ""))
     lines.append(f"Graded outside your notebook on inputs drawn at grading time (seed {seed}; "

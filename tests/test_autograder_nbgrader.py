@@ -1,0 +1,160 @@
+"""ExternalVerdicts inside nbgrader: the check cells' outputs are the verdicts, so nbgrader's own rule
+(an error or a stderr stream gives 0, an execute_result number gives partial credit) reads the
+hidden checks' points, not whatever the student's kernel printed."""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from nbgrader.api import Gradebook
+from nbgrader.utils import determine_grade
+
+from autograder.checks import CHECKS
+from autograder.preprocessor import ExternalVerdicts
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"
+SEED = 424242
+
+
+def check_cells(nb):
+    return {cell.metadata["nbgrader"]["grade_id"]: cell for cell in nb.cells
+            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")}
+
+
+def as_kernel_left_it(nb):
+    """The notebook as the student's kernel might leave it: a failed visible check, a warning on stderr."""
+    nb = copy.deepcopy(nb)
+    cells = check_cells(nb)
+    cells["check_softmax"].outputs = [new_output("error", ename="AssertionError", evalue="row 0 sums to 0.9", traceback=[])]
+    cells["check_attention"].outputs = [new_output("stream", name="stderr", text="RuntimeWarning: overflow\n")]
+    return nb
+
+
+@pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook is missing")
+def test_check_cells_get_the_verdicts_not_the_kernel_outputs():
+    nb = as_kernel_left_it(nbformat.read(str(NOTEBOOK), as_version=4))
+    assert determine_grade(check_cells(nb)["check_softmax"])[0] == 0  # what nbgrader alone would give
+    manual = [copy.deepcopy(cell) for cell in nb.cells if cell.cell_type == "markdown"]
+    nb, _ = ExternalVerdicts(seed=SEED).preprocess(nb, {})
+    for grade_id, cell in check_cells(nb).items():
+        assert [o.output_type for o in cell.outputs] == ["stream", "execute_result"]
+        assert cell.outputs[0].name == "stdout" and f"{grade_id} (" in cell.outputs[0].text
+        assert determine_grade(cell) == (CHECKS[grade_id].points, CHECKS[grade_id].points)
+    assert "visible checks stopped with AssertionError" in check_cells(nb)["check_softmax"].outputs[0].text
+    assert [cell for cell in nb.cells if cell.cell_type == "markdown"] == manual  # written answers untouched
+
+
+@pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook is missing")
+def test_partial_credit_reaches_nbgrader():
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution") and "def attention(" in cell.source:
+            cell.source = cell.source.replace(" / np.sqrt(d)", "")
+    nb, _ = ExternalVerdicts(seed=SEED).preprocess(nb, {})
+    assert determine_grade(check_cells(nb)["check_attention"]) == (2.0, 4.0)
+    assert determine_grade(check_cells(nb)["check_softmax"]) == (2.0, 2.0)
+
+
+# --- a whole nbgrader round: generate_assignment, a submission, autograde, the gradebook -----------
+
+CONFIG = '''
+from nbconvert.preprocessors import ClearMetadataPreprocessor
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
+                                    LimitOutput, SaveAutoGrades)
+from autograder.preprocessor import ExternalVerdicts
+
+c = get_config()
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.db_assignments = [dict(name="ps1")]
+c.CourseDirectory.db_students = [dict(id="ada")]
+c.Autograde.autograde_preprocessors = [
+    Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    ExternalVerdicts,
+    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+]
+c.ExternalVerdicts.seed = {seed}
+'''
+
+
+def answer_cell(grade_id, source):
+    return new_code_cell(source, metadata={"nbgrader": {
+        "grade": False, "grade_id": grade_id, "locked": False, "schema_version": 3, "solution": True, "task": False}})
+
+
+def check_cell(grade_id, points, visible):
+    source = f"{visible}\n### BEGIN HIDDEN TESTS\n# graded outside this kernel: autograder.checks.{grade_id}\n### END HIDDEN TESTS\n"
+    return new_code_cell(source, metadata={"nbgrader": {
+        "grade": True, "grade_id": grade_id, "locked": True, "points": points, "schema_version": 3, "solution": False, "task": False}})
+
+
+SOFTMAX = '''def softmax(scores):
+    ### BEGIN SOLUTION
+    exps = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return exps / exps.sum(axis=-1, keepdims=True)
+    ### END SOLUTION
+'''
+MASK = '''def causal_mask(positions):
+    ### BEGIN SOLUTION
+    return np.tril(np.ones((positions, positions), dtype=bool))
+    ### END SOLUTION
+'''
+
+
+def course_notebook():
+    return new_notebook(cells=[
+        new_markdown_cell("A two-exercise assignment."),
+        new_code_cell("import numpy as np"),
+        answer_cell("softmax", SOFTMAX),
+        check_cell("check_softmax", 2, "assert np.allclose(softmax(np.zeros((2, 3))).sum(-1), 1)"),
+        answer_cell("causal_mask", MASK),
+        check_cell("check_causal_mask", 1, "assert causal_mask(3).shape == (3, 3)"),
+    ], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+
+
+def nbgrader(root: Path, *args):
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])  # nbgrader runs `alembic`
+    env = {**os.environ, "PYTHONPATH": str(REPOSITORY), "PATH": path}
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_autograde_stores_the_external_verdicts_in_the_gradebook(tmp_path):
+    root = tmp_path / "course"
+    (root / "source" / "ps1").mkdir(parents=True)
+    (root / "nbgrader_config.py").write_text(textwrap.dedent(CONFIG.format(root=str(root), seed=SEED)))
+    nbformat.write(course_notebook(), str(root / "source" / "ps1" / "ps1.ipynb"))
+    nbgrader(root, "generate_assignment", "ps1", "--force")
+
+    submission = nbformat.read(str(root / "release" / "ps1" / "ps1.ipynb"), as_version=4)
+    answers = {
+        # correct, but it writes to stderr each time: nbgrader alone would give check_softmax 0 points
+        "softmax": "import sys\n\ndef softmax(scores):\n    print('computing softmax', file=sys.stderr)\n"
+                   "    exps = np.exp(scores - scores.max(axis=-1, keepdims=True))\n    return exps / exps.sum(axis=-1, keepdims=True)\n",
+        "causal_mask": "def causal_mask(positions):\n    return np.tril(np.ones((positions, positions), dtype=bool), -1)\n",  # no diagonal
+    }
+    for cell in submission.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = answers[grade_id]
+    folder = root / "submitted" / "ada" / "ps1"
+    folder.mkdir(parents=True)
+    nbformat.write(submission, str(folder / "ps1.ipynb"))
+    nbgrader(root, "autograde", "ps1", "--force")
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        softmax = gradebook.find_grade("check_softmax", "ps1", "ps1", "ada")
+        mask = gradebook.find_grade("check_causal_mask", "ps1", "ps1", "ada")
+        assert (softmax.auto_score, softmax.max_score) == (2.0, 2.0)
+        assert (mask.auto_score, mask.max_score) == (0.67, 1.0)  # bool and shape hold, the triangle does not
+    graded = nbformat.read(str(root / "autograded" / "ada" / "ps1" / "ps1.ipynb"), as_version=4)
+    text = check_cells(graded)["check_causal_mask"].outputs[0].text
+    assert "FAIL lower triangle incl. diagonal: the diagonal is False" in text and f"seed {SEED}" in text

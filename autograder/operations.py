@@ -37,14 +37,17 @@ REFERENCES = {
 GRADED = tuple(REFERENCES)
 
 # student function -> the other graded functions it may call, replaced by lib's version while it
-# is graded (contracts.md, "Isolation"). safe_softmax may call softmax, but lib's softmax already
-# is a safe softmax: the runner hands it the textbook softmax instead (never a function's own
-# reference).
+# is graded (contracts.md, "Isolation"). The runner never hands a function its own reference: lib's
+# softmax already is a safe softmax, so safe_softmax gets the textbook softmax instead. (An
+# even_far_back_weight that calls far_back_weight keeps the student's own: lib's far_back_weight
+# holds the far-back rule, even_far_back_weight's own operation.)
 ISOLATE = {
     "attention": ("softmax",),
     "average_largest_weight": ("softmax", "attention"),
     "multi_head_attention": ("softmax", "attention", "causal_mask", "split_heads", "join_heads"),
     "safe_softmax": ("softmax",),
+    "even_previous_weight": ("previous_token_weight",),  # the statistic of an even pattern
+    "even_marker_weight": ("marker_weight",),
 }
 
 # Modules of lib whose functions are references of graded functions (their source files are

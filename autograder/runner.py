@@ -239,13 +239,22 @@ def textbook_softmax(scores):
         return exps / exps.sum(axis=-1, keepdims=True)
 
 
+TEXTBOOK = {"softmax": textbook_softmax}  # stand-ins for a graded name whose lib version is F's own reference
+
+
 def isolation(function, names, traps, own):
-    """{name: stand-in} for the graded functions ``names`` that ``function`` may call while it is graded."""
+    """{name: stand-in} for the graded functions ``names`` that ``function`` may call while it is graded.
+
+    The stand-in is lib's function (its trap, which lets the call through), unless lib's function is
+    one of ``function``'s own references (lib's softmax is a safe softmax): then the textbook
+    version if there is one, else the student's own function stays.
+    """
     stand_ins = {}
     for name in names:
         reference = REFERENCES[name][0]
         if reference in own.get(function, ()):
-            stand_ins[name] = textbook_softmax  # never a function's own reference (safe_softmax)
+            if name in TEXTBOOK:
+                stand_ins[name] = TEXTBOOK[name]
         elif reference in traps:
             stand_ins[name] = traps[reference]
     return stand_ins

@@ -224,6 +224,23 @@ def test_partial_credit_is_by_property(solution):
     assert "FAIL scaled by sqrt(d): the weights match unscaled scores" in attention.feedback
 
 
+EVEN_MARKERS_FROM_THE_STATISTIC = '''
+def even_marker_weight(queries):
+    queries = np.asarray(queries)
+    size = int(queries.max()) + 1
+    even = np.tril(np.ones((size, size))) / np.arange(1, size + 1)[:, None]   # (T, T) an even spread
+    return marker_weight(even[None], 1, queries)[0]
+'''
+
+
+def test_isolation_grades_a_caller_with_lib_version_of_what_it_calls(solution):
+    """even_marker_weight built on a wrong marker_weight loses nothing: marker_weight is lib's while it is graded."""
+    sources = replace_cell(solution, "even_marker_weight", EVEN_MARKERS_FROM_THE_STATISTIC)
+    assert lost(grade_answers(sources, seed=SEED)) == {}
+    sources = edit(sources, "marker_weight", " + pattern[:, queries, sep]", "")
+    only_these_lose(grade_answers(sources, seed=SEED), {"check_marker_weight"})
+
+
 def test_masked_weights_report_the_leak(solution):
     verdicts = grade_answers(edit(solution, "attention", "-np.inf)", "-100.0)"), seed=SEED)
     (zero,) = [p for p in verdicts["check_masked_attention"].properties if p.name.startswith("exactly 0.0")]

@@ -18,13 +18,16 @@ def load_script(name):
     return module
 
 
-def test_training_a_tiny_model_records_what_lib_recomputes(tmp_path):
+def test_training_a_tiny_model_records_what_lib_recomputes(tmp_path, monkeypatch):
     from lib import store, transformer
 
+    torch.set_num_threads(1)                     # 2 threads on a busy 2-core machine measured 3x slower
     training = load_script("transformer")
     catalogue = load_script("catalogue")
-    products = catalogue.generate(400, seed=7)
-    products = store.normalise_columns(products) if hasattr(store, "normalise_columns") else products
+    catalogue.write(tmp_path / "products.csv.gz", n_products=400, seed=7)    # a tiny catalogue in the real format
+    monkeypatch.setattr(store, "DATA_DIR", tmp_path)
+    products = store.load_products("all")
+    tmp_path = tmp_path / "model"
     settings = dict(training.SETTINGS, layers=2, heads=2, dimensions=32, mlp=64, merges=80)
     manifest = training.train(products, tmp_path, settings, seed=3, epochs=2, batch=16, lr=3e-3, evaluate_every=5,
                               log=lambda *_: None)

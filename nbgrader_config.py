@@ -1,0 +1,43 @@
+"""nbgrader's configuration for the attention course; the course directory is this folder.
+
+    nbgrader generate_assignment attention      # source/ -> release/ (committed)
+    nbgrader autograde attention                # submitted/ -> autograded/ + gradebook.db
+    nbgrader generate_feedback attention        # autograded/ -> feedback/ (HTML per student)
+    nbgrader export --to grades.csv             # the gradebook as CSV
+
+Autograding runs the student's notebook in its own kernel as usual (the visible checks and plots), then
+autograder.preprocessor.ExternalVerdicts grades each check outside that kernel, on inputs drawn at
+grading time, and writes the verdict into the test cell before nbgrader saves the grade.
+"""
+
+import os
+import sys
+
+from nbconvert.preprocessors import ClearMetadataPreprocessor
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput,
+                                    SaveAutoGrades)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from autograder.execute import SurvivingExecute  # noqa: E402
+from autograder.preprocessor import ExternalVerdicts  # noqa: E402
+
+c = get_config()  # noqa: F821 (nbgrader provides it)
+
+c.CourseDirectory.course_id = "attention"
+c.CourseDirectory.db_assignments = [{"name": "attention"}]
+
+# Each cell of a student's notebook gets 60 s in the student's kernel; a cell past that is interrupted
+# and the rest of the notebook still runs. The hidden checks have their own limits (autograder.grade).
+c.SurvivingExecute.timeout = 60
+c.SurvivingExecute.interrupt_on_timeout = True
+c.SurvivingExecute.startup_timeout = 120
+
+c.Autograde.autograde_preprocessors = [
+    SurvivingExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    ExternalVerdicts,  # after the kernel ran, before the grades are saved
+    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+]
+
+# What students get in place of a solution
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"

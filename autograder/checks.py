@@ -150,8 +150,10 @@ def largest_difference(actual, expected) -> str:
     actual, expected = np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
     if actual.shape != expected.shape:
         return f"shape {actual.shape}, expected {expected.shape}"
-    with np.errstate(invalid="ignore"):
-        return f"largest difference {np.nanmax(np.abs(actual - expected)):.3g}"
+    gaps = np.abs(actual - expected)
+    if np.isnan(gaps).any():
+        return f"{int(np.isnan(gaps).sum())} NaN value(s)"
+    return f"largest difference {gaps.max(initial=0.0):.3g}"
 
 
 def require_shape(actual: np.ndarray, shape: tuple, what: str):
@@ -435,8 +437,8 @@ def masked_attention_calls(rng):
         Call("attention", (big_q, big_k, normal(rng, positions, width)), {"mask": causal}, items=2),
     ]
     if model.available():
-        texts = model.statistics_texts()
-        ids, _ = texts[int(rng.integers(len(texts)))]
+        pool = model.cache().pool
+        ids, _ = pool[int(rng.integers(len(pool)))]
         calls.append(Call("attention", (np.asarray(ids, dtype=np.int64),), special=FORWARD_WITH_ATTENTION))
     return calls
 
@@ -532,7 +534,7 @@ def masked_drives_model(out):
     if len(out.calls) < 5:
         raise Unavailable(model.UNAVAILABLE)
     ids = out.arg(4)
-    actual, expected = out.value(4), model.reference_logits(ids)
+    actual, expected = out.value(4), model.cache().logits_for(ids)
     if close(actual, expected):
         return None
     return (f"with your attention in every head, the store's model's logits differ from lib's ({largest_difference(actual, expected)}); "
@@ -737,9 +739,9 @@ def model_call(function, per):
     """The call that applies ``function`` to every layer's pattern of the recorded texts (or None without the model)."""
     if not model.available():
         return None
-    patterns = model.patterns()
-    return Call(function, (patterns.index, patterns.queries, patterns.offsets),
-                {"per": per, "layers": patterns.layers, "heads": patterns.heads},
+    measured = model.cache()
+    return Call(function, (measured.index, measured.queries, measured.offsets),
+                {"per": per, "layers": measured.layers, "heads": measured.heads},
                 special=OVER_MODEL_PATTERNS, slow=6.0)
 
 

@@ -31,7 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.checks import CHECKS, Broken, Call, Check, Outputs, Result, Unavailable, describe_call
+from autograder import model
+from autograder.checks import CHECKS, Broken, Call, Check, Outputs, Result, Unavailable
+from autograder.operations import OVER_MODEL_PATTERNS
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 TIMEOUT = 120.0  # seconds for the whole grading of one notebook
@@ -336,18 +338,15 @@ def run_student_code(sources: list[str], plans: dict[str, list[Call]], timeout: 
             calls.append(encode_call(identifier, call, call_limit, arrays[identifier]))
     by_id = {call["id"]: call for call in calls}
     limits = {call["id"]: call["seconds"] for call in calls}
-    patterns = None
-    if any(call["special"] == "over_model_patterns" for call in calls):
-        from autograder import model
-
-        patterns = str(model.patterns().file)
+    patterns = str(model.cache().file) if any(call["special"] == OVER_MODEL_PATTERNS for call in calls) else None
     run, skip_cells, pending = Run(), set(), list(calls)
     deadline = time.monotonic() + timeout
     with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
         for attempt in range(ATTEMPTS):
             folder, work = Path(scratch) / f"request-{attempt}", Path(scratch) / f"work-{attempt}"
             work.mkdir()
-            options = {"call_seconds": call_limit, "skip_cells": sorted(skip_cells), "patterns": patterns}
+            options = {"call_seconds": call_limit, "skip_cells": sorted(skip_cells), "model": str(model.MODEL_DIR),
+                       "patterns": patterns}
             inputs = {key: array for call in pending for key, array in arrays[call["id"]].items()}
             write_request(folder, sources, pending, inputs, options)
             process = subprocess.Popen(

@@ -1,11 +1,16 @@
-"""What the checks need from the store's model, computed in the grader's process with lib.
+"""What the checks need from the store's model, computed with lib in trusted processes only.
 
 - available(): whether data/model holds the recorded model and its head statistics;
 - recorded_statistics(): data/model/head_statistics.json, as recorded by recordings/transformer.py;
-- statistics_texts(): the texts those statistics were measured on, as (ids, sep);
-- patterns(): every layer's attention pattern of those texts, cached on disk once, for the runner
-  to apply a student's statistic to (it reads the file memory-mapped);
-- reference_logits(ids): lib's own forward pass, the yardstick for a student's attention.
+- cache(): the model's measurements the checks compare with, computed once per model and kept on
+  disk (a few hundred MB): every layer's attention pattern of the texts head_statistics.json was
+  measured on (the runner applies a student's statistic to them, memory-mapped), their
+  description positions, and lib's logits for a pool of those texts (the yardstick for a
+  student's attention driving the model).
+
+The cache is built by ``python -m autograder.model MODEL_DIR CACHE`` in a process of its own with
+one BLAS thread (lib's forward pass is several times slower with threads fighting over a busy
+machine), never in the student's process.
 """
 
 from __future__ import annotations
@@ -15,16 +20,21 @@ import hashlib
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from lib import heads as lib_heads
-
-MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "model"
+REPOSITORY = Path(__file__).resolve().parent.parent
+MODEL_DIR = REPOSITORY / "data" / "model"
 CACHE_DIR = Path(tempfile.gettempdir()) / f"attention-autograder-{os.getuid()}"
+POOL = 12  # texts whose lib logits are kept, for the "drives the store's model" property
+UNAVAILABLE = "not available: the store's model (data/model) is missing here; restore it with `git checkout -- data/model`"
+SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def available() -> bool:
@@ -32,56 +42,36 @@ def available() -> bool:
     return (MODEL_DIR / "weights.npz").exists() and (MODEL_DIR / "head_statistics.json").exists()
 
 
-UNAVAILABLE = "not available: the store's model (data/model) is missing here; restore it with `git checkout -- data/model`"
-
-
-@functools.lru_cache(maxsize=1)
-def recorded_statistics() -> dict:
-    """data/model/head_statistics.json: "previous", "far", "markers" as (layers, heads) arrays, and counts."""
-    record = json.loads((MODEL_DIR / "head_statistics.json").read_text())
+@functools.lru_cache(maxsize=4)
+def _statistics(folder: str) -> dict:
+    record = json.loads((Path(folder) / "head_statistics.json").read_text())
     for key in ("previous", "far", "markers"):
         record[key] = np.asarray(record[key], dtype=np.float64)
     return record
 
 
-def _text_count(record) -> int:
+def recorded_statistics() -> dict:
+    """data/model/head_statistics.json: "previous", "far", "markers" as (layers, heads) arrays, and counts."""
+    return _statistics(str(MODEL_DIR))
+
+
+def text_count(record: dict) -> int:
     """How many validation products the statistics were measured on ("texts", or the definition's n)."""
     if "texts" in record:
         return int(record["texts"])
     return int(re.search(r"(\d+)\)\s*$", record["definition"]).group(1))
 
 
-@functools.lru_cache(maxsize=1)
-def statistics_texts() -> tuple[tuple[tuple[int, ...], int], ...]:
-    """The (ids, sep) texts behind head_statistics.json: the first n validation products."""
-    from lib.products import product_texts
-
-    texts = product_texts("validation", _text_count(recorded_statistics()))
-    return tuple((tuple(ids), sep) for ids, sep in texts)
-
-
-@functools.lru_cache(maxsize=1)
-def end_id() -> int:
-    from lib import transformer
-
-    return transformer.load()[1].index(transformer.END)
-
-
-def reference_logits(ids) -> np.ndarray:
-    """lib's forward pass of the store's model: logits (T, V)."""
-    from lib import transformer
-
-    return transformer.forward(np.asarray(ids, dtype=np.int64))
-
-
 @dataclass(frozen=True)
-class Patterns:
-    """Every layer's pattern of the statistics texts, flat in one .npy file.
+class ModelCache:
+    """The store's model measured by lib on the statistics texts.
 
-    index: (texts, 3) int rows (offset into the flat file, T, sep); text t's patterns are
-    flat[offset : offset + layers*heads*T*T] reshaped to (layers, heads, T, T).
-    queries: all texts' description positions concatenated; text t's are
-    queries[offsets[t]:offsets[t+1]].
+    file: flat .npy of every text's (layers, heads, T, T) patterns, one after the other, in float32
+    (half the bytes to read per grading; the recorded statistics are rounded to 1e-6, float32
+    weights are within 6e-8 of lib's float64 ones);
+    index: (texts, 3) int rows (offset into file, T, sep); queries: all texts' description
+    positions concatenated, text t's are queries[offsets[t]:offsets[t+1]]; pool: (ids, logits)
+    pairs, lib's logits (T, V) of a few of the texts.
     """
 
     file: Path
@@ -90,46 +80,89 @@ class Patterns:
     offsets: np.ndarray
     layers: int
     heads: int
+    pool: tuple
+
+    def logits_for(self, ids) -> np.ndarray:
+        """lib's logits of a pool text, found by its ids."""
+        ids = [int(i) for i in ids]
+        for text, logits in self.pool:
+            if list(text) == ids:
+                return logits
+        raise KeyError("that text is not in the model cache's pool")
 
 
-def _model_digest() -> str:
-    digest = hashlib.sha256()
-    for name in ("weights.npz", "head_statistics.json"):
-        digest.update((MODEL_DIR / name).read_bytes())
-    return digest.hexdigest()[:16]
+def digest(folder: Path) -> str:
+    """A fingerprint of everything the cache depends on: the model's files and the catalogue."""
+    hashed = hashlib.sha256()
+    for path in sorted(folder.glob("*")) + sorted((REPOSITORY / "data").glob("products*")):
+        if path.is_file():
+            hashed.update(path.name.encode() + path.read_bytes())
+    return hashed.hexdigest()[:16]
 
 
-def _write_patterns(file: Path, texts, index: np.ndarray, layers: int, heads: int) -> None:
-    """Run lib's forward on every text and write its (layers, heads, T, T) stack at its offset in ``file``."""
-    from lib import transformer
+@functools.lru_cache(maxsize=4)
+def _cache(folder: str) -> ModelCache:
+    place = CACHE_DIR / f"model-{digest(Path(folder))}"
+    if not (place / "meta.npz").exists():
+        CACHE_DIR.mkdir(exist_ok=True)
+        env = {**os.environ, **SINGLE_THREAD, "PYTHONPATH": str(REPOSITORY)}
+        done = subprocess.run([sys.executable, "-m", "autograder.model", folder, str(place)],
+                              env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"measuring the store's model for the checks failed:\n{done.stderr[-3000:]}")
+    with np.load(place / "meta.npz", allow_pickle=False) as meta:
+        pool = tuple((tuple(meta[f"ids_{k}"].tolist()), meta[f"logits_{k}"]) for k in range(int(meta["pool"])))
+        return ModelCache(place / "patterns.npy", meta["index"], meta["queries"], meta["offsets"],
+                          int(meta["layers"]), int(meta["heads"]), pool)
 
-    total = int(index[-1, 0] + layers * heads * index[-1, 1] ** 2)
-    temporary = file.with_name(f"{file.stem}.{os.getpid()}.tmp.npy")
-    flat = np.lib.format.open_memmap(temporary, mode="w+", dtype=np.float64, shape=(total,))
-    for (ids, _), (offset, positions, _) in zip(texts, index):
-        _, stack = transformer.forward(np.asarray(ids, dtype=np.int64), keep=True)
-        flat[offset : offset + layers * heads * positions**2] = np.stack(stack).ravel()
-    flat.flush()
-    del flat
-    os.replace(temporary, file)
+
+def cache() -> ModelCache:
+    """The model's measurements (built on first use, then read from the disk cache)."""
+    return _cache(str(MODEL_DIR))
 
 
-@functools.lru_cache(maxsize=1)
-def patterns() -> Patterns:
-    """The statistics texts' patterns, computed once per model and kept in a cache file."""
-    from lib import transformer
+# --- building the cache (python -m autograder.model MODEL_DIR CACHE) ----------------------------
 
-    texts = statistics_texts()
-    settings = transformer.load()[2]["settings"]
-    layers, heads = settings["layers"], settings["heads"]
+
+def layout(texts, layers: int, heads: int) -> np.ndarray:
+    """(texts, 3) rows (offset, T, sep): where each text's patterns start in the flat file."""
     sizes = np.array([len(ids) for ids, _ in texts], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(layers * heads * sizes**2)[:-1]])
-    index = np.stack([starts, sizes, [sep for _, sep in texts]], axis=1).astype(np.int64)
-    CACHE_DIR.mkdir(exist_ok=True)
-    file = CACHE_DIR / f"patterns-{_model_digest()}.npy"
-    if not file.exists():
-        _write_patterns(file, texts, index, layers, heads)
-    described = [lib_heads.description_positions(np.asarray(ids), sep, end_id()) for ids, sep in texts]
-    offsets = np.concatenate([[0], np.cumsum([len(q) for q in described])]).astype(np.int64)
-    queries = np.concatenate(described).astype(np.int64)
-    return Patterns(file, index, queries, offsets, layers, heads)
+    return np.stack([starts, sizes, [sep for _, sep in texts]], axis=1).astype(np.int64)
+
+
+def build(folder: Path, place: Path) -> None:
+    """Measure the model on the statistics texts and write patterns.npy and meta.npz into ``place``."""
+    from lib import heads, transformer
+    from lib.products import product_texts
+
+    _, vocabulary, manifest = transformer.load(folder)
+    layers, head_count = manifest["settings"]["layers"], manifest["settings"]["heads"]
+    texts = product_texts("validation", text_count(_statistics(str(folder))), folder=folder)
+    index = layout(texts, layers, head_count)
+    end = vocabulary.index(transformer.END)
+    step = max(1, len(texts) // POOL)
+    building = Path(tempfile.mkdtemp(prefix=place.name + ".", dir=place.parent))
+    total = int(index[-1, 0] + layers * head_count * index[-1, 1] ** 2)
+    flat = np.lib.format.open_memmap(building / "patterns.npy", mode="w+", dtype=np.float32, shape=(total,))
+    meta = {}
+    for number, ((ids, _), (offset, positions, _)) in enumerate(zip(texts, index)):
+        logits, patterns = transformer.forward(ids, keep=True, folder=folder)
+        flat[offset : offset + layers * head_count * positions**2] = np.stack(patterns).ravel()
+        if number % step == 0 and number // step < POOL:
+            meta[f"ids_{number // step}"], meta[f"logits_{number // step}"] = np.asarray(ids), logits
+    flat.flush()
+    del flat
+    described = [heads.description_positions(np.asarray(ids), sep, end) for ids, sep in texts]
+    meta.update(index=index, layers=layers, heads=head_count, pool=len([k for k in meta if k.startswith("ids_")]),
+                queries=np.concatenate(described).astype(np.int64),
+                offsets=np.concatenate([[0], np.cumsum([len(q) for q in described])]).astype(np.int64))
+    np.savez(building / "meta.npz", **meta)
+    try:
+        os.rename(building, place)
+    except OSError:  # another grader built it meanwhile
+        shutil.rmtree(building, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    build(Path(sys.argv[1]), Path(sys.argv[2]))

@@ -12,7 +12,8 @@ REQUEST_DIR, written by the grader:
                   isolate: graded names replaced by lib's version (a trap that lets them through)
                   for this call only; special: "forward_with_attention" or "over_model_patterns"
     inputs.npz    the input arrays (read with allow_pickle=False)
-    options.json  {"call_seconds": float, "skip_cells": [int], "patterns": str or null}
+    options.json  {"call_seconds": float, "skip_cells": [int], "model": folder of the store's model,
+                   "patterns": the flat .npy of the model's patterns (autograder.model.Patterns) or null}
 REQUEST_DIR, written here (rewritten after every step, so a run that is killed still tells how far
 it got and which step it was in):
     report.json   {"current", "finished", "cells", "missing", "calls", "traps", "refused", "stdout", "stderr"}
@@ -452,11 +453,11 @@ def convert(result, items):
     return arrays, returned
 
 
-def forward_with_attention(student, ids):
+def forward_with_attention(student, ids, folder):
     """The store's model's logits with the student's attention in every head."""
-    if _transformer is None or not (Path(_transformer.MODEL_DIR) / "weights.npz").exists():
-        raise RuntimeError("the store's model (data/model) is not available to the grader")
-    return _forward(np.asarray(ids, dtype=np.int64), attention=student)
+    if _forward is None or not (Path(folder) / "weights.npz").exists():
+        raise RuntimeError(f"the store's model ({folder}) is not available to the grader")
+    return _forward(np.asarray(ids, dtype=np.int64), attention=student, folder=folder)
 
 
 def over_model_patterns(student, index, queries, offsets, patterns, per, layers, heads):
@@ -475,7 +476,7 @@ def over_model_patterns(student, index, queries, offsets, patterns, per, layers,
         mine = queries[offsets[text] : offsets[text + 1]]
         rows = []
         for layer in range(layers):
-            pattern = np.array(stack[layer])  # (heads, T, T), a writable copy
+            pattern = np.array(stack[layer], dtype=np.float64)  # (heads, T, T), a writable float64 copy
             if per == "head":
                 value, expected = student(pattern), (heads,)
             else:
@@ -507,7 +508,7 @@ def perform(call, functions, inputs, options, traps, guard, namespace):
     guard.enter(tested, call["id"], {REFERENCES[name][0] for name in stand_ins})
     try:
         if special == FORWARD_WITH_ATTENTION:
-            return forward_with_attention(student, *args)
+            return forward_with_attention(student, *args, folder=options["model"])
         if special == OVER_MODEL_PATTERNS:
             return over_model_patterns(student, *args, patterns=options["patterns"], **kwargs)
         return student(*args, **kwargs)
@@ -594,10 +595,10 @@ def student_functions(namespace):
     return {name: namespace[name] for name in GRADED if callable(namespace.get(name))}
 
 
-def warm_model():
-    """Load the store's model now, while lib's files may still be read, if it is there."""
+def warm_model(folder):
+    """Load the store's model now, before any student code runs, if it is there."""
     try:
-        _transformer.load()
+        _transformer.load(folder)
     except FileNotFoundError:
         pass  # the calls that need it report that it is missing
 
@@ -622,7 +623,7 @@ def main(argv=None):
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     exec(PREAMBLE, namespace)  # noqa: S102 - fixed text
     if _forward is not None and any(call.get("special") == FORWARD_WITH_ATTENTION for call in calls):
-        warm_model()
+        warm_model(options["model"])
     report.start({"cell": None})
     sys.stdout, sys.stderr = stdout, stderr
     arm()

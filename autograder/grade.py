@@ -328,57 +328,77 @@ def merge_report(run: Run, report: dict | None, folder: Path):
         run.results[identifier] = Result(outcome["error"], values, tuple(outcome["returned"]))
 
 
-def run_student_code(sources: list[str], plans: dict[str, list[Call]], timeout: float, call_limit: float) -> Run:
-    """Run the answer cells and every planned call in runner processes; restart after a hang or crash."""
-    arrays, calls = {}, []  # arrays: call id -> {key: array}
+def plan_calls(plans: dict[str, list[Call]], call_limit: float):
+    """(calls as the runner reads them, {call id: its input arrays})."""
+    calls, arrays = [], {}
     for check_id, planned in plans.items():
         for number, call in enumerate(planned):
             identifier = call_id(check_id, number)
             arrays[identifier] = {}
             calls.append(encode_call(identifier, call, call_limit, arrays[identifier]))
-    by_id = {call["id"]: call for call in calls}
+    return calls, arrays
+
+
+def start_runner(folder: Path, work: Path, timeout: float):
+    """The runner process for REQUEST_DIR ``folder``, in ``work``, in a session of its own, with limits."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "autograder.runner", str(folder)],
+        cwd=work, env=runner_environment(work), stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        preexec_fn=limit_resources(int(timeout) + 5),
+    )
+
+
+def blame(run: Run, pending: list[dict], step: dict, reason: str, skip_cells: set) -> bool:
+    """Record what a runner that hung or crashed was doing; True when another runner should go on.
+
+    A call: it fails with ``reason`` and the function's later calls are not made. A cell: it is
+    skipped next time. Start-up, or the total time used up: every pending call fails.
+    """
+    if step.get("call") is not None:
+        culprit = next(call["function"] for call in pending if call["id"] == step["call"])
+        for call in pending:
+            if call["function"] == culprit:
+                first = call["id"] == step["call"]
+                run.results[call["id"]] = Result(reason if first else f"not run: an earlier call of {culprit} failed: {reason}")
+        return True
+    if step.get("cell") is not None:
+        skip_cells.add(step["cell"])
+        run.cells[str(step["cell"])] = reason
+        return True
+    for call in pending:
+        run.results[call["id"]] = Result(f"not run: {reason}")
+    return False
+
+
+def run_student_code(sources: list[str], plans: dict[str, list[Call]], timeout: float, call_limit: float) -> Run:
+    """Run the answer cells and every planned call in runner processes; restart after a hang or crash."""
+    calls, arrays = plan_calls(plans, call_limit)
     limits = {call["id"]: call["seconds"] for call in calls}
-    patterns = str(model.cache().file) if any(call["special"] == OVER_MODEL_PATTERNS for call in calls) else None
-    run, skip_cells, pending = Run(), set(), list(calls)
+    options = {"call_seconds": call_limit, "course": str(REPOSITORY), "model": str(model.MODEL_DIR),
+               "patterns": str(model.cache().file) if any(c["special"] == OVER_MODEL_PATTERNS for c in calls) else None}
+    run, skip_cells, pending = Run(), set(), calls
     deadline = time.monotonic() + timeout
     with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
         for attempt in range(ATTEMPTS):
             folder, work = Path(scratch) / f"request-{attempt}", Path(scratch) / f"work-{attempt}"
             work.mkdir()
-            options = {"call_seconds": call_limit, "skip_cells": sorted(skip_cells), "model": str(model.MODEL_DIR),
-                       "patterns": patterns}
             inputs = {key: array for call in pending for key, array in arrays[call["id"]].items()}
-            write_request(folder, sources, pending, inputs, options)
-            process = subprocess.Popen(
-                [sys.executable, "-m", "autograder.runner", str(folder)],
-                cwd=work, env=runner_environment(work), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                preexec_fn=limit_resources(int(timeout) + 5),
-            )
+            write_request(folder, sources, pending, inputs, {**options, "skip_cells": sorted(skip_cells)})
+            process = start_runner(folder, work, timeout)
             ending = supervise(process, folder, deadline, limits, call_limit)
             report = read_report(folder)
             merge_report(run, report, folder)
-            if ending == "finished":
+            pending = [call for call in pending if call["id"] not in run.results]
+            if ending == "finished" or not pending:
                 break
             step = (report or {}).get("current") or {}
             reason = how_it_ended(ending, process, step_limit(step, limits, call_limit), timeout)
-            pending = [call for call in pending if call["id"] not in run.results]
-            if ending == "timeout" or not step or (step.get("call") is None and step.get("cell") is None):
-                for call in pending:
-                    run.results[call["id"]] = Result(f"not run: {reason}")
+            if ending == "timeout":
+                step = {}  # nothing is left to blame: every pending call fails
+            if not blame(run, pending, step, reason, skip_cells):
                 break
-            if step.get("call") is not None:
-                culprit = by_id[step["call"]]["function"]
-                for call in pending:
-                    if call["function"] == culprit:
-                        first = call["id"] == step["call"]
-                        run.results[call["id"]] = Result(reason if first else f"not run: an earlier call of {culprit} failed: {reason}")
-            else:
-                skip_cells.add(step["cell"])
-                run.cells[str(step["cell"])] = reason
             pending = [call for call in pending if call["id"] not in run.results]
-            if not pending:
-                break
         for call in pending:
             run.results.setdefault(call["id"], Result("not run: the runner was restarted too many times"))
     return run

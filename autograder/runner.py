@@ -12,7 +12,8 @@ REQUEST_DIR, written by the grader:
                   isolate: graded names replaced by lib's version (a trap that lets them through)
                   for this call only; special: "forward_with_attention" or "over_model_patterns"
     inputs.npz    the input arrays (read with allow_pickle=False)
-    options.json  {"call_seconds": float, "skip_cells": [int], "model": folder of the store's model,
+    options.json  {"call_seconds": float, "skip_cells": [int], "course": the course folder (off limits),
+                   "model": folder of the store's model,
                    "patterns": the flat .npy of the model's patterns (autograder.model.Patterns) or null}
 REQUEST_DIR, written here (rewritten after every step, so a run that is killed still tells how far
 it got and which step it was in):
@@ -60,7 +61,6 @@ except Exception:  # pragma: no cover - only when lib.transformer itself is brok
     _transformer = None
 
 LIB_DIR = Path(lib.__file__).resolve().parent
-REPOSITORY = LIB_DIR.parent
 TAIL = 4000  # characters of the student's stdout / stderr kept for the report
 PREAMBLE = "import sys\nfrom pathlib import Path\n\nimport numpy as np\n"  # the imports the notebook's setup cell makes (matplotlib aside)
 
@@ -292,7 +292,7 @@ def protected_files():
     return identities
 
 
-def refusal(path, identities, allowed_roots):
+def refusal(path, identities, course, allowed_roots):
     """Why opening ``path`` is refused, or None when it is allowed."""
     if _isinstance(path, int):
         return None  # an already open file descriptor
@@ -306,17 +306,21 @@ def refusal(path, identities, allowed_roots):
             return "reading lib's reference source"
     except OSError:
         pass
-    inside_repository = absolute == str(REPOSITORY) or absolute.startswith(str(REPOSITORY) + os.sep)
-    if inside_repository and not any(absolute.startswith(root) for root in allowed_roots):
+    inside_course = absolute == course or absolute.startswith(course + os.sep)
+    if inside_course and not any(absolute.startswith(root) for root in allowed_roots):
         return "reading the course's files (solutions, submissions, history)"
     return None
 
 
-def install_audit_hook(refused):
-    """Install the hook; it starts refusing when ``arm()`` is called. Returns arm."""
+def install_audit_hook(refused, course):
+    """Install the hook; it starts refusing when ``arm()`` is called. Returns arm.
+
+    course: the course folder (solutions in source/, submissions, .git); only its data/ and lib/
+    (other than the reference modules) stay readable, and the Python installation.
+    """
     identities = protected_files()
     allowed_roots = tuple(
-        str(root) + os.sep for root in (REPOSITORY / "data", LIB_DIR, Path(sys.prefix), Path(sys.base_prefix))
+        str(root) + os.sep for root in (Path(course) / "data", LIB_DIR, Path(sys.prefix), Path(sys.base_prefix))
     )
     armed = []
 
@@ -325,7 +329,7 @@ def install_audit_hook(refused):
             return
         reason = None
         if event == "open":
-            reason = refusal(args[0], identities, allowed_roots)
+            reason = refusal(args[0], identities, str(course), allowed_roots)
         elif event in REFUSED_EVENTS:
             reason = REFUSED_EVENTS[event]
         elif event.startswith("ctypes."):
@@ -616,7 +620,7 @@ def main(argv=None):
     guard = Guard(own_operations(functions), lib_codes)
     traps = install_traps(guard, functions)
     refused = []
-    arm = install_audit_hook(refused)
+    arm = install_audit_hook(refused, Path(options["course"]).resolve())
 
     stdout, stderr = Tail(), Tail()
     report = Report(folder, guard, refused, stdout, stderr)

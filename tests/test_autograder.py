@@ -387,6 +387,11 @@ def test_loop_that_swallows_the_timeout_is_killed_and_the_rest_still_graded(solu
     assert "your code ran past 1 s" in verdicts["check_previous_token_weight"].feedback
 
 
+def test_a_cell_that_never_ends_is_skipped_and_the_others_graded(solution):
+    stuck = ["while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n"] + solution
+    assert lost(grade_answers(stuck, seed=SEED, call_limit=1.0)) == {}
+
+
 def test_crashing_process_costs_only_the_function_that_crashed(solution):
     crashing = edit(solution, "description_positions", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n    import os\n    os._exit(3)\n")
     verdicts = grade_answers(crashing, seed=SEED)

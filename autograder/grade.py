@@ -237,20 +237,18 @@ def runner_environment(home: Path) -> dict:
     }
 
 
-def limit_resources(cpu_seconds: int):
-    """preexec_fn: resource limits for the runner (address space, CPU time, processes, file size, no core)."""
+def limit_resources(pid: int, cpu_seconds: int):
+    """Resource limits for the runner: address space, CPU time, processes, file size, no core dump.
 
-    def apply():
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_FILES, OUTPUT_FILES))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        processes = len(os.listdir("/proc")) + 64  # room for what runs already; the audit hook refuses new ones
-        soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
-        cap = processes if hard == resource.RLIM_INFINITY else min(processes, hard)
-        resource.setrlimit(resource.RLIMIT_NPROC, (cap, hard))
-
-    return apply
+    Set from here with prlimit (not in a preexec_fn, which is unsafe when the grader has threads);
+    the runner waits for them before it reads any student code (see start_runner).
+    """
+    processes = len(os.listdir("/proc")) + 64  # room for what runs already; the audit hook refuses new ones
+    _, hard = resource.prlimit(pid, resource.RLIMIT_NPROC)
+    for limit, value in [(resource.RLIMIT_AS, MEMORY), (resource.RLIMIT_CPU, cpu_seconds),
+                         (resource.RLIMIT_FSIZE, OUTPUT_FILES), (resource.RLIMIT_CORE, 0),
+                         (resource.RLIMIT_NPROC, processes if hard == resource.RLIM_INFINITY else min(processes, hard))]:
+        resource.prlimit(pid, limit, (value, value))
 
 
 def read_report(folder: Path) -> dict | None:
@@ -340,13 +338,24 @@ def plan_calls(plans: dict[str, list[Call]], call_limit: float):
 
 
 def start_runner(folder: Path, work: Path, timeout: float):
-    """The runner process for REQUEST_DIR ``folder``, in ``work``, in a session of its own, with limits."""
-    return subprocess.Popen(
+    """The runner process for REQUEST_DIR ``folder``, in ``work``, in a session of its own, with limits.
+
+    The runner waits for "go" on its stdin, sent once its limits are set.
+    """
+    process = subprocess.Popen(
         [sys.executable, "-m", "autograder.runner", str(folder)],
-        cwd=work, env=runner_environment(work), stdin=subprocess.DEVNULL,
+        cwd=work, env=runner_environment(work), stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        preexec_fn=limit_resources(int(timeout) + 5),
     )
+    try:
+        limit_resources(process.pid, int(timeout) + 5)
+    except BaseException:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    process.stdin.write(b"go\n")
+    process.stdin.close()
+    return process
 
 
 def blame(run: Run, pending: list[dict], step: dict, reason: str, skip_cells: set) -> bool:

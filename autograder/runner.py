@@ -5,6 +5,9 @@ own, so the student's code never runs in the grader's process. This process only
 student's answer cells and calls their functions on the inputs the grader drew; it computes no
 verdict and holds no expected value.
 
+It starts by waiting for "go" on stdin: the grader sends it once it has set this process's
+resource limits (address space, CPU time, file size, processes).
+
 REQUEST_DIR, written by the grader:
     cells.json    list of str: the answer cells' sources, in notebook order
     calls.json    list of calls: {"id", "function", "args", "kwargs", "isolate", "items", "special", "seconds"};
@@ -465,34 +468,31 @@ def forward_with_attention(student, ids, folder):
 
 
 def over_model_patterns(student, index, queries, offsets, patterns, per, layers, heads):
-    """Apply the student's statistic to every layer's pattern of every recorded text.
+    """Apply the student's statistic to the patterns of every recorded text.
 
     index: (texts, 3) int rows (offset into the flat patterns file, T, sep); queries and
     offsets: the description positions of all texts concatenated, text t's are
-    queries[offsets[t]:offsets[t+1]]. per: "head" (F(pattern) -> (heads,)) or "query"
-    (F(pattern, sep, queries) -> (heads, Q)). Returns (layers, heads, N): N = texts for "head",
-    all description tokens for "query".
+    queries[offsets[t]:offsets[t+1]]. Each text's layers go in one call, stacked as
+    layers * heads heads: (layers * heads, T, T). per: "head" (F(pattern) -> (heads,)) or
+    "query" (F(pattern, sep, queries) -> (heads, Q)). Returns (layers, heads, N): N = texts
+    for "head", all description tokens for "query".
     """
     flat = np.load(patterns, mmap_mode="r")
+    stacked = layers * heads
     columns = []
     for text, (offset, positions, sep) in enumerate(index.tolist()):
-        stack = flat[offset : offset + layers * heads * positions * positions].reshape(layers, heads, positions, positions)
+        block = _array(flat[offset : offset + stacked * positions * positions], dtype=_float64)
+        pattern = block.reshape(stacked, positions, positions)  # a private float64 copy
         mine = queries[offsets[text] : offsets[text + 1]]
-        rows = []
-        for layer in range(layers):
-            pattern = np.array(stack[layer], dtype=np.float64)  # (heads, T, T), a writable float64 copy
-            if per == "head":
-                value, expected = student(pattern), (heads,)
-            else:
-                value, expected = student(pattern, int(sep), mine.copy()), (heads, _len(mine))
-            array, _ = as_number_array(value, f" for the model's pattern of text {text}, layer {layer}")
-            if _tuple(array.shape) != expected:
-                raise ValueError(
-                    f"returned shape {_tuple(array.shape)} for the model's pattern of text {text}, layer {layer} "
-                    f"(heads, T, T) = {(heads, positions, positions)}; expected {expected}"
-                )
-            rows.append(array.reshape(heads, -1))
-        columns.append(np.stack(rows))  # (layers, heads, 1 or Q)
+        if per == "head":
+            value, expected = student(pattern), (stacked,)
+        else:
+            value, expected = student(pattern, int(sep), mine.copy()), (stacked, _len(mine))
+        where = f" for the model's text {text}, its {layers} layers' patterns stacked as {stacked} heads"
+        array, _ = as_number_array(value, where)
+        if _tuple(array.shape) != expected:
+            raise ValueError(f"returned shape {_tuple(array.shape)}{where} {(stacked, positions, positions)}; expected {expected}")
+        columns.append(array.reshape(layers, heads, -1))
     return np.concatenate(columns, axis=-1)
 
 
@@ -612,6 +612,9 @@ def main(argv=None):
     if len(argv) != 1:
         print("usage: python -m autograder.runner REQUEST_DIR", file=sys.stderr)
         return 2
+    if sys.stdin.readline().strip() != "go":  # the grader has set this process's resource limits
+        print("the grader did not confirm the resource limits; nothing was run", file=sys.stderr)
+        return 3
     folder = Path(argv[0]).resolve()
     cells, calls, options, inputs = read_request(folder)
 

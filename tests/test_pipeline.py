@@ -1,0 +1,183 @@
+"""The whole class through nbgrader, end to end: `python -m autograder.classroom` on the bundled submissions.
+
+Each student must get exactly the points of examples/expected.json (written by hand from the mistakes) for
+every graded cell, read back from nbgrader's gradebook and from both exports; the submitted notebooks stay
+byte for byte as the students handed them in; every student gets a feedback page that names what failed.
+Also: examples/submissions are what examples/make_submissions.py makes now.
+
+The pipeline runs once for the module (it is the slowest test of the suite: a few minutes, most of it nbgrader
+starting up and one kernel per notebook). The per-cell limit in the students' kernel is lowered to CELL_TIMEOUT
+so that the notebook that never ends costs that long, not the course's 60 s.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder import model
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+EXAMPLES = REPOSITORY / "examples"
+SUBMISSIONS = EXAMPLES / "submissions"
+EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
+ASSIGNMENT, NOTEBOOK = EXPECTED["assignment"], EXPECTED["notebook"]
+STUDENTS = sorted(EXPECTED["students"])
+CELL_TIMEOUT = 30  # seconds per cell in the student's kernel; the slowest cell of the solution takes a few
+
+FEEDBACK_SAYS = {  # a failed property's message that the student's feedback page must show
+    "mask_after_softmax": "masked ones zeroed afterwards",
+    "no_sqrt_scaling": "the weights match unscaled scores",
+    "previous_token_off_by_one": "averaged pattern[:, i, i]",
+    "split_heads_reshape_order": "x.reshape(heads, T, d) mixes positions into heads",
+}
+
+pytestmark = pytest.mark.skipif(not (Path(sys.executable).parent / "nbgrader").exists(),
+                                reason="nbgrader is not installed next to this Python")
+
+
+def expected_points(student: str) -> dict:
+    """{grade_id: points or None} for ``student``, with the model's or the no-model numbers as data/model is."""
+    points = dict(EXPECTED["students"][student]["points"])
+    if not model.available():
+        points.update(EXPECTED["without_the_model"]["points"].get(student, {}))
+    return points
+
+
+def notebook_bytes(folder: Path) -> dict[str, bytes]:
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*.ipynb"))}
+
+
+@dataclass
+class Run:
+    course: Path
+    stdout: str
+    seconds: float
+    before: dict  # the bundled submissions' bytes before the run
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory) -> Run:
+    course = tmp_path_factory.mktemp("classroom") / "course"
+    before = notebook_bytes(SUBMISSIONS)
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.classroom", "--course", str(course), "--submissions", str(SUBMISSIONS),
+         "--cell-timeout", str(CELL_TIMEOUT)],
+        cwd=REPOSITORY, capture_output=True, text=True, timeout=1200,
+    )
+    seconds = time.monotonic() - started
+    assert done.returncode == 0, f"the pipeline failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+    print(f"\npipeline: {seconds:.0f} s\n{done.stdout}")
+    return Run(course, done.stdout, seconds, before)
+
+
+def test_expected_json_is_consistent():
+    """The hand-written numbers add up: every cell listed, within its maximum, totals as stated."""
+    top = EXPECTED["max_points"]
+    assert sum(v for k, v in top.items() if k.startswith("check_")) == 29
+    for student, entry in EXPECTED["students"].items():
+        assert set(entry["points"]) == set(top), student
+        for grade_id, points in entry["points"].items():
+            assert points is None or 0 <= points <= top[grade_id], (student, grade_id)
+        auto = sum(points for grade_id, points in entry["points"].items() if grade_id.startswith("check_"))
+        assert auto == pytest.approx(entry["auto_total"], abs=1e-9), student
+    assert set(SUBMISSIONS.iterdir()) == {SUBMISSIONS / student for student in STUDENTS}
+
+
+def test_gradebook_holds_exactly_the_expected_points(pipeline):
+    with Gradebook(f"sqlite:///{pipeline.course / 'gradebook.db'}") as gradebook:
+        assert sorted(student.id for student in gradebook.students) == STUDENTS
+        notebook = gradebook.find_notebook(NOTEBOOK, ASSIGNMENT)
+        assert {cell.name: cell.max_score for cell in notebook.grade_cells} == EXPECTED["max_points"]
+        wrong = []
+        for student in STUDENTS:
+            for grade_id, points in expected_points(student).items():
+                grade = gradebook.find_grade(grade_id, NOTEBOOK, ASSIGNMENT, student)
+                got = (grade.auto_score, grade.needs_manual_grade)
+                want = (None, True) if points is None else (pytest.approx(points, abs=1e-9), False)
+                if got != want:
+                    wrong.append(f"{student} {grade_id}: auto_score {grade.auto_score}, needs_manual_grade "
+                                 f"{grade.needs_manual_grade}; expected {points}")
+        assert not wrong, "\n".join(wrong)
+
+
+def test_exports_hold_the_same_points(pipeline):
+    with open(pipeline.course / "checks.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == len(STUDENTS) * len(EXPECTED["max_points"])
+    seen = set()
+    for row in rows:
+        student, grade_id = row["student_id"], row["grade_id"]
+        seen.add((student, grade_id))
+        points = expected_points(student)[grade_id]
+        assert (row["assignment"], row["notebook"]) == (ASSIGNMENT, NOTEBOOK)
+        assert float(row["max_score"]) == EXPECTED["max_points"][grade_id]
+        if points is None:
+            assert (row["score"], row["auto_score"], row["needs_manual_grade"], row["graded_by"]) == ("0.0", "", "True", "pending")
+        else:
+            assert float(row["score"]) == pytest.approx(points, abs=1e-9), (student, grade_id)
+            assert float(row["auto_score"]) == pytest.approx(points, abs=1e-9), (student, grade_id)
+            assert (row["needs_manual_grade"], row["graded_by"]) == ("False", "auto"), (student, grade_id)
+        assert row["cell_type"] == ("code" if grade_id.startswith("check_") else "markdown")
+    assert len(seen) == len(rows)
+    order = [row["grade_id"] for row in rows if row["student_id"] == STUDENTS[0]]
+    assert order == list(EXPECTED["max_points"]), "cells in the notebook's order"
+
+    with open(pipeline.course / "grades.csv", newline="") as handle:
+        grades = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert sorted(grades) == STUDENTS
+    for student in STUDENTS:
+        total = sum(p for p in expected_points(student).values() if p is not None)
+        assert float(grades[student]["raw_score"]) == pytest.approx(total, abs=1e-6), student
+        assert float(grades[student]["max_score"]) == sum(EXPECTED["max_points"].values())
+
+
+def test_submitted_notebooks_are_unchanged(pipeline):
+    assert notebook_bytes(SUBMISSIONS) == pipeline.before, "the pipeline changed examples/submissions"
+    for student in STUDENTS:
+        path = f"{student}/{ASSIGNMENT}/{NOTEBOOK}.ipynb"
+        submitted = pipeline.course / "submitted" / path
+        assert submitted.read_bytes() == pipeline.before[path], f"submitted/{path} differs from what {student} handed in"
+
+
+def test_feedback_page_per_student_names_the_failed_property(pipeline):
+    for student in STUDENTS:
+        page = pipeline.course / "feedback" / student / ASSIGNMENT / f"{NOTEBOOK}.html"
+        assert page.exists(), f"no feedback for {student}"
+    for student, message in FEEDBACK_SAYS.items():
+        html = (pipeline.course / "feedback" / student / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
+        assert "FAIL" in html and message in html, f"{student}'s feedback does not say {message!r}"
+    solution = (pipeline.course / "feedback" / "full_solution" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
+    assert "check_attention (attention): 4 / 4 points" in solution and "FAIL" not in solution
+
+
+def test_class_table_shows_totals_and_notes(pipeline):
+    lines = {line.split()[0]: line for line in pipeline.stdout.splitlines() if line.split() and line.split()[0] in STUDENTS}
+    assert sorted(lines) == STUDENTS, pipeline.stdout
+    for student in STUDENTS:
+        total = sum(p for k, p in expected_points(student).items() if k.startswith("check_"))
+        assert f" {total:g} / 29 " in lines[student], lines[student]
+        note = EXPECTED["students"][student]["note"]
+        for possible in ("kernel died", "timed out"):
+            assert (possible in lines[student]) == (possible == note), f"{student}: {lines[student]}"
+    assert "[8/8]" in pipeline.stdout and "done in" in pipeline.stdout
+
+
+def test_bundled_submissions_are_up_to_date(tmp_path):
+    """examples/submissions are exactly what examples/make_submissions.py writes now (regenerated in tmp)."""
+    done = subprocess.run([sys.executable, str(EXAMPLES / "make_submissions.py"), "--out", str(tmp_path)],
+                          cwd=REPOSITORY, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    fresh, bundled = notebook_bytes(tmp_path), notebook_bytes(SUBMISSIONS)
+    assert sorted(fresh) == sorted(bundled)
+    stale = [path for path in fresh if fresh[path] != bundled[path]]
+    assert not stale, f"stale examples/submissions (run .venv/bin/python examples/make_submissions.py): {stale}"

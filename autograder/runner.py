@@ -481,9 +481,11 @@ def over_model_patterns(student, index, queries, offsets, patterns, per, layers,
     stacked = layers * heads
     columns = []
     for text, (offset, positions, sep) in enumerate(index.tolist()):
+        mine = queries[offsets[text] : offsets[text + 1]]
+        if per == "query" and not _len(mine):
+            continue  # no description token: lib.heads.head_statistics leaves such a text out too
         block = _array(flat[offset : offset + stacked * positions * positions], dtype=_float64)
         pattern = block.reshape(stacked, positions, positions)  # a private float64 copy
-        mine = queries[offsets[text] : offsets[text + 1]]
         if per == "head":
             value, expected = student(pattern), (stacked,)
         else:

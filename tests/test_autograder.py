@@ -24,6 +24,7 @@ from autograder.grade import answer_sources, grade_answers
 NOTEBOOK = Path(__file__).resolve().parent.parent / "source" / "attention" / "attention.ipynb"
 SEED = 20260101
 DRIVE = "drives the store's model"
+RECORDED = "matches recorded statistics"
 
 pytestmark = pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook source/attention/attention.ipynb is missing")
 
@@ -98,8 +99,8 @@ def test_solution_full_marks_on_fresh_seeds(solution):
 @pytest.mark.skipif(not model.available(), reason="the store's model (data/model) is not there yet")
 def test_model_properties_are_judged_and_pass(solution):
     verdicts = grade_answers(solution, seed=SEED)
-    for check_id, name in [("check_masked_attention", DRIVE), ("check_previous_token_weight", "matches recorded statistics"),
-                           ("check_far_back_weight", "matches recorded statistics")]:
+    for check_id, name in [("check_masked_attention", DRIVE), ("check_previous_token_weight", RECORDED),
+                           ("check_far_back_weight", RECORDED)]:
         (prop,) = [p for p in verdicts[check_id].properties if p.name == name]
         assert prop.passed is True, prop.message
 
@@ -217,6 +218,9 @@ def test_mistake_loses_points_on_its_own_exercise_only(catalogue, mistake):
     only_these_lose(verdicts, expected)
     feedback = "\n".join(verdicts[check].feedback for check in mistake.lost)
     assert mistake.says in feedback, feedback
+    for check in set(mistake.lost) & {"check_previous_token_weight", "check_far_back_weight"}:
+        if model.available():  # the mistake shows on the store's model too
+            assert RECORDED in lost(verdicts)[check], verdicts[check].feedback
 
 
 def test_partial_credit_is_by_property(solution):

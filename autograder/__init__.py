@@ -5,5 +5,6 @@
 - checks: one check per graded test cell (grade_id), drawing inputs and judging properties with lib;
 - grade: grade_answers(sources) -> {check id: Verdict}, and answer_sources(notebook);
 - preprocessor: ExternalVerdicts, which writes the verdicts into nbgrader's autograded notebook;
+- execute: SurvivingExecute, nbgrader's Execute that survives a student's kernel dying;
 - model: what the checks need from the store's model (recorded statistics, patterns, logits).
 """

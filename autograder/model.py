@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,20 +101,29 @@ def digest(folder: Path) -> str:
     return hashed.hexdigest()[:16]
 
 
+_building = threading.Lock()  # graders in threads of one process build the cache once
+
+
 @functools.lru_cache(maxsize=4)
 def _cache(folder: str) -> ModelCache:
     place = CACHE_DIR / f"model-{digest(Path(folder))}"
-    if not (place / "meta.npz").exists():
-        CACHE_DIR.mkdir(exist_ok=True)
-        env = {**os.environ, **SINGLE_THREAD, "PYTHONPATH": str(REPOSITORY)}
-        done = subprocess.run([sys.executable, "-m", "autograder.model", folder, str(place)],
-                              env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"measuring the store's model for the checks failed:\n{done.stderr[-3000:]}")
+    with _building:
+        if not (place / "meta.npz").exists():
+            _build_in_subprocess(folder, place)
     with np.load(place / "meta.npz", allow_pickle=False) as meta:
         pool = tuple((tuple(meta[f"ids_{k}"].tolist()), meta[f"logits_{k}"]) for k in range(int(meta["pool"])))
         return ModelCache(place / "patterns.npy", meta["index"], meta["queries"], meta["offsets"],
                           int(meta["layers"]), int(meta["heads"]), pool)
+
+
+def _build_in_subprocess(folder: str, place: Path) -> None:
+    """Run ``python -m autograder.model`` with one BLAS thread; raise with its stderr if it fails."""
+    CACHE_DIR.mkdir(exist_ok=True)
+    env = {**os.environ, **SINGLE_THREAD, "PYTHONPATH": str(REPOSITORY)}
+    done = subprocess.run([sys.executable, "-m", "autograder.model", folder, str(place)],
+                          env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"measuring the store's model for the checks failed:\n{done.stderr[-3000:]}")
 
 
 def cache() -> ModelCache:

@@ -26,7 +26,8 @@ def main() -> None:
     products = load_products("all")
     described = products[products["description"] != ""]
     print("The store's catalogue (stand-in, WANDS format)")
-    print(f"  products {len(products):,}  classes {products['product_class'].nunique():,}  "
+    classes = {c for joined in products["product_class"] for c in joined.split("|") if c}   # WANDS joins several with |
+    print(f"  products {len(products):,}  classes {len(classes):,}  "
           f"with a description {len(described):,}")
     for split in ("train", "validation"):
         part = products[products["split"] == split]

@@ -1019,9 +1019,9 @@ rows support that, and why the weights alone can't show that the model *uses* wh
 """)
 
 written("answer_read_a_head", """
-Layer 4, head 1: at the second `furniture` of the description it puts its largest weight (about half) on
-`cover` in the name, the token that followed `furniture` in the name, and very little on `from`, which followed
-the description's own earlier `furniture`. That looks like an induction head: find an earlier occurrence of the
+Layer 4, head 1: at the second `furniture` of the description it puts almost all its weight (0.93) on
+`cover` in the name, the token that followed `furniture` in the name, and almost none (0.00) on `from`, which
+followed the description's own earlier `furniture` (layer 4, head 3 does the same). That looks like an induction head: find an earlier occurrence of the
 current token and attend to what came after it, so `cover` can be copied. A heavy weight only says where the
 head took its average from; it doesn't show that the prediction depends on it, so the hypothesis needs a test
 that changes the input (section 6).
@@ -1050,7 +1050,7 @@ that the model copies from the name, and which would show it relies on the descr
 """)
 
 written("answer_copy_prediction", """
-If the model copies from the name, P(cover) should fall sharply (to nearly 0) when `cover` is taken out of the
+If the model copies from the name, P(cover) should fall sharply when `cover` is taken out of the
 name, and with the name ending in `set`, P(set) should rise to become the most likely and P(cover) should fall.
 If instead it relied on the description's own words (`this outdoor patio furniture`), P(cover) would stay about
 the same for all three names, since the description is unchanged. A large change that follows the name is
@@ -1218,8 +1218,8 @@ print(f"an even spread, averaged the same way: {even:.2f}; that head puts {on_pr
 """)
 
 md("s7_after", """
-Read each cell against the even spread. Several heads favour the previous token several times over, mostly
-outside the first layer; none puts all its weight there. A head's average says what it does most, not all it
+Read each cell against the even spread. Several heads favour the previous token several times over, and
+none puts all its weight there. A head's average says what it does most, not all it
 does, so calling a head "the previous-token head" simplifies. Describe heads by measured averages like these,
 over a few hundred texts, always beside the even spread.
 """)
@@ -1472,7 +1472,7 @@ for layer in range(layers):
 print(f"  all layers: 4 or more back {far.mean():.2f} (even {even_far:.2f})   "
       f"on <s> and <sep> {on_markers.mean():.2f} (even {even_markers:.2f})")
 
-_, ax = plt.subplots(figsize=(7, 3.5))
+_, ax = plt.subplots(figsize=(9, 3.5))
 spots = np.arange(layers)
 ax.bar(spots - 0.2, far, 0.4, label="4 or more back")
 ax.bar(spots + 0.2, on_markers, 0.4, label="<s> and <sep>")
@@ -1481,7 +1481,7 @@ ax.axhline(even_markers, color="C1", ls="--", label="even spread, markers")
 ax.set_xticks(spots, [f"layer {l + 1}" for l in range(layers)])
 ax.set_ylim(0, 1)
 ax.set_ylabel("average weight")
-ax.legend(fontsize=8, loc="upper right")
+ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 plt.show()
 """)
 

@@ -3,6 +3,7 @@
     python -m autograder.classroom                                   # course demo/, the bundled submissions
     python -m autograder.classroom --course /tmp/course --submissions examples/submissions
     python -m autograder.classroom --cell-timeout 20                 # a shorter per-cell limit in the kernel
+    python -m autograder.classroom --jobs 2                          # two nbgrader autograde processes at once
 
 Steps, each with nbgrader's own command line (the ``nbgrader`` next to this Python), each checked:
 
@@ -14,7 +15,9 @@ Steps, each with nbgrader's own command line (the ``nbgrader`` next to this Pyth
 4. collection by hand, as nbgrader documents it: each ``<submissions>/<student>/attention/`` is copied to
    ``submitted/<student>/attention/``;
 5. ``nbgrader autograde attention``: each notebook runs in its own kernel, the hidden checks run outside it
-   (autograder.preprocessor.ExternalVerdicts), the grades go to gradebook.db;
+   (autograder.preprocessor.ExternalVerdicts), the grades go to gradebook.db. With ``--jobs N``, N of them
+   run at once, each leaving out the others' students (``--CourseDirectory.student_id_exclude``); the
+   gradebook is SQLite, which serialises their short writes;
 6. ``nbgrader generate_feedback attention``: feedback/<student>/attention/attention.html;
 7. ``nbgrader export --to grades.csv`` (nbgrader's CSV, one row per student) and
    ``nbgrader export --exporter=autograder.export.ChecksExport --to checks.csv`` (one row per student per check);
@@ -34,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -78,24 +82,54 @@ def nbgrader_environment() -> dict:
     return env
 
 
+def _nbgrader(course: Path, args: tuple, timeout: float) -> tuple[int | None, str]:
+    """(exit code or None after a timeout, output) of ``nbgrader *args`` run in ``course``."""
+    try:
+        done = subprocess.run([nbgrader_executable(), *args], cwd=course, env=nbgrader_environment(), capture_output=True,
+                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as expired:
+        return None, f"{expired.stdout or ''}{expired.stderr or ''}"
+    return done.returncode, (done.stdout or "") + (done.stderr or "")
+
+
+def run_nbgrader_together(course: Path, commands: list[tuple], log: Path | None = None, timeout: float = 3600) -> list[str]:
+    """Run the nbgrader commands (argument tuples) at the same time in ``course``; their outputs, in order.
+
+    Each one's output goes to ``log``; if any fails, PipelineError says which, with the end of its output.
+    """
+    with ThreadPoolExecutor(max_workers=max(1, len(commands))) as pool:
+        results = list(pool.map(lambda args: _nbgrader(course, args, timeout), commands))
+    failures = []
+    for args, (code, output) in zip(commands, results):
+        line = " ".join(args)
+        if log is not None:
+            with open(log, "a", encoding="utf-8") as handle:
+                handle.write(f"$ nbgrader {line}   (exit {code})\n{output}\n")
+        if code is None:
+            failures.append(f"`nbgrader {line}` did not finish in {timeout:g} s")
+        elif code != 0:
+            problems = [text for text in output.splitlines() if "| ERROR]" in text or "| CRITICAL]" in text]
+            shown = "\n".join(problems[-15:]) or "\n".join(output.splitlines()[-25:])
+            failures.append(f"`nbgrader {line}` failed (exit {code}) in {course}:\n{shown}")
+    if failures:
+        raise PipelineError("\n".join(failures) + (f"\n(full output in {log})" if log else ""))
+    return [output for _, output in results]
+
+
 def run_nbgrader(course: Path, *args: str, log: Path | None = None, timeout: float = 3600) -> str:
     """Run ``nbgrader *args`` in ``course``; return its output, raise PipelineError (with the output's end) if it fails."""
-    command = [nbgrader_executable(), *args]
-    try:
-        done = subprocess.run(command, cwd=course, env=nbgrader_environment(), capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as expired:
-        raise PipelineError(f"`nbgrader {' '.join(args)}` did not finish in {timeout:g} s") from expired
-    output = (done.stdout or "") + (done.stderr or "")
-    if log is not None:
-        with open(log, "a", encoding="utf-8") as handle:
-            handle.write(f"$ nbgrader {' '.join(args)}   (exit {done.returncode})\n{output}\n")
-    if done.returncode != 0:
-        problems = [line for line in output.splitlines() if "| ERROR]" in line or "| CRITICAL]" in line]
-        shown = "\n".join(problems[-15:]) or "\n".join(output.splitlines()[-25:])
-        raise PipelineError(f"`nbgrader {' '.join(args)}` failed (exit {done.returncode}) in {course}:\n{shown}"
-                            + (f"\n(full output in {log})" if log else ""))
-    return output
+    return run_nbgrader_together(course, [args], log=log, timeout=timeout)[0]
+
+
+def autograde_commands(students: list[str], jobs: int) -> list[tuple]:
+    """``nbgrader autograde attention``, or ``jobs`` of them that share the students out (round robin), each
+    leaving out the others' students with CourseDirectory.student_id_exclude."""
+    groups = [students[k::jobs] for k in range(max(1, min(jobs, len(students))))]
+    if len(groups) == 1:
+        return [("autograde", ASSIGNMENT)]
+    return [("autograde", ASSIGNMENT,
+             f"--CourseDirectory.student_id_exclude={','.join(s for s in students if s not in group)}")
+            for group in groups]
 
 
 def write_course_config(course: Path, extra: str = "") -> Path:
@@ -223,7 +257,7 @@ def show(table) -> str:
         return table.to_string()
 
 
-def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = None) -> dict:
+def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = None, jobs: int = 1) -> dict:
     """Every step; returns {"students", "table", "notes", "seconds"}. Raises PipelineError when a step fails."""
     course, submissions = course.absolute(), submissions.absolute()
     students = find_submissions(submissions)
@@ -251,9 +285,11 @@ def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = Non
     collect(course, submissions, students)
     seconds["collect"] = time.monotonic() - started
 
-    started = step(5, "autograding: nbgrader autograde (each notebook in its own kernel, hidden checks outside it)")
+    commands = autograde_commands(students, jobs)
+    started = step(5, "autograding: nbgrader autograde (each notebook in its own kernel, hidden checks outside it)"
+                   + (f", {len(commands)} at a time" if len(commands) > 1 else ""))
     try:
-        run_nbgrader(course, "autograde", ASSIGNMENT, log=log)
+        run_nbgrader_together(course, commands, log=log)
     except PipelineError as error:
         done = [s for s in students if (course / "autograded" / s / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()]
         missing = sorted(set(students) - set(done))
@@ -286,10 +322,13 @@ def main(argv=None) -> int:
                         help="folder of <student>/attention/attention.ipynb (default: examples/submissions)")
     parser.add_argument("--cell-timeout", type=int, default=None,
                         help="seconds per cell in the student's kernel (default: nbgrader_config.py's)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="autograde with this many nbgrader processes at once, each with its share of the students "
+                             "(default 1: one `nbgrader autograde attention`)")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
-        result = run_pipeline(args.course, args.submissions, args.cell_timeout)
+        result = run_pipeline(args.course, args.submissions, args.cell_timeout, args.jobs)
     except PipelineError as error:
         print(f"FAILED: {error}", file=sys.stderr, flush=True)
         return 1

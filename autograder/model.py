@@ -72,7 +72,9 @@ class ModelCache:
     weights are within 6e-8 of lib's float64 ones);
     index: (texts, 3) int rows (offset into file, T, sep); queries: all texts' description
     positions concatenated, text t's are queries[offsets[t]:offsets[t+1]]; pool: (ids, logits)
-    pairs, lib's logits (T, V) of a few of the texts.
+    pairs, lib's logits (T, V) of a few of the texts; record_gap: how far lib's own statistics of this
+    model and catalogue are from head_statistics.json (above the record's rounding, the record
+    belongs to another model or catalogue, and comparing a student with it would be unfair).
     """
 
     file: Path
@@ -82,6 +84,7 @@ class ModelCache:
     layers: int
     heads: int
     pool: tuple
+    record_gap: float
 
     def logits_for(self, ids) -> np.ndarray:
         """lib's logits of a pool text, found by its ids."""
@@ -113,7 +116,7 @@ def _cache(folder: str) -> ModelCache:
     with np.load(place / "meta.npz", allow_pickle=False) as meta:
         pool = tuple((tuple(meta[f"ids_{k}"].tolist()), meta[f"logits_{k}"]) for k in range(int(meta["pool"])))
         return ModelCache(place / "patterns.npy", meta["index"], meta["queries"], meta["offsets"],
-                          int(meta["layers"]), int(meta["heads"]), pool)
+                          int(meta["layers"]), int(meta["heads"]), pool, float(meta["record_gap"]))
 
 
 def _build_in_subprocess(folder: str, place: Path) -> None:
@@ -142,31 +145,45 @@ def layout(texts, layers: int, heads: int) -> np.ndarray:
 
 
 def build(folder: Path, place: Path) -> None:
-    """Measure the model on the statistics texts and write patterns.npy and meta.npz into ``place``."""
+    """Measure the model on the statistics texts and write patterns.npy and meta.npz into ``place``.
+
+    The forward passes are lib.heads.head_statistics's own (one per text, in order), so the cache
+    also learns how far lib's statistics of this model and catalogue are from the record:
+    meta["record_gap"], which should be below the record's rounding (5e-7).
+    """
     from lib import heads, transformer
     from lib.products import product_texts
 
     _, vocabulary, manifest = transformer.load(folder)
     layers, head_count = manifest["settings"]["layers"], manifest["settings"]["heads"]
-    texts = product_texts("validation", text_count(_statistics(str(folder))), folder=folder)
+    record = _statistics(str(folder))
+    texts = product_texts("validation", text_count(record), folder=folder)
     index = layout(texts, layers, head_count)
-    end = vocabulary.index(transformer.END)
     step = max(1, len(texts) // POOL)
     building = Path(tempfile.mkdtemp(prefix=place.name + ".", dir=place.parent))
     total = int(index[-1, 0] + layers * head_count * index[-1, 1] ** 2)
     flat = np.lib.format.open_memmap(building / "patterns.npy", mode="w+", dtype=np.float32, shape=(total,))
-    meta = {}
-    for number, ((ids, _), (offset, positions, _)) in enumerate(zip(texts, index)):
+    meta, numbers = {}, iter(range(len(texts)))
+
+    def measured_forward(ids, keep=True):
+        """lib's forward pass, keeping each text's patterns in the file and a few texts' logits."""
+        number = next(numbers)
         logits, patterns = transformer.forward(ids, keep=True, folder=folder)
+        offset, positions, _ = index[number]
         flat[offset : offset + layers * head_count * positions**2] = np.stack(patterns).ravel()
         if number % step == 0 and number // step < POOL:
             meta[f"ids_{number // step}"], meta[f"logits_{number // step}"] = np.asarray(ids), logits
+        return logits, patterns
+
+    end = vocabulary.index(transformer.END)
+    measured = heads.head_statistics(texts, measured_forward, end)
     flat.flush()
     del flat
     described = [heads.description_positions(np.asarray(ids), sep, end) for ids, sep in texts]
     meta.update(index=index, layers=layers, heads=head_count, pool=len([k for k in meta if k.startswith("ids_")]),
                 queries=np.concatenate(described).astype(np.int64),
-                offsets=np.concatenate([[0], np.cumsum([len(q) for q in described])]).astype(np.int64))
+                offsets=np.concatenate([[0], np.cumsum([len(q) for q in described])]).astype(np.int64),
+                record_gap=max(float(np.abs(measured[key] - record[key]).max()) for key in ("previous", "far", "markers")))
     np.savez(building / "meta.npz", **meta)
     try:
         os.rename(building, place)

@@ -17,8 +17,10 @@ install: $(VENV)/.installed
 install-train: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[train]'
 
+# a tour of the store and its model, then the example class graded with nbgrader into demo/
 demo: $(VENV)/.installed
 	$(PY) -m lib.tour
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m autograder.classroom
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q

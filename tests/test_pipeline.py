@@ -6,8 +6,9 @@ byte for byte as the students handed them in; every student gets a feedback page
 Also: examples/submissions are what examples/make_submissions.py makes now.
 
 The pipeline runs once for the module (it is the slowest test of the suite: a few minutes, most of it nbgrader
-starting up and one kernel per notebook). The per-cell limit in the students' kernel is lowered to CELL_TIMEOUT
-so that the notebook that never ends costs that long, not the course's 60 s.
+starting up and one kernel per notebook). To keep it short, two nbgrader autograde processes share the students
+(--jobs 2), and the per-cell limit in the students' kernels is lowered to CELL_TIMEOUT, so the notebook that
+never ends costs that long, not the course's 60 s.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder import model
+from autograder.checks import ATOL
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 EXAMPLES = REPOSITORY / "examples"
@@ -32,7 +34,7 @@ SUBMISSIONS = EXAMPLES / "submissions"
 EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
 ASSIGNMENT, NOTEBOOK = EXPECTED["assignment"], EXPECTED["notebook"]
 STUDENTS = sorted(EXPECTED["students"])
-CELL_TIMEOUT = 30  # seconds per cell in the student's kernel; the slowest cell of the solution takes a few
+CELL_TIMEOUT = 20  # seconds per cell in the students' kernels; the slowest cell of the solution takes about 7 s on 2 busy cores
 
 FEEDBACK_SAYS = {  # a failed property's message that the student's feedback page must show
     "mask_after_softmax": "masked ones zeroed afterwards",
@@ -50,6 +52,8 @@ def expected_points(student: str) -> dict:
     points = dict(EXPECTED["students"][student]["points"])
     if not model.available():
         points.update(EXPECTED["without_the_model"]["points"].get(student, {}))
+    elif model.cache().record_gap > ATOL:  # head_statistics.json does not belong to this model and catalogue
+        points.update(EXPECTED["without_recorded_statistics"]["points"].get(student, {}))
     return points
 
 
@@ -72,7 +76,7 @@ def pipeline(tmp_path_factory) -> Run:
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "autograder.classroom", "--course", str(course), "--submissions", str(SUBMISSIONS),
-         "--cell-timeout", str(CELL_TIMEOUT)],
+         "--cell-timeout", str(CELL_TIMEOUT), "--jobs", "2"],
         cwd=REPOSITORY, capture_output=True, text=True, timeout=1200,
     )
     seconds = time.monotonic() - started

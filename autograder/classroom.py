@@ -33,9 +33,11 @@ import argparse
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -82,23 +84,43 @@ def nbgrader_environment() -> dict:
     return env
 
 
-def _nbgrader(course: Path, args: tuple, timeout: float) -> tuple[int | None, str]:
-    """(exit code or None after a timeout, output) of ``nbgrader *args`` run in ``course``."""
+def _nbgrader(course: Path, args: tuple, timeout: float, echo=None) -> tuple[int | None, str]:
+    """(exit code, or None after a timeout; output) of ``nbgrader *args`` run in ``course``.
+
+    echo: called with each line of output as it comes (progress), or None.
+    """
+    process = subprocess.Popen([nbgrader_executable(), *args], cwd=course, env=nbgrader_environment(),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+    expired = threading.Event()
+
+    def stop():
+        expired.set()
+        process.kill()
+
+    timer = threading.Timer(timeout, stop)
+    timer.start()
+    lines = []
     try:
-        done = subprocess.run([nbgrader_executable(), *args], cwd=course, env=nbgrader_environment(), capture_output=True,
-                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as expired:
-        return None, f"{expired.stdout or ''}{expired.stderr or ''}"
-    return done.returncode, (done.stdout or "") + (done.stderr or "")
+        for line in process.stdout:
+            lines.append(line)
+            if echo is not None:
+                echo(line)
+        code = process.wait()
+    finally:
+        timer.cancel()
+        process.stdout.close()
+    return (None if expired.is_set() else code), "".join(lines)
 
 
-def run_nbgrader_together(course: Path, commands: list[tuple], log: Path | None = None, timeout: float = 3600) -> list[str]:
+def run_nbgrader_together(course: Path, commands: list[tuple], log: Path | None = None, timeout: float = 3600,
+                          echo=None) -> list[str]:
     """Run the nbgrader commands (argument tuples) at the same time in ``course``; their outputs, in order.
 
     Each one's output goes to ``log``; if any fails, PipelineError says which, with the end of its output.
+    echo: called with every line of output as it comes.
     """
     with ThreadPoolExecutor(max_workers=max(1, len(commands))) as pool:
-        results = list(pool.map(lambda args: _nbgrader(course, args, timeout), commands))
+        results = list(pool.map(lambda args: _nbgrader(course, args, timeout, echo), commands))
     failures = []
     for args, (code, output) in zip(commands, results):
         line = " ".join(args)
@@ -152,6 +174,16 @@ def release_notebook(source: Path, scratch: Path) -> bytes:
 
 def say(message: str):
     print(message, flush=True)
+
+
+STARTS_GRADING = re.compile(r"\| INFO\] Autograding \S*/autograded/(?P<student>[^/\s]+)/")
+
+
+def autograde_progress(line: str):
+    """Say which student's notebook nbgrader autograde has started on."""
+    found = STARTS_GRADING.search(line)
+    if found:
+        say(f"      {found['student']}")
 
 
 def prepare_course(course: Path, cell_timeout: int | None) -> None:
@@ -210,7 +242,7 @@ def kernel_notes(course: Path, students: list[str]) -> dict[str, str]:
     for student in students:
         path = course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
         if not path.exists():
-            notes[student] = "not autograded (see autograde.log)"
+            notes[student] = "not autograded (see nbgrader.log)"
             continue
         said = []
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
@@ -289,7 +321,7 @@ def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = Non
     started = step(5, "autograding: nbgrader autograde (each notebook in its own kernel, hidden checks outside it)"
                    + (f", {len(commands)} at a time" if len(commands) > 1 else ""))
     try:
-        run_nbgrader_together(course, commands, log=log)
+        run_nbgrader_together(course, commands, log=log, echo=autograde_progress)
     except PipelineError as error:
         done = [s for s in students if (course / "autograded" / s / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()]
         missing = sorted(set(students) - set(done))

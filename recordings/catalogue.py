@@ -1483,7 +1483,8 @@ CLASS_TABLE = [
      "mattress protector|waterproof mattress protector|zippered mattress encasement", "bedsize:.6", "", 0.6),
     # outdoor furniture
     ("Patio Conversation Sets", OUT + " / Patio Furniture / Patio Conversation Sets", "outdoor",
-     "patio conversation set|rattan sofa seating group|sectional seating group|patio furniture set|conversation set",
+     "patio conversation set|rattan sofa seating group|sectional seating group|patio furniture set|conversation set|"
+     "patio furniture|patio furniture",
      "collection:.4 pieces:.8 outdoor:.4", "with cushions:.35", 3),
     ("Patio Dining Sets", OUT + " / Patio Furniture / Patio Dining Sets", "outdoor",
      "patio dining set|outdoor dining set|bistro set|patio bar set|dining set",

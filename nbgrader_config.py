@@ -24,7 +24,6 @@ from autograder.preprocessor import ExternalVerdicts  # noqa: E402
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
 c.CourseDirectory.course_id = "attention"
-c.CourseDirectory.db_assignments = [{"name": "attention"}]
 
 # Each cell of a student's notebook gets 60 s in the student's kernel; a cell past that is interrupted
 # and the rest of the notebook still runs. The hidden checks have their own limits (autograder.grade).

@@ -9,8 +9,7 @@ One table, read by both sides of the grading:
   loses points on its own exercise only.
 
 Reference names are "module.function" inside lib, e.g. "attention.softmax" is
-lib.attention.softmax. A name that lib does not define (lib has no average_largest_weight
-helper yet) is simply skipped.
+lib.attention.softmax. A name that lib does not define is simply skipped.
 """
 
 # student function -> lib functions that compute the same operation (its "own" references).

@@ -37,22 +37,14 @@ from pathlib import Path
 
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from lib.store import WANDS_COLUMNS  # noqa: E402  (the format is WANDS's, defined once in lib.store)
+
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "data" / "products.csv.gz"
 N_PRODUCTS = 43_000
 SEED = 2026
 
-COLUMNS = [
-    "product_id",
-    "product_name",
-    "product_class",
-    "category hierarchy",
-    "product_description",
-    "product_features",
-    "rating_count",
-    "average_rating",
-    "review_count",
-]
 
 CHAPTER_NAME = "double chaise patio furniture cover"
 CHAPTER_DESCRIPTION = (
@@ -2263,7 +2255,7 @@ def generate(n_products: int = N_PRODUCTS, seed: int = SEED) -> pd.DataFrame:
         rating_count, average_rating, review_count = make_ratings(rng)
         rows.append((product_id, product["name"], product_class, category, description, features,
                      rating_count, average_rating, review_count))
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame = pd.DataFrame(rows, columns=WANDS_COLUMNS)
     for column in ("rating_count", "average_rating", "review_count"):
         frame[column] = frame[column].astype("float64")
     return frame

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -31,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import model
+from autograder import model, sandbox
 from autograder.checks import CHECKS, Broken, Call, Check, Outputs, Result, Unavailable
 from autograder.operations import OVER_MODEL_PATTERNS
 
@@ -239,18 +238,20 @@ def runner_environment(home: Path) -> dict:
     }
 
 
-def limit_resources(pid: int, cpu_seconds: int):
-    """Resource limits for the runner: address space, CPU time, processes, file size, no core dump.
+RUNNER_MODULES = ("__init__.py", "operations.py", "runner.py")  # all of autograder/ the runner sees
 
-    Set from here with prlimit (not in a preexec_fn, which is unsafe when the grader has threads);
-    the runner waits for them before it reads any student code (see start_runner).
+
+def runner_sandbox(folder: Path, work: Path, patterns: str | None) -> sandbox.Sandbox:
+    """The runner's view: its request and work folders writable; lib, the model and its three modules readable.
+
+    Not in view: the checks (autograder/checks.py), the rest of the grader, the course, other submissions.
     """
-    processes = len(os.listdir("/proc")) + 64  # room for what runs already; the audit hook refuses new ones
-    _, hard = resource.prlimit(pid, resource.RLIMIT_NPROC)
-    for limit, value in [(resource.RLIMIT_AS, MEMORY), (resource.RLIMIT_CPU, cpu_seconds),
-                         (resource.RLIMIT_FSIZE, OUTPUT_FILES), (resource.RLIMIT_CORE, 0),
-                         (resource.RLIMIT_NPROC, processes if hard == resource.RLIM_INFINITY else min(processes, hard))]:
-        resource.prlimit(pid, limit, (value, value))
+    readable = {str(REPOSITORY / "lib"): str(REPOSITORY / "lib"), str(model.MODEL_DIR): str(model.MODEL_DIR)}
+    for name in RUNNER_MODULES:
+        readable[str(REPOSITORY / "autograder" / name)] = str(REPOSITORY / "autograder" / name)
+    if patterns:
+        readable[patterns] = patterns
+    return sandbox.Sandbox(writable=(folder, work), readable=readable, cwd=work)
 
 
 def read_report(folder: Path) -> dict | None:
@@ -339,22 +340,20 @@ def plan_calls(plans: dict[str, list[Call]], call_limit: float):
     return calls, arrays
 
 
-def start_runner(folder: Path, work: Path, timeout: float):
-    """The runner process for REQUEST_DIR ``folder``, in ``work``, in a session of its own, with limits.
+def start_runner(folder: Path, work: Path, timeout: float, patterns: str | None = None):
+    """The runner process for REQUEST_DIR ``folder``, in ``work``, in a session of its own, in its sandbox
+    (autograder.sandbox) and under limits: address space, CPU time, file size, processes, no core dump.
 
-    The runner waits for "go" on its stdin, sent once its limits are set.
+    The limits are set before the runner starts (sandbox.limited); the runner still waits for "go" on
+    its stdin, so that nothing of the student's runs before the grader watches it.
     """
+    inner = sandbox.limited([sys.executable, "-m", "autograder.runner", str(folder)], MEMORY, OUTPUT_FILES,
+                            sandbox.PROCESS_CAP, cpu_seconds=int(timeout) + 5)
     process = subprocess.Popen(
-        [sys.executable, "-m", "autograder.runner", str(folder)],
+        sandbox.command(inner, runner_sandbox(folder, work, patterns)),
         cwd=work, env=runner_environment(work), stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
-    try:
-        limit_resources(process.pid, int(timeout) + 5)
-    except BaseException:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        raise
     process.stdin.write(b"go\n")
     process.stdin.close()
     return process
@@ -396,7 +395,7 @@ def run_student_code(sources: list[str], plans: dict[str, list[Call]], timeout: 
             work.mkdir()
             inputs = {key: array for call in pending for key, array in arrays[call["id"]].items()}
             write_request(folder, sources, pending, inputs, {**options, "skip_cells": sorted(skip_cells)})
-            process = start_runner(folder, work, timeout)
+            process = start_runner(folder, work, timeout, options["patterns"])
             ending = supervise(process, folder, deadline, limits, call_limit)
             report = read_report(folder)
             merge_report(run, report, folder)

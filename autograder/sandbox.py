@@ -1,0 +1,179 @@
+"""What a student's code may see and do while it is graded: bubblewrap where it is installed, limits always.
+
+Two kinds of student process run during grading, and both go through here:
+
+- the notebook's kernel (autograder.kernel.SandboxedKernelManager), which runs the whole notebook;
+- the runner (autograder.runner, started by autograder.grade), which runs the answer cells for the
+  hidden checks.
+
+With bubblewrap (``apt-get install bubblewrap``) each runs in a sandbox of its own:
+
+- no network: a network namespace of its own, with only its own loopback (``--unshare-net``);
+- the file system read-only (``--ro-bind / /``), with these hidden behind empty folders: the
+  instructor's home, /tmp (so other submissions, other kernels and the grader's scratch), the
+  repository (its solutions, hidden checks, examples and .git) and the course folder (its
+  submissions and gradebook);
+- shown again, read-only: the Python environment, lib/ and data/ (and for the runner, the three
+  modules of autograder/ it imports); writable: only its own folder;
+- its own process, IPC and host-name namespaces; it dies with the grader that started it (and every
+  process it started dies with it).
+
+Without bubblewrap the limits below still apply (memory, processes, file size; time is watched by
+the grader), and ``warn_once`` says which protections are missing, once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+INSTALL = "apt-get install bubblewrap"
+MISSING = ("network access, and reading the instructor's files, other submissions and the hidden checks")
+
+# Limits of a student's kernel (the runner has its own, in autograder.grade)
+KERNEL_MEMORY = 4 * 2**30      # bytes of address space
+KERNEL_FILES = 256 * 2**20     # the largest file it may write
+KERNEL_PROCESSES = 16          # processes it may run before the watchdog stops it (autograder.kernel)
+PROCESS_CAP = 64               # RLIMIT_NPROC: processes beyond what the user runs already (a fork bomb stops here)
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """One sandbox's view: what it may read (``readable``: {path inside: path outside}) and write."""
+
+    writable: tuple[Path, ...]
+    readable: dict = field(default_factory=dict)
+    hidden: tuple[Path, ...] = ()  # folders also hidden, besides home, /tmp and the repository
+    cwd: Path | None = None
+
+
+@functools.cache
+def bubblewrap() -> str | None:
+    """The bwrap command when it is installed and works here (user namespaces allowed), else None."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return None
+    try:
+        probe = subprocess.run([path, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+                               capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return path if probe.returncode == 0 else None
+
+
+def why_unprotected() -> str | None:
+    """None when bubblewrap works; otherwise one sentence on what is missing and how to fix it."""
+    if bubblewrap() is not None:
+        return None
+    found = shutil.which("bwrap")
+    cause = (f"{found} is installed but cannot create a sandbox here (are user namespaces disabled?)"
+             if found else f"bubblewrap is not installed ({INSTALL})")
+    return (f"{cause}: student code runs without the sandbox, so nothing stops {MISSING}; "
+            "the memory, process, file-size and time limits still apply")
+
+
+@functools.cache
+def warn_once(log: logging.Logger | None = None) -> str | None:
+    """Say once per process which protection is missing (None when bubblewrap works)."""
+    message = why_unprotected()
+    if message is not None:
+        (log or logging.getLogger("autograder")).warning(message)
+        print(f"WARNING: {message}", file=sys.stderr, flush=True)
+    return message
+
+
+def environment_roots() -> list[Path]:
+    """The folders Python needs: the environment (a venv may sit inside the repository) and its base."""
+    roots = []
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+        path = Path(prefix).resolve()
+        if path not in roots:
+            roots.append(path)
+    return roots
+
+
+def _inside(path: Path, folders) -> bool:
+    return any(path == folder or folder in path.parents for folder in folders)
+
+
+def command(inner: list[str], sandbox: Sandbox) -> list[str]:
+    """``inner`` wrapped in bubblewrap with the sandbox's view; ``inner`` unchanged when bwrap is unavailable."""
+    bwrap = bubblewrap()
+    if bwrap is None:
+        return list(inner)
+    home = Path(os.path.expanduser("~")).resolve()
+    hide = []
+    for folder in [home, Path("/tmp"), REPOSITORY, *map(Path, sandbox.hidden)]:
+        folder = folder.resolve() if folder.exists() else folder
+        if folder.exists() and folder != Path("/") and not _inside(folder, hide):
+            hide.append(folder)
+    arguments = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for folder in sorted(hide, key=lambda p: len(p.parts)):
+        arguments += ["--tmpfs", str(folder)]
+    shown = [(root, root) for root in environment_roots() if _inside(root, hide)]
+    shown += [(Path(inside), Path(outside)) for inside, outside in sandbox.readable.items()]
+    for inside, outside in shown:
+        arguments += ["--ro-bind", str(outside), str(inside)]
+    for folder in sandbox.writable:
+        arguments += ["--bind", str(folder), str(folder)]
+    arguments += ["--unshare-all", "--die-with-parent"]  # the same process group: the kernel manager interrupts it
+    for folder in hide:  # what is written outside the writable folders fails, instead of vanishing with the sandbox
+        arguments += ["--remount-ro", str(folder)]
+    if sandbox.cwd is not None:
+        arguments += ["--chdir", str(sandbox.cwd)]
+    return arguments + ["--", *inner]
+
+
+def limited(inner: list[str], memory: int, file_size: int, processes: int, cpu_seconds: int | None = None) -> list[str]:
+    """``inner`` started through a Python one-liner that first lowers its own limits, then execs it.
+
+    processes: how many more processes than the user runs now (RLIMIT_NPROC counts all of them);
+    cpu_seconds: RLIMIT_CPU, or None for none. The limits hold inside the sandbox too (set before exec).
+    """
+    allowed = user_processes() + processes
+    cpu = "" if cpu_seconds is None else f"(r.RLIMIT_CPU,{int(cpu_seconds)}),"
+    setup = ("import os,resource as r,sys;"
+             f"[r.setrlimit(k,(v,v)) for k,v in ((r.RLIMIT_AS,{memory}),(r.RLIMIT_FSIZE,{file_size}),{cpu}"
+             f"(r.RLIMIT_CORE,0),(r.RLIMIT_NPROC,min({allowed},r.getrlimit(r.RLIMIT_NPROC)[1])))];"
+             "os.execv(sys.argv[1],sys.argv[1:])")
+    return [sys.executable, "-c", setup, *inner]
+
+
+def user_processes() -> int:
+    """How many processes this user runs now (what RLIMIT_NPROC compares against)."""
+    uid, count = os.getuid(), 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                count += os.stat(f"/proc/{entry}").st_uid == uid
+            except OSError:
+                pass
+    return count
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (children, their children, ...), read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        parent = int(stat[stat.rindex(b")") + 2:].split()[1])
+        children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found

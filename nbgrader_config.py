@@ -40,3 +40,6 @@ c.Autograde.autograde_preprocessors = [
 # What students get in place of a solution
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# A grade cell the student deleted is put back (with a note) and graded like the others.
+c.OverwriteCells.add_missing_cells = True

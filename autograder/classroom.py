@@ -1,30 +1,32 @@
-"""A whole class through nbgrader: release, collect, autograde, feedback, export, and the class's grade table.
+"""A whole class through nbgrader: release, collect, autograde with feedback in parallel, export, the grade table.
 
     python -m autograder.classroom                                   # course demo/, the bundled submissions
-    python -m autograder.classroom --course /tmp/course --submissions examples/submissions
+    python -m autograder.classroom --course /srv/attention --submissions /srv/collected
+    python -m autograder.classroom --jobs 8                          # 8 local worker processes (default: one per core)
+    python -m autograder.classroom --scheduler tcp://10.0.0.5:8786   # on a Dask cluster
+    python -m autograder.classroom --regrade                         # grade every submission again
     python -m autograder.classroom --cell-timeout 20                 # a shorter per-cell limit in the kernel
-    python -m autograder.classroom --jobs 2                          # two nbgrader autograde processes at once
 
-Steps, each with nbgrader's own command line (the ``nbgrader`` next to this Python), each checked:
+Steps, each checked:
 
-1. a fresh course folder: source/ copied from the repository, a ``nbgrader_config.py`` that loads the
-   repository's one (traitlets' load_subconfig) and sets the course root, and ``lib`` linked in, so the
-   notebooks' setup cell finds the course library as it does in the repository;
-2. ``nbgrader db assignment add attention`` and ``nbgrader db student import`` (one row per submission folder);
-3. ``nbgrader generate_assignment attention``: source/ -> release/;
-4. collection by hand, as nbgrader documents it: each ``<submissions>/<student>/attention/`` is copied to
-   ``submitted/<student>/attention/``;
-5. ``nbgrader autograde attention``: each notebook runs in its own kernel, the hidden checks run outside it
-   (autograder.preprocessor.ExternalVerdicts), the grades go to gradebook.db. With ``--jobs N``, N of them
-   run at once, each leaving out the others' students (``--CourseDirectory.student_id_exclude``); the
-   gradebook is SQLite, which serialises their short writes;
-6. ``nbgrader generate_feedback attention``: feedback/<student>/attention/attention.html;
-7. ``nbgrader export --to grades.csv`` (nbgrader's CSV, one row per student) and
+1. the course folder: made on the first run (source/ copied from the repository, a ``nbgrader_config.py``
+   that loads the repository's one and sets the course root, ``lib`` linked in, so the notebooks' setup
+   cell finds the course library as it does in the repository); later runs keep it and its gradebook,
+   and refresh source/ (``--fresh`` starts it again from nothing);
+2. nbgrader's own commands: ``nbgrader db assignment add``, ``nbgrader db student import``;
+3. ``nbgrader generate_assignment attention --force``: source/ -> release/;
+4. collection, as nbgrader documents it: each ``<submissions>/<student>/attention/`` is copied to
+   ``submitted/<student>/attention/`` (only when it changed);
+5. grading (autograder.grading): each new or changed submission is one task on a Dask worker, which runs
+   nbgrader's Autograde and GenerateFeedback on it in a private folder, the notebook's kernel and the
+   hidden checks in their sandboxes; each result is recorded in gradebook.db as it arrives, atomically;
+6. ``nbgrader export --to grades.csv`` (one row per student) and
    ``nbgrader export --exporter=autograder.export.ChecksExport --to checks.csv`` (one row per student per check);
-8. the class's grade table, from checks.csv, with a note for each notebook whose kernel died or ran out of time.
+7. the class's grade table, from checks.csv, with a note for each notebook whose kernel died, ran out of
+   time or could not be read.
 
-The course folder is recreated on every run when it is one this command made (it holds ``.classroom``); any
-other existing, non-empty folder is refused. Nothing is written under the repository's source/ or examples/.
+Any existing, non-empty folder that this command did not make (no ``.classroom`` file in it) is refused as
+the course folder. Nothing is written under the repository's source/ or examples/, nor into the submissions.
 """
 
 from __future__ import annotations
@@ -143,17 +145,6 @@ def run_nbgrader(course: Path, *args: str, log: Path | None = None, timeout: flo
     return run_nbgrader_together(course, [args], log=log, timeout=timeout)[0]
 
 
-def autograde_commands(students: list[str], jobs: int) -> list[tuple]:
-    """``nbgrader autograde attention``, or ``jobs`` of them that share the students out (round robin), each
-    leaving out the others' students with CourseDirectory.student_id_exclude."""
-    groups = [students[k::jobs] for k in range(max(1, min(jobs, len(students))))]
-    if len(groups) == 1:
-        return [("autograde", ASSIGNMENT)]
-    return [("autograde", ASSIGNMENT,
-             f"--CourseDirectory.student_id_exclude={','.join(s for s in students if s not in group)}")
-            for group in groups]
-
-
 def write_course_config(course: Path, extra: str = "") -> Path:
     path = course / "nbgrader_config.py"
     path.write_text(COURSE_CONFIG.format(repository_config=str(REPOSITORY / "nbgrader_config.py"), root=str(course)) + extra)
@@ -176,17 +167,8 @@ def say(message: str):
     print(message, flush=True)
 
 
-STARTS_GRADING = re.compile(r"\| INFO\] Autograding \S*/autograded/(?P<student>[^/\s]+)/")
-
-
-def autograde_progress(line: str):
-    """Say which student's notebook nbgrader autograde has started on."""
-    found = STARTS_GRADING.search(line)
-    if found:
-        say(f"      {found['student']}")
-
-
-def prepare_course(course: Path, cell_timeout: int | None) -> None:
+def prepare_course(course: Path, cell_timeout: int | None, fresh: bool = False) -> None:
+    """Make the course folder, or keep the one an earlier run made (with its gradebook) and refresh its source/."""
     resolved = course.resolve()
     inside = [folder for folder in (REPOSITORY / "source", REPOSITORY / "examples")
               if resolved == folder or folder in resolved.parents]
@@ -197,15 +179,20 @@ def prepare_course(course: Path, cell_timeout: int | None) -> None:
         if not (course / MARKER).exists():
             raise PipelineError(f"{course} exists and is not a course folder made by autograder.classroom "
                                 f"(no {MARKER} file in it): choose another --course, or empty it yourself")
-        shutil.rmtree(course)
+        if fresh:
+            shutil.rmtree(course)
     course.mkdir(parents=True, exist_ok=True)
-    (course / MARKER).write_text("made by python -m autograder.classroom; the next run deletes and recreates this folder\n")
+    (course / MARKER).write_text("made by python -m autograder.classroom; --fresh deletes and recreates this folder\n")
+    shutil.rmtree(course / "source", ignore_errors=True)
     shutil.copytree(REPOSITORY / "source", course / "source", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-    (course / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
-    extra = ""
-    if cell_timeout is not None:
-        extra = f"\n# --cell-timeout\nc.SurvivingExecute.timeout = {int(cell_timeout)}\n"
-    write_course_config(course, extra)
+    if not (course / "lib").is_symlink():
+        (course / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
+    write_course_config(course, timeout_config(cell_timeout))
+
+
+def timeout_config(cell_timeout: int | None) -> str:
+    """nbgrader configuration lines for --cell-timeout ("" for the repository's default)."""
+    return "" if cell_timeout is None else f"\n# --cell-timeout\nc.SurvivingExecute.timeout = {int(cell_timeout)}\n"
 
 
 def find_submissions(submissions: Path) -> list[str]:
@@ -229,11 +216,24 @@ def add_students(course: Path, students: list[str], log: Path) -> None:
     run_nbgrader(course, "db", "student", "import", str(roster), log=log)
 
 
-def collect(course: Path, submissions: Path, students: list[str]) -> None:
-    """Manual collection: each student's assignment folder goes to submitted/<student>/attention/, byte for byte."""
+def collect(course: Path, submissions: Path, students: list[str]) -> list[str]:
+    """Manual collection: each student's assignment folder goes to submitted/<student>/attention/, byte for byte,
+    when it differs from what is there (a new folder is swapped in whole). Returns the students copied."""
+    from autograder.grading import folder_files
+
+    copied = []
     for student in students:
-        target = course / "submitted" / student / ASSIGNMENT
-        shutil.copytree(submissions / student / ASSIGNMENT, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        source, target = submissions / student / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT
+        if target.exists() and folder_files(target) == folder_files(source):
+            continue
+        fresh = target.with_name(f".{ASSIGNMENT}.collecting")
+        shutil.rmtree(fresh, ignore_errors=True)
+        shutil.copytree(source, fresh, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(fresh, target)
+        copied.append(student)
+    return copied
 
 
 def kernel_notes(course: Path, students: list[str]) -> dict[str, str]:
@@ -247,9 +247,14 @@ def kernel_notes(course: Path, students: list[str]) -> dict[str, str]:
         said = []
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         for number, cell in enumerate(cells, start=1):
-            names = {output.get("ename") for output in cell.get("outputs", []) if output.get("output_type") == "error"}
+            errors = {output.get("ename"): output.get("evalue", "") for output in cell.get("outputs", [])
+                      if output.get("output_type") == "error"}
+            names = set(errors)
             if "DeadKernelError" in names:
-                said.append(f"kernel died in cell {number}; later cells not run")
+                why = " (too many processes)" if "processes" in errors["DeadKernelError"] else ""
+                said.append(f"kernel died in cell {number}{why}; later cells not run")
+            elif "NotebookTimeoutError" in names:
+                said.append(f"the notebook ran out of time at cell {number}")
             elif names & {"CellTimeoutError", "KeyboardInterrupt"}:
                 said.append(f"cell {number} timed out and was interrupted")
         if said:
@@ -289,78 +294,81 @@ def show(table) -> str:
         return table.to_string()
 
 
-def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = None, jobs: int = 1) -> dict:
-    """Every step; returns {"students", "table", "notes", "seconds"}. Raises PipelineError when a step fails."""
+def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = None, jobs: int | None = None,
+                 scheduler: str | None = None, regrade: bool = False, fresh: bool = False, progress: bool = True) -> dict:
+    """Every step; returns {"students", "table", "notes", "summary", "seconds"}. Raises PipelineError when a step fails."""
+    from autograder.grading import GradingError, grade_class
+
     course, submissions = course.absolute(), submissions.absolute()
     students = find_submissions(submissions)
     log = course / "nbgrader.log"
     seconds = {}
 
     def step(number: int, title: str):
-        say(f"[{number}/8] {title}")
+        say(f"[{number}/7] {title}")
         return time.monotonic()
 
-    started = step(1, f"preparing a fresh course folder {course}")
-    prepare_course(course, cell_timeout)
+    started = step(1, f"the course folder {course}")
+    prepare_course(course, cell_timeout, fresh)
     seconds["prepare"] = time.monotonic() - started
 
-    started = step(2, f"adding the assignment and {len(students)} students to the gradebook")
+    started = step(2, f"the assignment and {len(students)} students in the gradebook")
     run_nbgrader(course, "db", "assignment", "add", ASSIGNMENT, log=log)
     add_students(course, students, log)
     seconds["gradebook"] = time.monotonic() - started
 
     started = step(3, "releasing: nbgrader generate_assignment")
-    run_nbgrader(course, "generate_assignment", ASSIGNMENT, log=log)
+    run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", log=log)
     seconds["release"] = time.monotonic() - started
 
     started = step(4, f"collecting {len(students)} submissions from {submissions} into submitted/")
-    collect(course, submissions, students)
+    copied = collect(course, submissions, students)
+    say(f"      {len(copied)} new or changed")
     seconds["collect"] = time.monotonic() - started
 
-    commands = autograde_commands(students, jobs)
-    started = step(5, "autograding: nbgrader autograde (each notebook in its own kernel, hidden checks outside it)"
-                   + (f", {len(commands)} at a time" if len(commands) > 1 else ""))
+    where = f"the Dask scheduler {scheduler}" if scheduler else f"{jobs or os.cpu_count()} local workers"
+    started = step(5, f"grading new and changed submissions on {where}: nbgrader autograde and feedback, "
+                      "each notebook in its own sandboxed kernel, the hidden checks outside it")
     try:
-        run_nbgrader_together(course, commands, log=log, echo=autograde_progress)
-    except PipelineError as error:
-        done = [s for s in students if (course / "autograded" / s / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()]
-        missing = sorted(set(students) - set(done))
-        raise PipelineError(f"{error}\nautograded: {len(done)} of {len(students)}; not autograded: {', '.join(missing) or 'none'}") from None
-    seconds["autograde"] = time.monotonic() - started
+        summary = grade_class(course, students, scheduler=scheduler, jobs=jobs, config=timeout_config(cell_timeout),
+                              progress=progress, regrade=regrade)
+    except GradingError as error:
+        raise PipelineError(str(error)) from None
+    say(f"      graded {len(summary.graded)}, up to date {len(summary.skipped)}, failed {len(summary.failed)}")
+    seconds["grade"] = time.monotonic() - started
 
-    started = step(6, "feedback: nbgrader generate_feedback (HTML per student)")
-    run_nbgrader(course, "generate_feedback", ASSIGNMENT, log=log)
-    missing = [s for s in students if not (course / "feedback" / s / ASSIGNMENT / f"{NOTEBOOK}.html").exists()]
-    if missing:
-        raise PipelineError(f"generate_feedback wrote no HTML for {', '.join(missing)}")
-    seconds["feedback"] = time.monotonic() - started
-
-    started = step(7, "exporting grades.csv (nbgrader's) and checks.csv (autograder.export.ChecksExport)")
+    started = step(6, "exporting grades.csv (nbgrader's) and checks.csv (autograder.export.ChecksExport)")
     run_nbgrader(course, "export", "--to", str(course / "grades.csv"), log=log)
     run_nbgrader(course, "export", "--exporter=autograder.export.ChecksExport", "--to", str(course / "checks.csv"), log=log)
     seconds["export"] = time.monotonic() - started
 
-    step(8, "the class's grades")
-    notes = kernel_notes(course, students)
+    step(7, "the class's grades")
+    notes = kernel_notes(course, [s for s in students if s not in summary.failed])
+    for student, note in summary.notes.items():
+        notes[student] = "; ".join(filter(None, [note, notes.get(student)]))
     table = grade_table(course / "checks.csv", notes)
-    return {"students": students, "table": table, "notes": notes, "seconds": seconds}
+    return {"students": students, "table": table, "notes": notes, "summary": summary, "seconds": seconds}
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.classroom", description=__doc__.split("\n\n")[0])
     parser.add_argument("--course", type=Path, default=REPOSITORY / "demo",
-                        help="the course folder to (re)create (default: demo/ in the repository, not committed)")
+                        help="the course folder, made on the first run and kept (default: demo/ in the repository, not committed)")
     parser.add_argument("--submissions", type=Path, default=REPOSITORY / "examples" / "submissions",
                         help="folder of <student>/attention/attention.ipynb (default: examples/submissions)")
     parser.add_argument("--cell-timeout", type=int, default=None,
                         help="seconds per cell in the student's kernel (default: nbgrader_config.py's)")
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="autograde with this many nbgrader processes at once, each with its share of the students "
-                             "(default 1: one `nbgrader autograde attention`)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="local worker processes, each grading one notebook at a time (default: one per core)")
+    parser.add_argument("--scheduler", default=None,
+                        help="address of a Dask scheduler (tcp://host:8786) whose workers grade; default: this machine")
+    parser.add_argument("--regrade", action="store_true", help="grade every submission again, not only new or changed ones")
+    parser.add_argument("--fresh", action="store_true", help="delete the course folder (gradebook included) and start again")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
-        result = run_pipeline(args.course, args.submissions, args.cell_timeout, args.jobs)
+        result = run_pipeline(args.course, args.submissions, args.cell_timeout, args.jobs, args.scheduler,
+                              args.regrade, args.fresh)
     except PipelineError as error:
         print(f"FAILED: {error}", file=sys.stderr, flush=True)
         return 1
@@ -368,11 +376,14 @@ def main(argv=None) -> int:
     say(show(result["table"]))
     say("")
     course = args.course.absolute()
+    failed = result["summary"].failed
+    for student, why in failed.items():
+        say(f"NOT GRADED: {student}: {why}")
     say(f"gradebook {course / 'gradebook.db'}; grades {course / 'grades.csv'}; per check {course / 'checks.csv'}; "
         f"feedback {course / 'feedback'}/<student>/{ASSIGNMENT}/{NOTEBOOK}.html")
     steps = ", ".join(f"{name} {value:.0f} s" for name, value in result["seconds"].items())
     say(f"done in {time.monotonic() - started:.0f} s ({steps})")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -69,6 +69,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             # (JPY_PARENT_PID, set by the launcher) would take that for an orphaning and quit at once. With
             # 1 it polls nothing; --die-with-parent does that poller's job.
             inner = ["/usr/bin/env", "JPY_PARENT_PID=1", *inner]
+            # A SIGINT to the process group would also reach bwrap, which dies of it (and the kernel with it):
+            # interrupt with a message on the control channel instead; the kernel then signals itself.
+            self.kernel_spec.interrupt_mode = "message"
         command = sandbox.command(inner, kernel_sandbox(cwd, self.private))
         env = dict(kw.get("env") or os.environ)
         env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",

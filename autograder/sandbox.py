@@ -30,6 +30,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,14 @@ class Sandbox:
     readable: dict = field(default_factory=dict)
     hidden: tuple[Path, ...] = ()  # folders also hidden, besides home, /tmp and the repository
     cwd: Path | None = None
+
+
+_ALSO_HIDDEN: set[str] = set()
+
+
+def hide_also(folders) -> None:
+    """Hide these folders too in every sandbox this process starts (the course folder of the class being graded)."""
+    _ALSO_HIDDEN.update(str(folder) for folder in folders)
 
 
 @functools.cache
@@ -110,7 +119,7 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
         return list(inner)
     home = Path(os.path.expanduser("~")).resolve()
     hide = []
-    for folder in [home, Path("/tmp"), REPOSITORY, *map(Path, sandbox.hidden)]:
+    for folder in [home, Path("/tmp"), Path(tempfile.gettempdir()), REPOSITORY, *map(Path, _ALSO_HIDDEN), *map(Path, sandbox.hidden)]:
         folder = folder.resolve() if folder.exists() else folder
         if folder.exists() and folder != Path("/") and not _inside(folder, hide):
             hide.append(folder)

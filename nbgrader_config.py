@@ -14,12 +14,12 @@ import os
 import sys
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput,
-                                    SaveAutoGrades)
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds,
+                                    IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from autograder.execute import SurvivingExecute  # noqa: E402
-from autograder.preprocessor import ExternalVerdicts  # noqa: E402
+from autograder.preprocessor import DropEmptyMetadata, ExternalVerdicts  # noqa: E402
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
@@ -30,6 +30,11 @@ c.CourseDirectory.course_id = "attention"
 c.SurvivingExecute.timeout = 60
 c.SurvivingExecute.interrupt_on_timeout = True
 c.SurvivingExecute.startup_timeout = 120
+
+# nbgrader's own sanitising steps, with one fix: a duplicated grade cell no longer fails the submission
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput, DeduplicateIds, DropEmptyMetadata, OverwriteKernelspec, OverwriteCells, CheckCellMetadata,
+]
 
 c.Autograde.autograde_preprocessors = [
     SurvivingExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import sys
@@ -69,7 +70,6 @@ class Assignment:
     release: bytes  # the release notebook, graded in place of a notebook that cannot be read
     config: str  # lines added to the private folder's nbgrader_config.py (e.g. the cell timeout)
     fingerprint: str
-    hidden: tuple = ()  # folders the sandboxes must also hide (the course folder)
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,7 @@ class Outcome:
     note: str = ""  # what the instructor should know (a notebook graded as blank, and why)
     worker: str = ""  # host:pid of the worker that graded it
     seconds: float = 0.0
+    feedback_seconds: float = 0.0  # of which making the feedback page
     error: str = ""  # set when nothing could be graded (nothing is recorded)
 
 
@@ -121,7 +122,7 @@ def load_assignment(course: Path, config: str = "") -> Assignment:
     release = (course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes()
     fingerprint = digest([*(("source/" + k, v) for k, v in source.items()), ("config", config.encode()),
                           ("grader", grader_fingerprint().encode())])
-    return Assignment(gradebook, source, release, config, fingerprint, hidden=(str(course.resolve()),))
+    return Assignment(gradebook, source, release, config, fingerprint)
 
 
 def load_submission(course: Path, student: str, assignment: Assignment) -> Submission:
@@ -202,26 +203,33 @@ def _read_results(root: Path, student: str, outcome: Outcome):
     outcome.feedback = folder_files(root / "feedback" / student / ASSIGNMENT)
 
 
-def _autograde(root: Path, student: str) -> str | None:
+def _autograde(root: Path, student: str, outcome: Outcome) -> str | None:
     """nbgrader autograde + generate_feedback for one student in the private folder; None, or what failed."""
     api = _nbgrader_api(root)
     for step, run in [("autograde", api.autograde), ("generate_feedback", api.generate_feedback)]:
+        started = time.monotonic()
         result = run(ASSIGNMENT, student, force=True)
+        if step == "generate_feedback":
+            outcome.feedback_seconds = time.monotonic() - started
         if not result.get("success"):
-            error = (result.get("error") or result.get("log") or "").strip().splitlines()
-            if os.environ.get("AUTOGRADER_DEBUG"):
-                print(result.get("log"), result.get("error"), file=sys.stderr)
-            return f"nbgrader {step} failed: {error[-1] if error else 'no message'}"
+            return f"nbgrader {step} failed: {first_error(result.get('log', '') + chr(10) + result.get('error', ''))}"
     return None
+
+
+def first_error(log: str) -> str:
+    """The exception that stopped nbgrader, out of its log ("KeyError: 'grade_id'"), or the log's last line."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    for line in lines:
+        found = re.match(r"^([\w.]+(?:Error|Exception|Exit)): ?(.*)$", line)
+        if found and not found[1].endswith("NbGraderException"):
+            return f"{found[1].rsplit('.', 1)[-1]}: {found[2][:300]}"
+    return lines[-1][:300] if lines else "no message"
 
 
 def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
     """Autograde one submission and make its feedback, in a private folder; everything comes back as bytes."""
-    from autograder import sandbox
-
     started = time.monotonic()
     quiet_nbgrader_warnings()
-    sandbox.hide_also(assignment.hidden)
     outcome = Outcome(submission.student, submission.fingerprint, worker=worker_name())
     with tempfile.TemporaryDirectory(prefix="attention-grading-") as scratch:
         root = Path(scratch)
@@ -240,13 +248,13 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
         reason = unreadable(notebook.read_bytes())
         failure = None
         if reason is None:
-            failure = _autograde(root, submission.student)
+            failure = _autograde(root, submission.student, outcome)
             if failure is not None:
                 reason = f"nbgrader could not grade it ({failure})"
         if reason is not None:
             notebook.write_bytes(blank_with_reason(assignment.release, reason))
             outcome.note = f"graded as blank: {reason}"
-            failure = _autograde(root, submission.student)
+            failure = _autograde(root, submission.student, outcome)
             if failure is not None:
                 outcome.error = failure
                 return outcome

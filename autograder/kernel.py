@@ -6,7 +6,7 @@ SandboxedKernelManager is jupyter_client's AsyncKernelManager with three changes
   network namespace of its own cannot reach the grader's loopback, and files can be bound in;
 - the kernel command runs in bubblewrap (when it works here), with the notebook's folder writable,
   lib/ and data/ readable where the notebook's setup cell looks for them, and nothing else of the
-  course, the repository or the home folder in view; and under limits (memory, file size, processes);
+  course, the repository or the home folder in existence; and under limits (memory, file size, processes);
 - a watchdog thread counts the kernel's processes: past KERNEL_PROCESSES (a fork bomb) it kills the
   whole sandbox and records why in ``death_reason``, which SurvivingExecute writes into the notebook.
 """
@@ -45,8 +45,7 @@ def kernel_sandbox(cwd: Path, private: Path) -> sandbox.Sandbox:
         readable[str(root / "lib")] = str(library)
         if (library.parent / "data").is_dir():  # lib reads the store and its model from ../data
             readable[str(root / "data")] = str(library.parent / "data")
-    hidden = (root,) if root is not None else ()
-    return sandbox.Sandbox(writable=(cwd, private), readable=readable, hidden=hidden, cwd=cwd)
+    return sandbox.Sandbox(writable=(cwd, private), readable=readable, cwd=cwd)
 
 
 class SandboxedKernelManager(AsyncKernelManager):

@@ -94,3 +94,17 @@ class ExternalVerdicts(NbGraderPreprocessor):
             cell.outputs = verdict_outputs(cell, verdict)
             self.log.info("%s: %g / %g points", verdict.check_id, verdict.points, verdict.max_points)
         return nb, resources
+
+
+class DropEmptyMetadata(NbGraderPreprocessor):
+    """Remove the empty ``nbgrader`` metadata that nbgrader's DeduplicateIds leaves on a duplicated cell.
+
+    DeduplicateIds keeps the last cell of a grade id and sets ``metadata.nbgrader = {}`` on the others; the
+    steps after it then take such a cell for an nbgrader cell and fail on its missing grade_id (KeyError),
+    which fails the whole submission. Without the key the copy is a plain cell of the student's own.
+    """
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.get("metadata", {}).get("nbgrader", None) == {}:
+            del cell.metadata["nbgrader"]
+        return cell, resources

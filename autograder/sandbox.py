@@ -9,12 +9,11 @@ Two kinds of student process run during grading, and both go through here:
 With bubblewrap (``apt-get install bubblewrap``) each runs in a sandbox of its own:
 
 - no network: a network namespace of its own, with only its own loopback (``--unshare-net``);
-- the file system read-only (``--ro-bind / /``), with these hidden behind empty folders: the
-  instructor's home, /tmp (so other submissions, other kernels and the grader's scratch), the
-  repository (its solutions, hidden checks, examples and .git) and the course folder (its
-  submissions and gradebook);
-- shown again, read-only: the Python environment, lib/ and data/ (and for the runner, the three
-  modules of autograder/ it imports); writable: only its own folder;
+- a file system built from nothing (``command``): the system's programs, libraries and /etc (its
+  secrets hidden), the Python environment, lib/ and data/ (for the runner, also the three modules of
+  autograder/ it imports), all read-only; an empty /tmp; writable, only its own folder. Not there: the
+  instructor's home, other submissions and kernels, the repository (its solutions, hidden checks,
+  examples, .git), the course folder (its submissions and gradebook);
 - its own process, IPC and host-name namespaces; it dies with the grader that started it (and every
   process it started dies with it).
 
@@ -51,16 +50,7 @@ class Sandbox:
 
     writable: tuple[Path, ...]
     readable: dict = field(default_factory=dict)
-    hidden: tuple[Path, ...] = ()  # folders also hidden, besides home, /tmp and the repository
     cwd: Path | None = None
-
-
-_ALSO_HIDDEN: set[str] = set()
-
-
-def hide_also(folders) -> None:
-    """Hide these folders too in every sandbox this process starts (the course folder of the class being graded)."""
-    _ALSO_HIDDEN.update(str(folder) for folder in folders)
 
 
 @functools.cache
@@ -112,29 +102,40 @@ def _inside(path: Path, folders) -> bool:
     return any(path == folder or folder in path.parents for folder in folders)
 
 
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")  # shown read-only
+SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
+           "/etc/ssh", "/etc/ssl/private", "/etc/security/opasswd")  # hidden inside /etc
+
+
 def command(inner: list[str], sandbox: Sandbox) -> list[str]:
-    """``inner`` wrapped in bubblewrap with the sandbox's view; ``inner`` unchanged when bwrap is unavailable."""
+    """``inner`` wrapped in bubblewrap with the sandbox's view; ``inner`` unchanged when bwrap is unavailable.
+
+    The view is built up from nothing: the system's programs and libraries and /etc (its secrets hidden),
+    the Python environment, what the sandbox may read, what it may write, an empty /tmp; the root itself
+    is read-only. Nothing else exists inside: not /home, /root, /srv, the repository, the course.
+    """
     bwrap = bubblewrap()
     if bwrap is None:
         return list(inner)
-    home = Path(os.path.expanduser("~")).resolve()
-    hide = []
-    for folder in [home, Path("/tmp"), Path(tempfile.gettempdir()), REPOSITORY, *map(Path, _ALSO_HIDDEN), *map(Path, sandbox.hidden)]:
-        folder = folder.resolve() if folder.exists() else folder
-        if folder.exists() and folder != Path("/") and not _inside(folder, hide):
-            hide.append(folder)
-    arguments = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for folder in sorted(hide, key=lambda p: len(p.parts)):
-        arguments += ["--tmpfs", str(folder)]
-    shown = [(root, root) for root in environment_roots() if _inside(root, hide)]
+    arguments = [bwrap]
+    for folder in SYSTEM:
+        if os.path.exists(folder):
+            arguments += ["--ro-bind", folder, folder]
+    for secret in SECRETS:
+        if os.path.isdir(secret) and not os.path.islink(secret):
+            arguments += ["--tmpfs", secret]
+        elif os.path.exists(secret):
+            arguments += ["--ro-bind", "/dev/null", secret]
+    arguments += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    if Path(tempfile.gettempdir()).resolve() != Path("/tmp"):
+        arguments += ["--tmpfs", str(Path(tempfile.gettempdir()).resolve())]
+    shown = [(root, root) for root in environment_roots() if not _inside(root, [Path(f) for f in SYSTEM])]
     shown += [(Path(inside), Path(outside)) for inside, outside in sandbox.readable.items()]
     for inside, outside in shown:
         arguments += ["--ro-bind", str(outside), str(inside)]
     for folder in sandbox.writable:
         arguments += ["--bind", str(folder), str(folder)]
-    arguments += ["--unshare-all", "--die-with-parent"]  # the same process group: the kernel manager interrupts it
-    for folder in hide:  # what is written outside the writable folders fails, instead of vanishing with the sandbox
-        arguments += ["--remount-ro", str(folder)]
+    arguments += ["--remount-ro", "/", "--unshare-all", "--die-with-parent"]  # the kernel manager interrupts by message
     if sandbox.cwd is not None:
         arguments += ["--chdir", str(sandbox.cwd)]
     return arguments + ["--", *inner]

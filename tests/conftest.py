@@ -8,3 +8,86 @@ import os
 
 for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
+
+
+import shutil  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+BUNDLED = REPOSITORY / "examples" / "submissions"
+CANARY_TEXT = "the instructor's file, untouched\n"
+
+
+class Listener:
+    """A TCP server on the grader's loopback that counts the connections it accepts."""
+
+    def __init__(self):
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.port = self.socket.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            connection.close()
+
+
+@dataclass
+class GradedClass:
+    course: Path
+    submissions: Path
+    stdout: str
+    seconds: float
+    before: dict  # {relative path: bytes} of every submitted file, before the run
+    cases: dict  # {student: hostile.Case}
+    canary: Path
+    listener: Listener
+    students: list = field(default_factory=list)
+
+
+def files_under(folder: Path) -> dict:
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+@pytest.fixture(scope="session")
+def graded_class(tmp_path_factory) -> GradedClass:
+    """One class graded by `python -m autograder.classroom`: the bundled submissions and every hostile case
+    (tests/hostile.py), together, on the machine's cores. The slowest fixture of the suite (a few minutes)."""
+    if not (Path(sys.executable).parent / "nbgrader").exists():
+        pytest.skip("nbgrader is not installed next to this Python")
+    import hostile
+
+    root = tmp_path_factory.mktemp("class")
+    course, submissions = root / "course", root / "submissions"
+    shutil.copytree(BUNDLED, submissions)
+    canary = root / "instructor" / "canary.txt"
+    canary.parent.mkdir()
+    canary.write_text(CANARY_TEXT)
+    listener = Listener()
+    cases = hostile.build(hostile.Context(course=course, canary=canary, port=listener.port))
+    for student, case in cases.items():
+        (submissions / student / "attention").mkdir(parents=True)
+        (submissions / student / "attention" / "attention.ipynb").write_bytes(case.notebook)
+    before = files_under(submissions)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "autograder.classroom", "--course", str(course),
+                           "--submissions", str(submissions)],
+                          cwd=REPOSITORY, capture_output=True, text=True, timeout=1500)
+    seconds = time.monotonic() - started
+    assert done.returncode == 0, f"the pipeline failed:\n{done.stdout[-6000:]}\n{done.stderr[-4000:]}"
+    print(f"\nclass of {len(list(submissions.iterdir()))} graded in {seconds:.0f} s\n{done.stdout[-3000:]}")
+    return GradedClass(course, submissions, done.stdout, seconds, before, cases, canary, listener,
+                       sorted(folder.name for folder in submissions.iterdir()))

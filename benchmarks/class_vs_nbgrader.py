@@ -1,0 +1,127 @@
+"""A class graded by this project versus by `nbgrader autograde` run the usual way: wall-clock ratio, same run.
+
+    .venv/bin/python benchmarks/class_vs_nbgrader.py                  # 200 generated submissions (over an hour here)
+    .venv/bin/python benchmarks/class_vs_nbgrader.py --students 24    # a smaller class, same mix
+
+The class is generated from the bundled submissions (examples/submissions), cycling through a mix: correct
+(the full solution), partly wrong (the four bundled mistakes) and broken (the blank release, a kernel that
+dies, a file that is not JSON). One course folder is prepared (gradebook, release, every submission
+collected) and copied twice, so both sides start from the same bytes:
+
+- nbgrader, the usual way: ``nbgrader autograde attention`` then ``nbgrader generate_feedback attention``,
+  one command each, with this course's nbgrader_config.py (the same preprocessors, the same limits);
+- this project: ``autograder.grading.grade_class``, on every core (--jobs, default one per core).
+
+The seed of the hidden checks' inputs is fixed for both (ExternalVerdicts.seed), so the grades must be
+identical wherever both sides graded a student (nbgrader cannot grade the file that is not JSON; this project
+grades it as blank, with a note). The headline is nbgrader's seconds over this project's (goal: at least 1.8
+on a 2-core machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPOSITORY))
+GOAL = 1.8
+SEED = 20261129
+MIX = ["full_solution", "mask_after_softmax", "full_solution", "no_sqrt_scaling", "blank_release",
+       "previous_token_off_by_one", "full_solution", "split_heads_reshape_order", "kernel_crash", "not_json"]
+
+
+def generate_class(folder: Path, count: int) -> dict[str, str]:
+    """``count`` submissions in ``folder``/<student>/attention/; returns {student: the kind it is}."""
+    bundled = REPOSITORY / "examples" / "submissions"
+    kinds = {}
+    for number, kind in zip(range(count), itertools.cycle(MIX)):
+        student = f"s{number:03d}_{kind}"
+        target = folder / student / "attention"
+        target.mkdir(parents=True)
+        if kind == "not_json":
+            (target / "attention.ipynb").write_text("my answers are in a Word file\n")
+        else:
+            shutil.copy(bundled / kind / "attention" / "attention.ipynb", target / "attention.ipynb")
+        kinds[student] = kind
+    return kinds
+
+
+def prepare(course: Path, submissions: Path, students: list[str]) -> None:
+    from autograder import classroom
+
+    classroom.prepare_course(course, None)
+    with open(course / "nbgrader_config.py", "a") as handle:
+        handle.write(f"\n# benchmarks/class_vs_nbgrader.py: the same inputs on both sides\nc.ExternalVerdicts.seed = {SEED}\n")
+    log = course / "nbgrader.log"
+    classroom.run_nbgrader(course, "db", "assignment", "add", "attention", log=log)
+    classroom.add_students(course, students, log)
+    classroom.run_nbgrader(course, "generate_assignment", "attention", "--force", log=log)
+    classroom.collect(course, submissions, students)
+
+
+def points(course: Path) -> dict:
+    """{student: {grade_id: auto_score}} of the students with a submission in the gradebook."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return {s.student.id: {g.name: g.auto_score for g in s.notebooks[0].grades}
+                for s in gradebook.find_assignment("attention").submissions}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=200)
+    parser.add_argument("--jobs", type=int, default=None, help="this project's local workers (default: one per core)")
+    args = parser.parse_args(argv)
+
+    from autograder import classroom, grading
+
+    with tempfile.TemporaryDirectory(prefix="class-benchmark-") as scratch:
+        scratch = Path(scratch)
+        kinds = generate_class(scratch / "submissions", args.students)
+        students = sorted(kinds)
+        print(f"{len(students)} submissions: " + ", ".join(f"{kind} {list(kinds.values()).count(kind)}" for kind in dict.fromkeys(MIX)))
+        prepare(scratch / "prepared", scratch / "submissions", students)
+        for side in ("nbgrader", "project"):
+            shutil.copytree(scratch / "prepared", scratch / side, symlinks=True)
+            classroom.write_course_config(scratch / side, f"\nc.ExternalVerdicts.seed = {SEED}\n")
+
+        seconds = {}
+        started = time.monotonic()
+        for step in (["autograde", "attention"], ["generate_feedback", "attention"]):
+            done = subprocess.run([classroom.nbgrader_executable(), *step], cwd=scratch / "nbgrader",
+                                  env=classroom.nbgrader_environment(), capture_output=True, text=True)
+            print(f"nbgrader {step[0]}: exit {done.returncode}")
+        seconds["nbgrader"] = time.monotonic() - started
+        print(f"nbgrader autograde + generate_feedback: {seconds['nbgrader']:.0f} s")
+
+        started = time.monotonic()
+        summary = grading.grade_class(scratch / "project", students, jobs=args.jobs,
+                                      config=f"\nc.ExternalVerdicts.seed = {SEED}\n", progress=True)
+        seconds["project"] = time.monotonic() - started
+        print(f"autograder.grading.grade_class: {seconds['project']:.0f} s "
+              f"(graded {len(summary.graded)}, failed {len(summary.failed)})")
+
+        theirs, ours = points(scratch / "nbgrader"), points(scratch / "project")
+        both = sorted(set(theirs) & set(ours))
+        differ = [student for student in both if theirs[student] != ours[student]]
+        only_ours = sorted(set(ours) - set(theirs))
+        print(f"graded by both: {len(both)}; identical grades: {len(both) - len(differ)}; differ: {differ or 'none'}")
+        print(f"graded only by this project: {len(only_ours)} ({', '.join(sorted({kinds[s] for s in only_ours})) or '-'})")
+    print(f"nbgrader / this project, wall-clock: {seconds['nbgrader'] / seconds['project']:.2f} (goal >= {GOAL})")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Grading one submission versus only executing the same notebook with nbclient: the overhead, as a ratio.
+
+    .venv/bin/python benchmarks/overhead_vs_nbclient.py                 # the full solution, 3 rounds
+    .venv/bin/python benchmarks/overhead_vs_nbclient.py --rounds 5 --student no_sqrt_scaling
+
+Both sides run the same bundled submission (examples/submissions/<student>) in the same process, one after
+the other, alternating which goes first:
+
+- execute: nbclient.NotebookClient(...).execute() in the notebook's folder of a course, a plain kernel
+  (the usual ipykernel over TCP, no sandbox, no limits), nothing else;
+- grade: autograder.grading.grade_submission, what a worker does for one student: a private course folder,
+  nbgrader's Autograde (its sanitising steps, the notebook in a sandboxed kernel, the hidden checks in
+  their sandboxed runner, the gradebook) and GenerateFeedback (the HTML page), every result read back.
+
+Each round gives grade seconds / execute seconds; the median is the headline (goal: at most 1.3), and the
+same ratio without the feedback page is shown beside it. These machines are noisy: read the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPOSITORY))
+GOAL = 1.3
+
+
+def prepared_course(scratch: Path) -> Path:
+    """A course folder with the assignment released and its gradebook (what grade_submission needs)."""
+    from autograder import classroom
+
+    course = scratch / "course"
+    classroom.prepare_course(course, None)
+    log = course / "nbgrader.log"
+    classroom.run_nbgrader(course, "db", "assignment", "add", "attention", log=log)
+    classroom.run_nbgrader(course, "generate_assignment", "attention", "--force", log=log)
+    return course
+
+
+def execute_only(notebook: Path, folder: Path) -> float:
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(notebook, as_version=4)
+    started = time.monotonic()
+    NotebookClient(nb, timeout=120, allow_errors=True, resources={"metadata": {"path": str(folder)}}).execute()
+    return time.monotonic() - started
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--student", default="full_solution", help="a bundled submission (default: full_solution)")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    from autograder import grading, sandbox
+
+    notebook = REPOSITORY / "examples" / "submissions" / args.student / "attention" / "attention.ipynb"
+    print(f"submission: {notebook.relative_to(REPOSITORY)}; bubblewrap: {'yes' if sandbox.bubblewrap() else 'no'}; "
+          f"cores: {os.cpu_count()}")
+    with tempfile.TemporaryDirectory(prefix="overhead-") as scratch:
+        course = prepared_course(Path(scratch))
+        folder = course / "executed" / args.student / "attention"
+        folder.mkdir(parents=True)
+        shutil.copy(notebook, folder / "attention.ipynb")
+        assignment = grading.load_assignment(course)
+        submission = grading.Submission(args.student, {"attention.ipynb": notebook.read_bytes()}, "benchmark")
+        grading.grade_submission(assignment, submission)  # warm: the model's measurements, imports, caches
+        execute_only(notebook, folder)
+        ratios, plain = [], []
+        for round_number in range(args.rounds):
+            order = ["execute", "grade"] if round_number % 2 == 0 else ["grade", "execute"]
+            seconds = {}
+            for side in order:
+                if side == "execute":
+                    seconds[side] = execute_only(notebook, folder)
+                else:
+                    outcome = grading.grade_submission(assignment, submission)
+                    seconds[side] = outcome.seconds
+                    seconds["feedback"] = outcome.feedback_seconds
+            ratios.append(seconds["grade"] / seconds["execute"])
+            plain.append((seconds["grade"] - seconds["feedback"]) / seconds["execute"])
+            points = sum(grade["auto_score"] or 0 for grade in outcome.grades)
+            print(f"round {round_number + 1}: execute {seconds['execute']:.1f} s, grade {seconds['grade']:.1f} s "
+                  f"(of which feedback {seconds['feedback']:.1f} s; {points:g} points): ratio {ratios[-1]:.2f}")
+    print(f"without the feedback page: {statistics.median(plain):.2f}")
+    print(f"grade / execute, per submission: {statistics.median(ratios):.2f} (goal <= {GOAL})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""autograder.grading: a Dask cluster of separate processes, re-runs that grade only what changed, a run killed
+half-way, and the gradebook written one whole submission at a time.
+
+The class here is small and quick (notebooks whose kernel stops early or whose answers are stubs), so the
+grading itself takes seconds; most of the time is nbgrader's own commands starting up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder import grading
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+BUNDLED = REPOSITORY / "examples" / "submissions"
+ASSIGNMENT = NOTEBOOK = "attention"
+EXPECTED = json.loads((REPOSITORY / "examples" / "expected.json").read_text())
+
+pytestmark = pytest.mark.skipif(not (Path(sys.executable).parent / "nbgrader").exists(),
+                                reason="nbgrader is not installed next to this Python")
+
+
+def hand_in(submissions: Path, student: str, notebook: bytes):
+    folder = submissions / student / ASSIGNMENT
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{NOTEBOOK}.ipynb").write_bytes(notebook)
+
+
+def bundled(student: str) -> bytes:
+    return (BUNDLED / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes()
+
+
+def classroom(course: Path, submissions: Path, *extra: str) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "autograder.classroom", "--course", str(course),
+                           "--submissions", str(submissions), *extra],
+                          cwd=REPOSITORY, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+    return done
+
+
+def automatic_points(course: Path) -> dict:
+    """{student: {grade_id: auto_score}} from the gradebook."""
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return {submission.student.id: {grade.name: grade.auto_score for grade in submission.notebooks[0].grades}
+                for submission in gradebook.find_assignment(ASSIGNMENT).submissions}
+
+
+def check_points(points: dict, student: str, like: str):
+    """``student`` holds the expected.json points of the bundled student ``like``."""
+    for grade_id, want in EXPECTED["students"][like]["points"].items():
+        assert points[student][grade_id] == (None if want is None else pytest.approx(want, abs=1e-9)), (student, grade_id)
+
+
+def start(command: list[str], log: Path) -> subprocess.Popen:
+    return subprocess.Popen(command, cwd=REPOSITORY, stdout=open(log, "w"), stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def stop(process: subprocess.Popen):
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A Dask scheduler and two single-threaded workers, each a separate process, on loopback."""
+    folder = tmp_path_factory.mktemp("dask")
+    address_file = folder / "scheduler.json"
+    processes = [start([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                        "--no-dashboard", "--scheduler-file", str(address_file)], folder / "scheduler.log")]
+    try:
+        deadline = time.monotonic() + 60
+        while not address_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(address_file.read_text())["address"]
+        for name in ("one", "two"):
+            processes.append(start([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                    "--no-nanny", "--no-dashboard", "--name", name], folder / f"worker-{name}.log"))
+        from dask.distributed import Client
+
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, {process.pid for process in processes[1:]}
+    finally:
+        for process in reversed(processes):
+            stop(process)
+
+
+def test_a_dask_cluster_grades_then_reruns_grade_only_what_changed(cluster, tmp_path):
+    address, worker_pids = cluster
+    course, submissions = tmp_path / "course", tmp_path / "submissions"
+    hand_in(submissions, "ada", bundled("blank_release"))
+    hand_in(submissions, "bo", bundled("kernel_crash"))
+    hand_in(submissions, "cy", b"not a notebook")
+
+    first = classroom(course, submissions, "--scheduler", address)
+    points = automatic_points(course)
+    check_points(points, "ada", "blank_release")
+    check_points(points, "bo", "kernel_crash")
+    check_points(points, "cy", "blank_release")
+    workers = {student: grading.ledger(course, student)["worker"] for student in ("ada", "bo", "cy")}
+    pids = {int(worker.rsplit(":", 1)[1]) for worker in workers.values()}
+    assert pids <= worker_pids, f"graded by {workers}, not by the cluster's workers {worker_pids}"
+    assert "graded 3, up to date 0, failed 0" in first.stdout
+
+    again = classroom(course, submissions)  # on this machine's cores; nothing changed
+    assert "graded 0, up to date 3, failed 0" in again.stdout
+    assert automatic_points(course) == points
+
+    hand_in(submissions, "cy", bundled("kernel_crash"))  # a new version
+    hand_in(submissions, "di", bundled("blank_release"))  # a new student
+    third = classroom(course, submissions, "--jobs", "2")
+    assert "graded 2, up to date 2, failed 0" in third.stdout
+    points = automatic_points(course)
+    check_points(points, "cy", "kernel_crash")
+    check_points(points, "di", "blank_release")
+    check_points(points, "ada", "blank_release")
+    assert grading.ledger(course, "ada")["worker"] == workers["ada"], "ada was graded again"
+
+
+def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
+    """Grade five quick notebooks with one worker; kill the whole run (SIGKILL) once two are recorded. Every
+    recorded student is whole in the gradebook, no one is half there, and the next run grades only the rest."""
+    course, submissions = tmp_path / "course", tmp_path / "submissions"
+    students = [f"student_{n}" for n in range(5)]
+    for student in students:
+        hand_in(submissions, student, bundled("kernel_crash" if student.endswith(("1", "3")) else "blank_release"))
+    from autograder import classroom as pipeline
+
+    pipeline.prepare_course(course, None)
+    log = course / "nbgrader.log"
+    pipeline.run_nbgrader(course, "db", "assignment", "add", ASSIGNMENT, log=log)
+    pipeline.add_students(course, students, log)
+    pipeline.run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", log=log)
+    pipeline.collect(course, submissions, students)
+    run = [sys.executable, "-c", "import sys; from pathlib import Path; from autograder.grading import grade_class; "
+           "grade_class(Path(sys.argv[1]), sys.argv[2:], jobs=1, progress=False)", str(course), *students]
+
+    process = start(run, tmp_path / "killed.log")
+    deadline = time.monotonic() + 300
+    while len(list((course / ".grading").glob("student_*.json"))) < 2 and time.monotonic() < deadline:
+        assert process.poll() is None, (tmp_path / "killed.log").read_text()
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    recorded = sorted(path.stem for path in (course / ".grading").glob("student_*.json"))
+    assert 2 <= len(recorded) < len(students), recorded
+
+    points = automatic_points(course)
+    assert set(recorded) <= set(points), "a recorded student is missing from the gradebook"
+    for student, grades in points.items():
+        assert None not in [score for name, score in grades.items() if name.startswith("check_")], f"{student} is half written"
+    for student in recorded:
+        assert (course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
+
+    ledgers = {student: grading.ledger(course, student) for student in recorded}
+    finished = subprocess.run(run, cwd=REPOSITORY, capture_output=True, text=True, timeout=600)
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    for student in recorded:
+        assert grading.ledger(course, student) == ledgers[student], f"{student} was graded again"
+    points = automatic_points(course)
+    for student in students:
+        check_points(points, student, "kernel_crash" if student.endswith(("1", "3")) else "blank_release")
+    assert not [path for path in (course / ".grading").iterdir() if not path.name.endswith(".json")], "leftovers"
+
+
+def test_record_in_gradebook_is_all_or_nothing(tmp_path, monkeypatch):
+    """A failure while the gradebook copy is being written leaves gradebook.db exactly as it was."""
+    course = tmp_path / "course"
+    course.mkdir()
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        gradebook.add_assignment(ASSIGNMENT)
+        gradebook.add_notebook(NOTEBOOK, ASSIGNMENT)
+        gradebook.add_grade_cell("check_a", NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="code")
+        gradebook.add_grade_cell("check_b", NOTEBOOK, ASSIGNMENT, max_score=1, cell_type="code")
+    before = (course / "gradebook.db").read_bytes()
+    outcome = grading.Outcome("ada", "f" * 64, grades=[
+        {"notebook": NOTEBOOK, "name": "check_a", "auto_score": 2.0, "needs_manual_grade": False},
+        {"notebook": NOTEBOOK, "name": "check_missing", "auto_score": 1.0, "needs_manual_grade": False}])
+    (course / grading.LEDGER).mkdir()
+    with pytest.raises(Exception):
+        grading.record_in_gradebook(course, outcome)
+    assert (course / "gradebook.db").read_bytes() == before
+
+    outcome.grades[1]["name"] = "check_b"
+    grading.record_in_gradebook(course, outcome)
+    assert automatic_points(course) == {"ada": {"check_a": 2.0, "check_b": 1.0}}

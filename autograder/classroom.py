@@ -13,15 +13,20 @@ Steps, each checked:
    that loads the repository's one and sets the course root, ``lib`` linked in, so the notebooks' setup
    cell finds the course library as it does in the repository); later runs keep it and its gradebook,
    and refresh source/ (``--fresh`` starts it again from nothing);
-2. nbgrader's own commands: ``nbgrader db assignment add``, ``nbgrader db student import``;
-3. ``nbgrader generate_assignment attention --force``: source/ -> release/;
+2. the assignment and the new students in gradebook.db (nbgrader's Gradebook API, as ``nbgrader db
+   assignment add`` and ``nbgrader db student import`` do);
+3. ``generate_assignment`` (nbgrader's NbGraderAPI, in this process): source/ -> release/, skipped when
+   source/ has not changed since the last release;
 4. collection, as nbgrader documents it: each ``<submissions>/<student>/attention/`` is copied to
    ``submitted/<student>/attention/`` (only when it changed);
 5. grading (autograder.grading): each new or changed submission is one task on a Dask worker, which runs
    nbgrader's Autograde and GenerateFeedback on it in a private folder, the notebook's kernel and the
    hidden checks in their sandboxes; each result is recorded in gradebook.db as it arrives, atomically;
-6. ``nbgrader export --to grades.csv`` (one row per student) and
-   ``nbgrader export --exporter=autograder.export.ChecksExport --to checks.csv`` (one row per student per check);
+6. grades.csv with nbgrader's CsvExportPlugin (what ``nbgrader export --to grades.csv`` writes, one row per
+   student) and checks.csv with autograder.export.ChecksExport (one row per student per check), each
+   written whole then renamed into place;
+   nbgrader's own commands are started in this process rather than as ``nbgrader ...`` programs, which
+   spend some 3 s each importing nbgrader;
 7. the class's grade table, from checks.csv, with a note for each notebook whose kernel died, ran out of
    time or could not be read.
 
@@ -41,7 +46,6 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -114,35 +118,20 @@ def _nbgrader(course: Path, args: tuple, timeout: float, echo=None) -> tuple[int
     return (None if expired.is_set() else code), "".join(lines)
 
 
-def run_nbgrader_together(course: Path, commands: list[tuple], log: Path | None = None, timeout: float = 3600,
-                          echo=None) -> list[str]:
-    """Run the nbgrader commands (argument tuples) at the same time in ``course``; their outputs, in order.
-
-    Each one's output goes to ``log``; if any fails, PipelineError says which, with the end of its output.
-    echo: called with every line of output as it comes.
-    """
-    with ThreadPoolExecutor(max_workers=max(1, len(commands))) as pool:
-        results = list(pool.map(lambda args: _nbgrader(course, args, timeout, echo), commands))
-    failures = []
-    for args, (code, output) in zip(commands, results):
-        line = " ".join(args)
-        if log is not None:
-            with open(log, "a", encoding="utf-8") as handle:
-                handle.write(f"$ nbgrader {line}   (exit {code})\n{output}\n")
-        if code is None:
-            failures.append(f"`nbgrader {line}` did not finish in {timeout:g} s")
-        elif code != 0:
-            problems = [text for text in output.splitlines() if "| ERROR]" in text or "| CRITICAL]" in text]
-            shown = "\n".join(problems[-15:]) or "\n".join(output.splitlines()[-25:])
-            failures.append(f"`nbgrader {line}` failed (exit {code}) in {course}:\n{shown}")
-    if failures:
-        raise PipelineError("\n".join(failures) + (f"\n(full output in {log})" if log else ""))
-    return [output for _, output in results]
-
-
 def run_nbgrader(course: Path, *args: str, log: Path | None = None, timeout: float = 3600) -> str:
     """Run ``nbgrader *args`` in ``course``; return its output, raise PipelineError (with the output's end) if it fails."""
-    return run_nbgrader_together(course, [args], log=log, timeout=timeout)[0]
+    code, output = _nbgrader(course, args, timeout)
+    line = " ".join(args)
+    if log is not None:
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"$ nbgrader {line}   (exit {code})\n{output}\n")
+    if code is None:
+        raise PipelineError(f"`nbgrader {line}` did not finish in {timeout:g} s")
+    if code != 0:
+        problems = [text for text in output.splitlines() if "| ERROR]" in text or "| CRITICAL]" in text]
+        shown = "\n".join(problems[-15:]) or "\n".join(output.splitlines()[-25:])
+        raise PipelineError(f"`nbgrader {line}` failed (exit {code}) in {course}:\n{shown}" + (f"\n(full output in {log})" if log else ""))
+    return output
 
 
 def write_course_config(course: Path, extra: str = "") -> Path:
@@ -206,14 +195,52 @@ def find_submissions(submissions: Path) -> list[str]:
     return students
 
 
-def add_students(course: Path, students: list[str], log: Path) -> None:
-    roster = course / "students.csv"
-    with open(roster, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["id", "first_name", "last_name", "email"])
-        for student in students:
-            writer.writerow([student, student.replace("_", " "), "", ""])
-    run_nbgrader(course, "db", "student", "import", str(roster), log=log)
+def register(course: Path, students: list[str]) -> list[str]:
+    """The assignment and the students in gradebook.db (nbgrader's Gradebook API, what ``nbgrader db assignment
+    add`` and ``nbgrader db student import`` do); returns the students added."""
+    from nbgrader.api import Gradebook
+
+    os.environ["PATH"] = nbgrader_environment()["PATH"]  # a new gradebook runs alembic from PATH
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        gradebook.update_or_create_assignment(ASSIGNMENT)
+        known = {student.id for student in gradebook.students}
+        added = [student for student in students if student not in known]
+        for student in added:
+            gradebook.update_or_create_student(student, first_name=student.replace("_", " "))
+    return added
+
+
+def release(course: Path) -> bool:
+    """nbgrader generate_assignment (in-process, nbgrader's NbGraderAPI) when source/ changed since the last
+    release or release/ is missing; returns whether it ran."""
+    from autograder.grading import LEDGER, folder_files, digest, nbgrader_api
+
+    stamp = course / LEDGER / "release.json"
+    source = digest(folder_files(course / "source" / ASSIGNMENT).items())
+    released = course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    if released.exists() and stamp.exists() and json.loads(stamp.read_text()).get("source") == source:
+        return False
+    result = nbgrader_api(course).generate_assignment(ASSIGNMENT, force=True)
+    if not result.get("success"):
+        raise PipelineError(f"nbgrader generate_assignment failed in {course}:\n{result.get('log', '')[-3000:]}\n{result.get('error', '')}")
+    stamp.parent.mkdir(exist_ok=True)
+    stamp.write_text(json.dumps({"source": source}))
+    return True
+
+
+def export(course: Path) -> None:
+    """grades.csv (nbgrader's CsvExportPlugin, what ``nbgrader export`` writes) and checks.csv (ChecksExport)."""
+    from nbgrader.api import Gradebook
+    from nbgrader.plugins import CsvExportPlugin
+
+    from autograder.export import ChecksExport
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for plugin, name in ((CsvExportPlugin(), "grades.csv"), (ChecksExport(course_root=str(course)), "checks.csv")):
+            temporary = course / f".{name}.writing"
+            plugin.to = str(temporary)
+            plugin.export(gradebook)
+            os.replace(temporary, course / name)
 
 
 def collect(course: Path, submissions: Path, students: list[str]) -> list[str]:
@@ -242,7 +269,7 @@ def kernel_notes(course: Path, students: list[str]) -> dict[str, str]:
     for student in students:
         path = course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
         if not path.exists():
-            notes[student] = "not autograded (see nbgrader.log)"
+            notes[student] = "not autograded"
             continue
         said = []
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
@@ -301,7 +328,6 @@ def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = Non
 
     course, submissions = course.absolute(), submissions.absolute()
     students = find_submissions(submissions)
-    log = course / "nbgrader.log"
     seconds = {}
 
     def step(number: int, title: str):
@@ -313,12 +339,12 @@ def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = Non
     seconds["prepare"] = time.monotonic() - started
 
     started = step(2, f"the assignment and {len(students)} students in the gradebook")
-    run_nbgrader(course, "db", "assignment", "add", ASSIGNMENT, log=log)
-    add_students(course, students, log)
+    added = register(course, students)
+    say(f"      {len(added)} new students")
     seconds["gradebook"] = time.monotonic() - started
 
     started = step(3, "releasing: nbgrader generate_assignment")
-    run_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", log=log)
+    say("      released" if release(course) else "      source/ unchanged since the last release")
     seconds["release"] = time.monotonic() - started
 
     started = step(4, f"collecting {len(students)} submissions from {submissions} into submitted/")
@@ -337,9 +363,8 @@ def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = Non
     say(f"      graded {len(summary.graded)}, up to date {len(summary.skipped)}, failed {len(summary.failed)}")
     seconds["grade"] = time.monotonic() - started
 
-    started = step(6, "exporting grades.csv (nbgrader's) and checks.csv (autograder.export.ChecksExport)")
-    run_nbgrader(course, "export", "--to", str(course / "grades.csv"), log=log)
-    run_nbgrader(course, "export", "--exporter=autograder.export.ChecksExport", "--to", str(course / "checks.csv"), log=log)
+    started = step(6, "exporting grades.csv (nbgrader's CSV) and checks.csv (autograder.export.ChecksExport)")
+    export(course)
     seconds["export"] = time.monotonic() - started
 
     step(7, "the class's grades")

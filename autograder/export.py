@@ -30,6 +30,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
+from traitlets import Unicode
 
 COLUMNS = ["student_id", "assignment", "notebook", "grade_id", "cell_type", "score", "max_score", "auto_score",
            "manual_score", "needs_manual_grade", "graded_by"]
@@ -102,6 +103,9 @@ def check_rows(gradebook: Gradebook, students=(), assignments=(), source=None) -
 class ChecksExport(ExportPlugin):
     """Export every grade cell's score per student (``--to``, default checks.csv)."""
 
+    course_root = Unicode(None, allow_none=True,
+                          help="The course folder, for the cells' order when not run by an nbgrader app").tag(config=True)
+
     def export(self, gradebook: Gradebook) -> None:
         destination = self.to or "checks.csv"
         students = [str(item) for item in self.student]
@@ -122,6 +126,6 @@ class ChecksExport(ExportPlugin):
         """The source notebook's path in the course directory (None outside an nbgrader app)."""
         coursedir = getattr(self.parent, "coursedir", None)
         if coursedir is None:
-            return None
+            return None if self.course_root is None else Path(self.course_root) / "source" / assignment / f"{notebook}.ipynb"
         folder = coursedir.format_path(coursedir.source_directory, ".", assignment)
         return Path(folder) / f"{notebook}.ipynb"

@@ -45,7 +45,9 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "attention"
 NOTEBOOK = "attention"
 LEDGER = ".grading"  # in the course folder: the ledger and the folders being written
-GRADER_CODE = ["nbgrader_config.py", "autograder/*.py", "lib/*.py"]  # a change here re-grades everyone
+# What decides a grade: a change to any of these grades everyone again (not classroom.py or export.py)
+GRADER_CODE = ["nbgrader_config.py", "lib/*.py", *(f"autograder/{name}.py" for name in (
+    "checks", "execute", "grade", "grading", "kernel", "model", "operations", "preprocessor", "runner", "sandbox"))]
 WORKER_CONFIG = '''"""nbgrader configuration of a private grading folder, written by autograder.grading."""
 c = get_config()  # noqa: F821
 load_subconfig({repository_config!r})  # noqa: F821
@@ -90,6 +92,7 @@ class Outcome:
     penalties: dict = field(default_factory=dict)  # {notebook: late_submission_penalty}
     timestamp: datetime | None = None
     note: str = ""  # what the instructor should know (a notebook graded as blank, and why)
+    unprotected: str | None = None  # the worker's missing protections (sandbox.why_unprotected), or None
     worker: str = ""  # host:pid of the worker that graded it
     seconds: float = 0.0
     feedback_seconds: float = 0.0  # of which making the feedback page
@@ -177,7 +180,8 @@ def quiet_nbgrader_warnings():
     warnings.filterwarnings("ignore", category=SAWarning, message=".*not in session.*")
 
 
-def _nbgrader_api(root: Path):
+def nbgrader_api(root: Path):
+    """nbgrader's NbGraderAPI on the course folder ``root``, configured by its nbgrader_config.py."""
     from nbgrader.apps import NbGraderAPI
     from traitlets.config.loader import PyFileConfigLoader
 
@@ -205,7 +209,7 @@ def _read_results(root: Path, student: str, outcome: Outcome):
 
 def _autograde(root: Path, student: str, outcome: Outcome) -> str | None:
     """nbgrader autograde + generate_feedback for one student in the private folder; None, or what failed."""
-    api = _nbgrader_api(root)
+    api = nbgrader_api(root)
     for step, run in [("autograde", api.autograde), ("generate_feedback", api.generate_feedback)]:
         started = time.monotonic()
         result = run(ASSIGNMENT, student, force=True)
@@ -230,7 +234,10 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
     """Autograde one submission and make its feedback, in a private folder; everything comes back as bytes."""
     started = time.monotonic()
     quiet_nbgrader_warnings()
-    outcome = Outcome(submission.student, submission.fingerprint, worker=worker_name())
+    from autograder import sandbox
+
+    outcome = Outcome(submission.student, submission.fingerprint, worker=worker_name(),
+                      unprotected=sandbox.why_unprotected())
     with tempfile.TemporaryDirectory(prefix="attention-grading-") as scratch:
         root = Path(scratch)
         (root / "gradebook.db").write_bytes(assignment.gradebook)
@@ -403,7 +410,7 @@ def grade_class(course: Path, students: list[str], scheduler: str | None = None,
     started = time.monotonic()
     course = course.resolve()
     tidy(course)
-    sandbox.warn_once()
+    warned = {socket.gethostname(): sandbox.warn_once()}
     assignment = load_assignment(course, config)
     submissions = [load_submission(course, student, assignment) for student in students]
     todo = [s for s in submissions if regrade or not up_to_date(course, s)]
@@ -427,6 +434,10 @@ def grade_class(course: Path, students: list[str], scheduler: str | None = None,
                 except Exception as error:  # noqa: BLE001 - a worker lost or a task that raised
                     summary.failed[student] = f"{type(error).__name__}: {error}"
                 else:
+                    host = outcome.worker.rsplit(":", 1)[0]
+                    if outcome.unprotected and host not in warned:  # a worker on another machine, once per machine
+                        warned[host] = outcome.unprotected
+                        bar.write(f"WARNING: on {host}: {outcome.unprotected}")
                     if outcome.error:
                         summary.failed[student] = outcome.error
                     else:

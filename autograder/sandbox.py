@@ -129,12 +129,12 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
     arguments += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     if Path(tempfile.gettempdir()).resolve() != Path("/tmp"):
         arguments += ["--tmpfs", str(Path(tempfile.gettempdir()).resolve())]
-    shown = [(root, root) for root in environment_roots() if not _inside(root, [Path(f) for f in SYSTEM])]
-    shown += [(Path(inside), Path(outside)) for inside, outside in sandbox.readable.items()]
-    for inside, outside in shown:
-        arguments += ["--ro-bind", str(outside), str(inside)]
     for folder in sandbox.writable:
         arguments += ["--bind", str(folder), str(folder)]
+    shown = [(root, root) for root in environment_roots() if not _inside(root, [Path(f) for f in SYSTEM])]
+    shown += [(Path(inside), Path(outside)) for inside, outside in sandbox.readable.items()]
+    for inside, outside in shown:  # after the writable folders: what is readable inside one stays read-only
+        arguments += ["--ro-bind", str(outside), str(inside)]
     arguments += ["--remount-ro", "/", "--unshare-all", "--die-with-parent"]  # the kernel manager interrupts by message
     if sandbox.cwd is not None:
         arguments += ["--chdir", str(sandbox.cwd)]

@@ -63,10 +63,8 @@ def prepare(course: Path, submissions: Path, students: list[str]) -> None:
     classroom.prepare_course(course, None)
     with open(course / "nbgrader_config.py", "a") as handle:
         handle.write(f"\n# benchmarks/class_vs_nbgrader.py: the same inputs on both sides\nc.ExternalVerdicts.seed = {SEED}\n")
-    log = course / "nbgrader.log"
-    classroom.run_nbgrader(course, "db", "assignment", "add", "attention", log=log)
-    classroom.add_students(course, students, log)
-    classroom.run_nbgrader(course, "generate_assignment", "attention", "--force", log=log)
+    classroom.register(course, students)
+    classroom.release(course)
     classroom.collect(course, submissions, students)
 
 

@@ -77,6 +77,21 @@ def append_to(notebook, grade_id: str, source: str):
     return notebook
 
 
+def quits_early(notebook):
+    """A scratch cell after section 1's first check that ends the kernel (``exit()``).
+
+    For cases about the grade rather than the kernel's run, this keeps the suite short: the kernel stops
+    after a few cells instead of running the model's sections for 15 s, and the hidden checks, which run
+    outside it, grade every answer all the same. The class table then notes that the kernel died.
+    """
+    return add_cell(notebook, "check_softmax", "exit()   # done for today", "scratch-quit")
+
+
+QUIT_EARLY = {"memory_bomb", "huge_output", "deleted_cells", "duplicated_cells", "reordered_cells", "retyped_cells",
+              "edited_locked_cells", "renamed_function", "syntax_error", "wrong_types", "nbformat_v3", "calls_reference",
+              "reads_hidden_files", "opens_network", "writes_outside"}
+
+
 def leaky_softmax(probe: str) -> str:
     """A probe run when the cell runs, then softmax redefined to be wrong if the probe got anywhere."""
     return (f"{probe}\n\n_correct_softmax = softmax\n\n\n"
@@ -241,7 +256,7 @@ def build(context: Context) -> dict[str, Case]:
     cases["not_json"] = Case(b"I could not get Jupyter to work, so here is my code:\ndef softmax(x): ...\n", blank,
                              note="graded as blank", feedback=("could not be graded", "not a notebook"), why="not JSON")
     cases["empty_file"] = Case(b"", blank, note="graded as blank", feedback=("the file is empty",), why="an empty file")
-    cases["nbformat_v3"] = Case(nbformat.writes(nbformat.convert(load("full_solution"), 3)).encode(), full,
+    cases["nbformat_v3"] = Case(nbformat.writes(nbformat.convert(quits_early(load("full_solution")), 3)).encode(), full,
                                 why="the full solution saved as an nbformat 3 notebook")
 
     # --- the grade itself: patches and lib's reference ----------------------------------------------
@@ -264,4 +279,9 @@ def build(context: Context) -> dict[str, Case]:
     cases["writes_outside"] = Case(write(append_to(load("full_solution"), "softmax", leaky_softmax(writing_probe(context)))),
         full, output_has=("BLOCKED",), output_lacks=("WROTE /",), sandbox=True,
         why="writes over a file outside its folder, into the course and into the repository")
+
+    for name in QUIT_EARLY - {"nbformat_v3"}:
+        cases[name].notebook = write(quits_early(nbformat.reads(cases[name].notebook.decode(), as_version=4)))
+    for name in QUIT_EARLY:
+        cases[name].note = cases[name].note or "kernel died"
     return cases

@@ -1,0 +1,90 @@
+"""autograder.sandbox and the sandboxed kernel, on their own (the whole pipeline is in test_hostile.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from autograder import sandbox
+from autograder.kernel import SandboxedKernelManager
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+needs_bubblewrap = pytest.mark.skipif(sandbox.bubblewrap() is None, reason=f"bubblewrap is not available ({sandbox.INSTALL})")
+
+
+def test_without_bubblewrap_grading_runs_unwrapped_and_says_so_once(monkeypatch, capsys):
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    sandbox.bubblewrap.cache_clear()
+    sandbox.warn_once.cache_clear()
+    try:
+        message = sandbox.why_unprotected()
+        assert "bubblewrap is not installed (apt-get install bubblewrap)" in message
+        assert "network" in message and "limits still apply" in message
+        inner = [sys.executable, "-c", "print(1)"]
+        assert sandbox.command(inner, sandbox.Sandbox(writable=())) == inner
+        sandbox.warn_once()
+        sandbox.warn_once()
+        assert capsys.readouterr().err.count("WARNING: bubblewrap is not installed") == 1
+    finally:
+        sandbox.bubblewrap.cache_clear()
+        sandbox.warn_once.cache_clear()
+
+
+def test_limits_are_set_before_the_command_starts():
+    import subprocess
+
+    command = sandbox.limited([sys.executable, "-c", "import resource as r; print(r.getrlimit(r.RLIMIT_AS)[0], "
+                               "r.getrlimit(r.RLIMIT_FSIZE)[0], r.getrlimit(r.RLIMIT_CPU)[0])"], 2**31, 2**20, 10, cpu_seconds=7)
+    assert subprocess.run(command, capture_output=True, text=True, check=True).stdout.split() == [str(2**31), str(2**20), "7"]
+
+
+PROBE = f'''
+import json, os, socket
+seen = {{}}
+for path in [{str(REPOSITORY / "autograder" / "checks.py")!r}, {str(REPOSITORY / "source")!r}, "/etc/shadow",
+             {str(Path.home() / ".bashrc")!r}, {str(REPOSITORY / ".git")!r}, "/home"]:
+    try:
+        os.listdir(path) if os.path.isdir(path) else open(path, "rb").read(1)
+        seen[path] = "read"
+    except OSError as error:
+        seen[path] = type(error).__name__
+try:
+    socket.create_connection(("127.0.0.1", 22), timeout=2)
+    seen["network"] = "connected"
+except OSError as error:
+    seen["network"] = type(error).__name__
+for path in ["mine.txt", "/tmp/outside.txt", {str(REPOSITORY / "dropped.txt")!r}]:
+    try:
+        open(path, "w").write("x")
+        seen["write " + path] = "wrote"
+    except OSError as error:
+        seen["write " + path] = type(error).__name__
+import sys
+sys.path.insert(0, os.path.abspath("../../.."))   # the course folder, as the notebook's setup cell finds it
+import lib.transformer
+seen["lib"] = lib.transformer.load()[2]["settings"]["layers"]
+print(json.dumps(seen))
+'''
+
+
+@needs_bubblewrap
+def test_the_kernel_sees_its_folder_lib_and_data_and_nothing_else(tmp_path):
+    (tmp_path / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)  # a course folder, as graded
+    folder = tmp_path / "autograded" / "ada" / "attention"
+    folder.mkdir(parents=True)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
+    NotebookClient(notebook, timeout=60, kernel_manager_class=SandboxedKernelManager,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    seen = json.loads(notebook.cells[0].outputs[0]["text"])
+    refused = {key: value for key, value in seen.items() if value in ("read", "connected", "wrote")}
+    # its folder, and a /tmp of its own that vanishes with it
+    assert refused == {"write mine.txt": "wrote", "write /tmp/outside.txt": "wrote"}, seen
+    assert not Path("/tmp/outside.txt").exists()
+    assert seen["lib"] == 4
+    assert (folder / "mine.txt").read_text() == "x"
+    assert not (REPOSITORY / "dropped.txt").exists()

@@ -189,7 +189,7 @@ def nbgrader_api(root: Path):
     return NbGraderAPI(config=config)
 
 
-def _read_results(root: Path, student: str, outcome: Outcome):
+def _read_results(root: Path, student: str, outcome: Outcome, handed_in: set):
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
@@ -203,7 +203,10 @@ def _read_results(root: Path, student: str, outcome: Outcome):
             for comment in notebook.comments:
                 outcome.comments.append({"notebook": notebook.name, "name": comment.name,
                                          "auto_comment": comment.auto_comment})
-    outcome.autograded = folder_files(root / "autograded" / student / ASSIGNMENT)
+    # nbgrader's autograded folder: the graded notebook and the files the student handed in; not what the
+    # student's kernel wrote there while it ran (scratch files, or junk to fill the instructor's disk)
+    autograded = folder_files(root / "autograded" / student / ASSIGNMENT)
+    outcome.autograded = {path: data for path, data in autograded.items() if path in handed_in or path == f"{NOTEBOOK}.ipynb"}
     outcome.feedback = folder_files(root / "feedback" / student / ASSIGNMENT)
 
 
@@ -265,7 +268,7 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
             if failure is not None:
                 outcome.error = failure
                 return outcome
-        _read_results(root, submission.student, outcome)
+        _read_results(root, submission.student, outcome, set(submission.files))
     outcome.seconds = time.monotonic() - started
     return outcome
 

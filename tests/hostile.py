@@ -78,16 +78,17 @@ def append_to(notebook, grade_id: str, source: str):
 
 
 def quits_early(notebook):
-    """A scratch cell after section 1's first check that ends the kernel (``exit()``).
+    """A scratch cell after section 1's first check that ends the kernel (``os._exit``: IPython's ``exit()``
+    only asks the front end, which nbclient ignores, so the kernel stops some cells later).
 
     For cases about the grade rather than the kernel's run, this keeps the suite short: the kernel stops
     after a few cells instead of running the model's sections for 15 s, and the hidden checks, which run
     outside it, grade every answer all the same. The class table then notes that the kernel died.
     """
-    return add_cell(notebook, "check_softmax", "exit()   # done for today", "scratch-quit")
+    return add_cell(notebook, "check_softmax", "import os\nos._exit(0)   # done for today", "scratch-quit")
 
 
-QUIT_EARLY = {"memory_bomb", "huge_output", "deleted_cells", "duplicated_cells", "reordered_cells", "retyped_cells",
+QUIT_EARLY = {"sys_exit", "memory_bomb", "huge_output", "deleted_cells", "duplicated_cells", "reordered_cells", "retyped_cells",
               "edited_locked_cells", "renamed_function", "syntax_error", "wrong_types", "nbformat_v3", "calls_reference",
               "reads_hidden_files", "opens_network", "writes_outside"}
 
@@ -136,6 +137,7 @@ def writing_probe(context: Context) -> str:
                context.course / "grades.csv", REPOSITORY / "dropped-by-a-student.txt"]
     return (f"_TARGETS = {[str(path) for path in targets]!r}\n"
             "_LEAKS = []\n"
+            "open('scratch-output.bin', 'wb').write(bytes(1000))   # its own folder: allowed, not kept\n"
             "for _path in _TARGETS:\n"
             "    try:\n"
             "        with open(_path, 'a') as _handle:\n"
@@ -205,9 +207,8 @@ def build(context: Context) -> dict[str, Case]:
     cases["fork_bomb"] = Case(write(add_cell(load("full_solution"), "setup", (
         "import os, time\nwhile True:\n    os.fork()\n    time.sleep(0.05)"), "scratch-fork")),
         full, note="too many processes", why="forks without end (doubling every 50 ms): the watchdog stops the kernel")
-    cases["sys_exit"] = Case(write(add_cell(add_cell(load("full_solution"), "setup", "import sys\nsys.exit('giving up')", "scratch-sys-exit"),
-                                            "s1_tokens", "exit()", "scratch-exit")),
-        full, note="kernel died", why="sys.exit (IPython catches it), then exit(), which ends the kernel")
+    cases["sys_exit"] = Case(write(add_cell(load("full_solution"), "setup", "import sys\nsys.exit('giving up')", "scratch-sys-exit")),
+        full, output_has=("SystemExit",), why="sys.exit: IPython catches it and the notebook goes on")
     cases["segfault"] = Case(write(add_cell(load("full_solution"), "setup", "import ctypes\nctypes.string_at(0)", "scratch-segfault")),
         full, note="kernel died", why="reads address 0: the kernel segfaults")
     cases["huge_output"] = Case(write(add_cell(load("full_solution"), "setup", "for _ in range(100):\n    print('x' * 1_000_000)", "scratch-output")),

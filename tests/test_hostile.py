@@ -30,7 +30,7 @@ def autograded_text(course: Path, student: str) -> str:
     for cell in notebook["cells"]:
         parts.append("".join(cell["source"]))
         for output in cell.get("outputs", []):
-            parts.append("".join(output.get("text", "")) + str(output.get("evalue", "")) + str(output.get("data", "")))
+            parts.append(" ".join(str(output.get(key, "")) for key in ("ename", "evalue", "data")) + "".join(output.get("text", "")))
     return "\n".join(parts)
 
 
@@ -78,6 +78,8 @@ def test_nothing_was_written_outside_the_sandbox(graded_class):
     assert sorted(path.name for path in graded_class.canary.parent.iterdir()) == ["canary.txt"]
     assert not (REPOSITORY / "dropped-by-a-student.txt").exists()
     assert "written by a student" not in (graded_class.course / "grades.csv").read_text()
+    kept = sorted(path.name for path in (graded_class.course / "autograded" / "writes_outside" / ASSIGNMENT).iterdir())
+    assert kept == [f"{NOTEBOOK}.ipynb"], f"files the kernel wrote were kept: {kept}"
 
 
 @needs_bubblewrap

@@ -255,7 +255,7 @@ def collect(course: Path, submissions: Path, students: list[str]) -> list[str]:
             continue
         fresh = target.with_name(f".{ASSIGNMENT}.collecting")
         shutil.rmtree(fresh, ignore_errors=True)
-        shutil.copytree(source, fresh, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        shutil.copytree(source, fresh, symlinks=True, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))  # links stay links
         if target.exists():
             shutil.rmtree(target)
         os.replace(fresh, target)

@@ -28,6 +28,7 @@ and the gradebook holds a submission for them like everyone else.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -42,6 +43,7 @@ from datetime import datetime
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # lib.transformer.FORWARD_CACHE (not imported here: workers set it early)
 ASSIGNMENT = "attention"
 NOTEBOOK = "attention"
 LEDGER = ".grading"  # in the course folder: the ledger and the folders being written
@@ -72,6 +74,7 @@ class Assignment:
     release: bytes  # the release notebook, graded in place of a notebook that cannot be read
     config: str  # lines added to the private folder's nbgrader_config.py (e.g. the cell timeout)
     fingerprint: str
+    forward_cache: str | None = None  # lib's forward passes shared by every notebook (see shared_forward_cache)
 
 
 @dataclass(frozen=True)
@@ -108,9 +111,10 @@ def digest(items) -> str:
 
 
 def folder_files(folder: Path) -> dict:
-    """{relative path: bytes} of every file under ``folder`` (checkpoints left out)."""
+    """{relative path: bytes} of every file under ``folder``; checkpoints and symbolic links left out (a link
+    in a student's folder could otherwise bring in a file of the instructor's)."""
     return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*"))
-            if path.is_file() and ".ipynb_checkpoints" not in path.parts}
+            if path.is_file() and not path.is_symlink() and ".ipynb_checkpoints" not in path.parts}
 
 
 def grader_fingerprint() -> str:
@@ -126,6 +130,26 @@ def load_assignment(course: Path, config: str = "") -> Assignment:
     fingerprint = digest([*(("source/" + k, v) for k, v in source.items()), ("config", config.encode()),
                           ("grader", grader_fingerprint().encode())])
     return Assignment(gradebook, source, release, config, fingerprint)
+
+
+CACHED_TEXTS = 300  # the notebook measures heads on the first 300 validation products (sections 7 and 8)
+
+
+def shared_forward_cache(course: Path) -> str | None:
+    """lib's forward passes of the texts every notebook runs the model on, recorded once for the class
+    (lib.transformer.write_forward_cache): each kernel then reads them instead of recomputing them, the
+    same numbers to the last bit. None when the store's model is missing."""
+    from autograder import model
+    from lib import transformer
+    from lib.products import product_texts
+
+    if not model.available():
+        return None
+    path = course / LEDGER / f"forward-{transformer.model_digest(str(transformer.MODEL_DIR))}.npz"
+    if not path.exists():
+        path.parent.mkdir(exist_ok=True)
+        transformer.write_forward_cache(path, [ids for ids, _ in product_texts("validation", CACHED_TEXTS)])
+    return str(path)
 
 
 def load_submission(course: Path, student: str, assignment: Assignment) -> Submission:
@@ -243,6 +267,10 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
                       unprotected=sandbox.why_unprotected())
     with tempfile.TemporaryDirectory(prefix="attention-grading-") as scratch:
         root = Path(scratch)
+        if assignment.forward_cache and Path(assignment.forward_cache).exists():  # not on a worker of another machine
+            os.environ[FORWARD_CACHE] = assignment.forward_cache  # the kernels inherit it (autograder.kernel binds it)
+        else:
+            os.environ.pop(FORWARD_CACHE, None)
         (root / "gradebook.db").write_bytes(assignment.gradebook)
         for relative, data in assignment.source.items():
             (root / "source" / ASSIGNMENT / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -423,6 +451,7 @@ def grade_class(course: Path, students: list[str], scheduler: str | None = None,
 
         if model.available():
             model.cache()  # measure the model once here, not in every local worker at once
+        assignment = dataclasses.replace(assignment, forward_cache=shared_forward_cache(course))
         client, cluster = make_client(scheduler, jobs)
         try:
             shared = client.scatter(assignment, broadcast=True)

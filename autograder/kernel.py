@@ -36,9 +36,10 @@ def course_root(folder: Path) -> Path | None:
     return None
 
 
-def kernel_sandbox(cwd: Path, private: Path) -> sandbox.Sandbox:
-    """The kernel's view: its notebook folder and its private folder writable, lib/ and data/ readable."""
-    readable = {}
+def kernel_sandbox(cwd: Path, private: Path, forward_cache: str | None = None) -> sandbox.Sandbox:
+    """The kernel's view: its notebook folder and its private folder writable, lib/ and data/ readable (and
+    the class's forward cache, when the grader made one: lib.transformer.write_forward_cache)."""
+    readable = {forward_cache: forward_cache} if forward_cache and os.path.exists(forward_cache) else {}
     root = course_root(cwd)
     if root is not None:
         library = (root / "lib").resolve()
@@ -71,8 +72,8 @@ class SandboxedKernelManager(AsyncKernelManager):
             # A SIGINT to the process group would also reach bwrap, which dies of it (and the kernel with it):
             # interrupt with a message on the control channel instead; the kernel then signals itself.
             self.kernel_spec.interrupt_mode = "message"
-        command = sandbox.command(inner, kernel_sandbox(cwd, self.private))
         env = dict(kw.get("env") or os.environ)
+        command = sandbox.command(inner, kernel_sandbox(cwd, self.private, env.get("ATTENTION_FORWARD_CACHE")))
         env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                     "MPLBACKEND": "Agg", "HOME": str(self.private), "TMPDIR": str(self.private), "MPLCONFIGDIR": str(self.private / "matplotlib")})
         kw["env"] = env

@@ -10,7 +10,9 @@ collected) and copied twice, so both sides start from the same bytes:
 
 - nbgrader, the usual way: ``nbgrader autograde attention`` then ``nbgrader generate_feedback attention``,
   one command each, with this course's nbgrader_config.py (the same preprocessors, the same limits);
-- this project: ``autograder.grading.grade_class``, on every core (--jobs, default one per core).
+- this project: ``autograder.grading.grade_class``, on every core (--jobs, default one per core), which
+  also records lib's forward passes of the notebook's 300 texts once for the class
+  (grading.shared_forward_cache), so each kernel reads them instead of recomputing them.
 
 The seed of the hidden checks' inputs is fixed for both (ExternalVerdicts.seed), so the grades must be
 identical wherever both sides graded a student (nbgrader cannot grade the file that is not JSON; this project
@@ -69,12 +71,15 @@ def prepare(course: Path, submissions: Path, students: list[str]) -> None:
 
 
 def points(course: Path) -> dict:
-    """{student: {grade_id: auto_score}} of the students with a submission in the gradebook."""
+    """{student: {grade_id: auto_score}} of the students that were graded: a submission in the gradebook with
+    a score for every check (nbgrader leaves the scores empty when it fails on a notebook)."""
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        return {s.student.id: {g.name: g.auto_score for g in s.notebooks[0].grades}
-                for s in gradebook.find_assignment("attention").submissions}
+        graded = {s.student.id: {g.name: g.auto_score for g in s.notebooks[0].grades}
+                  for s in gradebook.find_assignment("attention").submissions}
+    return {student: scores for student, scores in graded.items()
+            if all(score is not None for name, score in scores.items() if name.startswith("check_"))}
 
 
 def main(argv=None) -> int:

@@ -11,12 +11,21 @@ A decoder-only transformer, pre-norm, trained once by ``recordings/transformer.p
 Each attention block uses ``lib.attention.attention`` with the causal mask, or the function passed
 as ``forward(..., attention=...)``, so a student's attention can drive the real model. Weights are
 stored in the ``x @ W`` convention, the chapter's: ``queries = x @ w_query``.
+
+A grader running many students' notebooks can share lib's own forward passes between them: when the
+environment variable ATTENTION_FORWARD_CACHE names a file written by ``write_forward_cache`` for this
+model, ``forward`` with lib's attention returns the recorded arrays for the texts it holds (the same
+float64 numbers, bit for bit; fresh writable copies) instead of recomputing them. Nothing else changes:
+without the variable, for other texts or another model, and whenever ``attention`` is given, it computes.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +36,9 @@ from lib.tokenizer import BOS, END, SEP, Tokenizer
 MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "model"
 softmax = _ops.softmax
 
-__all__ = ["BOS", "SEP", "END", "MODEL_DIR", "load", "forward", "softmax", "product_ids", "rotary"]
+__all__ = ["BOS", "SEP", "END", "MODEL_DIR", "load", "forward", "softmax", "product_ids", "rotary",
+           "write_forward_cache", "FORWARD_CACHE"]
+FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # the environment variable naming a forward cache (see the docstring)
 
 
 @functools.lru_cache(maxsize=None)
@@ -121,12 +132,73 @@ def attention_block(x, weights, prefix, settings, attention):
     return _ops.join_heads(np.asarray(mixed)) @ weights[prefix + "output"], np.asarray(pattern)
 
 
+@functools.lru_cache(maxsize=None)
+def model_digest(folder: str) -> str:
+    """A fingerprint of the recorded model: its weights and settings."""
+    hashed = hashlib.sha256()
+    for name in ("weights.npz", "manifest.json"):
+        hashed.update((Path(folder) / name).read_bytes())
+    return hashed.hexdigest()[:20]
+
+
+def _text_key(ids) -> str:
+    return hashlib.sha256(np.asarray(ids, dtype=np.int64).tobytes()).hexdigest()[:24]
+
+
+@functools.lru_cache(maxsize=4)
+def _open_cache(path: str, digest: str):
+    """The forward cache at ``path`` (an open NpzFile) when it was written for the model ``digest``, else None."""
+    try:
+        stored = np.load(path, allow_pickle=False)
+        if str(stored["model"]) != digest:
+            return None
+        return stored, set(stored.files)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _cached_forward(ids, folder: str):
+    """(logits, patterns) recorded for ``ids`` in the cache named by ATTENTION_FORWARD_CACHE, or None."""
+    path = os.environ.get(FORWARD_CACHE)
+    if not path:
+        return None
+    opened = _open_cache(path, model_digest(folder))
+    if opened is None:
+        return None
+    stored, names = opened
+    key = _text_key(ids)
+    if f"logits_{key}" not in names:
+        return None
+    return stored[f"logits_{key}"], list(stored[f"patterns_{key}"])
+
+
+def write_forward_cache(path: Path | str, texts, folder: Path | str = MODEL_DIR) -> Path:
+    """Record lib's forward pass (logits and patterns) of each text (token ids) into ``path``, an .npz file
+    that ``forward`` reads when ATTENTION_FORWARD_CACHE names it. Written whole, then renamed into place."""
+    path = Path(path)
+    arrays = {"model": np.array(model_digest(str(folder)))}
+    for ids in texts:
+        logits, patterns = forward(ids, keep=True, folder=folder)
+        key = _text_key(ids)
+        arrays[f"logits_{key}"], arrays[f"patterns_{key}"] = logits, np.stack(patterns)
+    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".npz", dir=path.parent)
+    os.close(handle)
+    np.savez(temporary, **arrays)
+    os.replace(temporary, path)
+    return path
+
+
 def forward(ids, keep: bool = False, attention=None, folder: Path | str = MODEL_DIR):
     """Logits (T, V) for token ids; with ``keep=True`` also each layer's pattern, (heads, T, T) per layer.
 
     ``attention(queries, keys, values, mask)`` replaces ``lib.attention.attention`` in every head; it
     receives (heads, T, size) arrays with rotary positions already applied and the causal mask (T, T).
     """
+    if attention is None and os.environ.get(FORWARD_CACHE):
+        cached = _cached_forward(ids, str(folder))
+        if cached is not None:
+            logits, patterns = cached
+            return (logits, patterns) if keep else logits
     weights, _, manifest = _load(str(folder))
     settings = manifest["settings"]
     ids = np.asarray(ids, dtype=np.int64)

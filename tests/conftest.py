@@ -81,6 +81,8 @@ def graded_class(tmp_path_factory) -> GradedClass:
     for student, case in cases.items():
         (submissions / student / "attention").mkdir(parents=True)
         (submissions / student / "attention" / "attention.ipynb").write_bytes(case.notebook)
+        for name, target in case.links.items():
+            (submissions / student / "attention" / name).symlink_to(target)
     before = files_under(submissions)
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "autograder.classroom", "--course", str(course),

@@ -40,6 +40,7 @@ class Case:
     output_lacks: tuple = ()  # phrases it must not hold
     why: str = ""
     sandbox: bool = False  # True: the case tests bubblewrap's protections (skipped without it)
+    links: dict = field(default_factory=dict)  # symbolic links handed in beside the notebook: {name: target}
 
 
 def points_of(student: str, **changes) -> dict:
@@ -88,7 +89,7 @@ def quits_early(notebook):
     return add_cell(notebook, "check_softmax", "import os\nos._exit(0)   # done for today", "scratch-quit")
 
 
-QUIT_EARLY = {"sys_exit", "memory_bomb", "huge_output", "deleted_cells", "duplicated_cells", "reordered_cells", "retyped_cells",
+QUIT_EARLY = {"links_to_secrets", "sys_exit", "memory_bomb", "huge_output", "deleted_cells", "duplicated_cells", "reordered_cells", "retyped_cells",
               "edited_locked_cells", "renamed_function", "syntax_error", "wrong_types", "nbformat_v3", "calls_reference",
               "reads_hidden_files", "opens_network", "writes_outside"}
 
@@ -280,6 +281,9 @@ def build(context: Context) -> dict[str, Case]:
     cases["writes_outside"] = Case(write(append_to(load("full_solution"), "softmax", leaky_softmax(writing_probe(context)))),
         full, output_has=("BLOCKED",), output_lacks=("WROTE /",), sandbox=True,
         why="writes over a file outside its folder, into the course and into the repository")
+    cases["links_to_secrets"] = Case(write(load("full_solution")), full,
+        links={"notes.txt": str(context.canary), "checks.py": str(REPOSITORY / "autograder" / "checks.py")},
+        why="hands in symbolic links to the instructor's files beside the notebook: they are not followed")
 
     for name in QUIT_EARLY - {"nbformat_v3"}:
         cases[name].notebook = write(quits_early(nbformat.reads(cases[name].notebook.decode(), as_version=4)))

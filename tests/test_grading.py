@@ -36,7 +36,12 @@ def hand_in(submissions: Path, student: str, notebook: bytes):
 
 
 def bundled(student: str) -> bytes:
-    return (BUNDLED / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes()
+    """The bundled submission, with a scratch cell right after the setup cell that ends its kernel: the hidden
+    checks grade every answer as usual, and the notebook takes seconds instead of 20 (kernel_crash's points
+    for kernel_crash, the blank release's for blank_release)."""
+    import hostile
+
+    return hostile.write(hostile.add_cell(hostile.load(student), "setup", "import os\nos._exit(0)", "scratch-quick"))
 
 
 def classroom(course: Path, submissions: Path, *extra: str) -> subprocess.CompletedProcess:

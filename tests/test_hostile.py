@@ -67,6 +67,13 @@ def test_hostile_submission_gets_the_points_it_earned(graded_class, student):
         assert phrase not in text, f"{student}'s autograded notebook shows {phrase!r}"
 
 
+def test_links_handed_in_are_not_followed(graded_class):
+    for folder in ("submitted", "autograded", "feedback"):
+        inside = graded_class.course / folder / "links_to_secrets" / ASSIGNMENT
+        kept = sorted(path.name for path in inside.iterdir() if not path.is_symlink())
+        assert kept == [f"{NOTEBOOK}.{'html' if folder == 'feedback' else 'ipynb'}"], (folder, kept)
+
+
 def test_huge_output_is_cut_while_it_arrives(graded_class):
     path = graded_class.course / "autograded" / "huge_output" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     assert path.stat().st_size < 10 * 2**20, f"{path.stat().st_size:,} bytes: the 100 MB of output was kept"

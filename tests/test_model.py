@@ -104,3 +104,37 @@ def test_far_back_and_marker_weights_are_measured_against_an_even_spread():
     assert stats["described"] >= 200 and stats["tokens"] > 5_000
     assert 0 < stats["far"].mean() < stats["far_even"] < 1
     assert 0 < stats["markers_even"] < stats["markers"].mean() < 1
+
+
+def test_forward_cache_returns_lib_s_own_numbers_bit_for_bit(tmp_path, monkeypatch):
+    """write_forward_cache + ATTENTION_FORWARD_CACHE: the same arrays, writable copies; only for lib's attention,
+    only for the texts it holds and only for the model it was written for."""
+    from lib import attention as operations
+    from lib import transformer
+    from lib.products import product_texts
+
+    texts = [ids for ids, _ in product_texts("validation", 3)]
+    cache = transformer.write_forward_cache(tmp_path / "forward.npz", texts[:2])
+    computed = [transformer.forward(ids, keep=True) for ids in texts]
+    monkeypatch.setenv(transformer.FORWARD_CACHE, str(cache))
+    for ids, (logits, patterns) in zip(texts, computed):
+        cached_logits, cached_patterns = transformer.forward(ids, keep=True)
+        assert np.array_equal(cached_logits, logits) and cached_logits.dtype == np.float64
+        assert all(np.array_equal(a, b) for a, b in zip(cached_patterns, patterns)) and len(cached_patterns) == len(patterns)
+        cached_logits[0, 0] = 1e9  # a copy: the next call is not affected
+    assert transformer.forward(texts[0])[0, 0] == computed[0][0][0, 0]
+
+    def halved(queries, keys, values, mask):
+        weights, output = operations.attention(queries, keys, values, mask)
+        return weights, output * 0.5
+
+    assert not np.array_equal(transformer.forward(texts[0], attention=halved), computed[0][0])  # computed, not cached
+
+    stored = dict(np.load(cache))
+    doctored = {name: (array * 2 if name.startswith("logits_") else array) for name, array in stored.items()}
+    np.savez(tmp_path / "doctored.npz", **doctored)  # right model, other numbers: read, so the cache is live
+    monkeypatch.setenv(transformer.FORWARD_CACHE, str(tmp_path / "doctored.npz"))
+    assert np.array_equal(transformer.forward(texts[0]), 2 * computed[0][0])
+    np.savez(tmp_path / "other.npz", **{**doctored, "model": np.array("another model")})  # another model: ignored
+    monkeypatch.setenv(transformer.FORWARD_CACHE, str(tmp_path / "other.npz"))
+    assert np.array_equal(transformer.forward(texts[0]), computed[0][0])

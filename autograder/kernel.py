@@ -25,6 +25,7 @@ from jupyter_client.manager import AsyncKernelManager
 
 from autograder import sandbox
 
+CACHE_INSIDE = "/run/attention/forward.npz"  # where the class's forward cache appears in the sandbox
 WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
 
 
@@ -39,7 +40,7 @@ def course_root(folder: Path) -> Path | None:
 def kernel_sandbox(cwd: Path, private: Path, forward_cache: str | None = None) -> sandbox.Sandbox:
     """The kernel's view: its notebook folder and its private folder writable, lib/ and data/ readable (and
     the class's forward cache, when the grader made one: lib.transformer.write_forward_cache)."""
-    readable = {forward_cache: forward_cache} if forward_cache and os.path.exists(forward_cache) else {}
+    readable = {CACHE_INSIDE: forward_cache} if forward_cache and os.path.exists(forward_cache) else {}
     root = course_root(cwd)
     if root is not None:
         library = (root / "lib").resolve()
@@ -73,7 +74,10 @@ class SandboxedKernelManager(AsyncKernelManager):
             # interrupt with a message on the control channel instead; the kernel then signals itself.
             self.kernel_spec.interrupt_mode = "message"
         env = dict(kw.get("env") or os.environ)
-        command = sandbox.command(inner, kernel_sandbox(cwd, self.private, env.get("ATTENTION_FORWARD_CACHE")))
+        view = kernel_sandbox(cwd, self.private, env.get("ATTENTION_FORWARD_CACHE"))
+        command = sandbox.command(inner, view)
+        if sandbox.bubblewrap() is not None and CACHE_INSIDE in view.readable:  # inside, not at its path outside
+            env["ATTENTION_FORWARD_CACHE"] = CACHE_INSIDE
         env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                     "MPLBACKEND": "Agg", "HOME": str(self.private), "TMPDIR": str(self.private), "MPLCONFIGDIR": str(self.private / "matplotlib")})
         kw["env"] = env

@@ -108,7 +108,7 @@ SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc
 
 
 def command(inner: list[str], sandbox: Sandbox) -> list[str]:
-    """``inner`` wrapped in bubblewrap with the sandbox's view; ``inner`` unchanged when bwrap is unavailable.
+    """``inner`` wrapped in bubblewrap with the sandbox's view; ``inner`` itself when bwrap is unavailable.
 
     The view is built up from nothing: the system's programs and libraries and /etc (its secrets hidden),
     the Python environment, what the sandbox may read, what it may write, an empty /tmp; the root itself
@@ -116,7 +116,7 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
     """
     bwrap = bubblewrap()
     if bwrap is None:
-        return list(inner)
+        return inner
     arguments = [bwrap]
     for folder in SYSTEM:
         if os.path.exists(folder):

@@ -26,7 +26,7 @@ def test_without_bubblewrap_grading_runs_unwrapped_and_says_so_once(monkeypatch,
         assert "bubblewrap is not installed (apt-get install bubblewrap)" in message
         assert "network" in message and "limits still apply" in message
         inner = [sys.executable, "-c", "print(1)"]
-        assert sandbox.command(inner, sandbox.Sandbox(writable=())) == inner
+        assert sandbox.command(inner, sandbox.Sandbox(writable=())) is inner
         sandbox.warn_once()
         sandbox.warn_once()
         assert capsys.readouterr().err.count("WARNING: bubblewrap is not installed") == 1

@@ -79,7 +79,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         if sandbox.bubblewrap() is not None and CACHE_INSIDE in view.readable:  # inside, not at its path outside
             env["ATTENTION_FORWARD_CACHE"] = CACHE_INSIDE
         env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                    "MPLBACKEND": "Agg", "HOME": str(self.private), "TMPDIR": str(self.private), "MPLCONFIGDIR": str(self.private / "matplotlib")})
+                    "HOME": str(self.private), "TMPDIR": str(self.private), "MPLCONFIGDIR": str(self.private / "matplotlib")})
+        env.pop("MPLBACKEND", None)  # ipykernel's inline backend, so the plots reach the notebook and the feedback
         kw["env"] = env
         await super()._async_launch_kernel(command, **kw)
         process = getattr(self.provisioner, "process", None)

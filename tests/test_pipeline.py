@@ -146,6 +146,7 @@ def test_feedback_page_per_student_names_the_failed_property(pipeline):
         assert "FAIL" in html and message in html, f"{student}'s feedback does not say {message!r}"
     solution = (pipeline.course / "feedback" / "full_solution" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
     assert "check_attention (attention): 4 / 4 points" in solution and "FAIL" not in solution
+    assert solution.count("data:image/png") >= 8, "the notebook's plots are missing from the feedback page"
 
 
 def test_class_table_shows_totals_and_notes(pipeline):

@@ -19,7 +19,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from autograder.execute import SurvivingExecute  # noqa: E402
-from autograder.preprocessor import DropEmptyMetadata, ExternalVerdicts  # noqa: E402
+from autograder.preprocessor import DropEmptyMetadata, ExternalVerdicts, StartVerdicts  # noqa: E402
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
@@ -37,6 +37,7 @@ c.Autograde.sanitize_preprocessors = [
 ]
 
 c.Autograde.autograde_preprocessors = [
+    StartVerdicts,  # the hidden checks start at once, in their own process, while the kernel runs
     SurvivingExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
     ExternalVerdicts,  # after the kernel ran, before the grades are saved
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,

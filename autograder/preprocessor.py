@@ -33,6 +33,8 @@ repository root be on sys.path, so that `autograder` imports):
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade
@@ -75,6 +77,9 @@ def verdict_outputs(cell, verdict: Verdict) -> list:
     ]
 
 
+EARLY = "autograder_early_verdicts"  # the resources key StartVerdicts leaves for ExternalVerdicts
+
+
 class ExternalVerdicts(NbGraderPreprocessor):
     """Replace the outputs of known check cells with the verdicts of autograder.grade.grade_answers."""
 
@@ -87,12 +92,37 @@ class ExternalVerdicts(NbGraderPreprocessor):
         if not cells:
             return nb, resources
         checks = [cell.metadata["nbgrader"]["grade_id"] for cell in cells]
-        verdicts = grade_answers(answer_sources(nb), seed=self.seed, timeout=self.timeout,
-                                 call_limit=self.call_limit, checks=checks)
+        sources = answer_sources(nb)
+        early = resources.pop(EARLY, None)
+        if early is not None and early[:2] == (sources, checks):  # started by StartVerdicts on these very answers
+            verdicts = early[2].result()
+        else:
+            verdicts = grade_answers(sources, seed=self.seed, timeout=self.timeout, call_limit=self.call_limit, checks=checks)
         for cell in cells:
             verdict = verdicts[cell.metadata["nbgrader"]["grade_id"]]
             cell.outputs = verdict_outputs(cell, verdict)
             self.log.info("%s: %g / %g points", verdict.check_id, verdict.points, verdict.max_points)
+        return nb, resources
+
+
+class StartVerdicts(ExternalVerdicts):
+    """Start the hidden checks as soon as the answers are known, before the kernel runs the notebook.
+
+    Placed before Execute: the checks run the answer cells in their own process, so they need nothing from
+    the kernel, and grading one notebook takes about as long as running it instead of that plus the
+    checks. ExternalVerdicts collects the verdicts when the sources it sees are the ones graded here
+    (otherwise it grades them again). Configured like ExternalVerdicts (seed, timeout, call_limit).
+    """
+
+    def preprocess(self, nb, resources):
+        cells = graded_cells(nb)
+        if cells:
+            checks = [cell.metadata["nbgrader"]["grade_id"] for cell in cells]
+            sources = answer_sources(nb)
+            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hidden-checks")
+            resources[EARLY] = (sources, checks, pool.submit(
+                grade_answers, sources, seed=self.seed, timeout=self.timeout, call_limit=self.call_limit, checks=checks))
+            pool.shutdown(wait=False)
         return nb, resources
 
 

@@ -64,6 +64,31 @@ def test_partial_credit_reaches_nbgrader():
     assert determine_grade(check_cells(nb)["check_softmax"]) == (2.0, 2.0)
 
 
+@pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook is missing")
+def test_verdicts_started_early_are_used_only_for_the_same_answers():
+    """StartVerdicts grades before the kernel runs; ExternalVerdicts takes those verdicts only when the
+    answers it sees are the ones graded then, and grades again otherwise."""
+    from autograder.preprocessor import EARLY, StartVerdicts
+
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    resources = {}
+    StartVerdicts(seed=SEED).preprocess(nb, resources)
+    assert resources[EARLY][2].result().keys() == check_cells(nb).keys()
+    for cell in nb.cells:  # the answers change after the early start (they never do in nbgrader's pipeline)
+        if cell.metadata.get("nbgrader", {}).get("solution") and "def attention(" in cell.source:
+            cell.source = cell.source.replace(" / np.sqrt(d)", "")
+    nb, resources = ExternalVerdicts(seed=SEED).preprocess(nb, resources)
+    assert EARLY not in resources
+    assert determine_grade(check_cells(nb)["check_attention"]) == (2.0, 4.0)  # graded again, not the early 4
+
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    resources = {}
+    StartVerdicts(seed=SEED).preprocess(nb, resources)
+    early = resources[EARLY][2]
+    nb, _ = ExternalVerdicts(seed=SEED).preprocess(nb, resources)
+    assert early.done() and determine_grade(check_cells(nb)["check_attention"]) == (4.0, 4.0)
+
+
 # --- a whole nbgrader round: generate_assignment, a submission, autograde, the gradebook -----------
 
 CONFIG = '''

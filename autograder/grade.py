@@ -225,6 +225,7 @@ def runner_environment(home: Path) -> dict:
     return {
         "PATH": "/usr/bin:/bin",
         "HOME": str(home),
+        "TMPDIR": str(home),
         "LANG": "C.UTF-8",
         "PYTHONPATH": str(REPOSITORY),
         "PYTHONDONTWRITEBYTECODE": "1",

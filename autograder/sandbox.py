@@ -11,7 +11,8 @@ With bubblewrap (``apt-get install bubblewrap``) each runs in a sandbox of its o
 - no network: a network namespace of its own, with only its own loopback (``--unshare-net``);
 - a file system built from nothing (``command``): the system's programs, libraries and /etc (its
   secrets hidden), the Python environment, lib/ and data/ (for the runner, also the three modules of
-  autograder/ it imports), all read-only; an empty /tmp; writable, only its own folder. Not there: the
+  autograder/ it imports), all read-only; an empty, read-only /tmp; writable, only its own folder (the
+  kernel's TMPDIR and HOME are a private folder of its own). Not there: the
   instructor's home, other submissions and kernels, the repository (its solutions, hidden checks,
   examples, .git), the course folder (its submissions and gradebook);
 - its own process, IPC and host-name namespaces; it dies with the grader that started it (and every
@@ -111,8 +112,8 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
     """``inner`` wrapped in bubblewrap with the sandbox's view; ``inner`` itself when bwrap is unavailable.
 
     The view is built up from nothing: the system's programs and libraries and /etc (its secrets hidden),
-    the Python environment, what the sandbox may read, what it may write, an empty /tmp; the root itself
-    is read-only. Nothing else exists inside: not /home, /root, /srv, the repository, the course.
+    the Python environment, what the sandbox may read, what it may write; the root and /tmp are read-only,
+    so a write anywhere else fails instead of landing in a throwaway folder. Nothing else exists inside: not /home, /root, /srv, the repository, the course.
     """
     bwrap = bubblewrap()
     if bwrap is None:
@@ -126,16 +127,19 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
             arguments += ["--tmpfs", secret]
         elif os.path.exists(secret):
             arguments += ["--ro-bind", "/dev/null", secret]
-    arguments += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    if Path(tempfile.gettempdir()).resolve() != Path("/tmp"):
-        arguments += ["--tmpfs", str(Path(tempfile.gettempdir()).resolve())]
+    scratch = sorted({"/tmp", str(Path(tempfile.gettempdir()).resolve())})
+    arguments += ["--dev", "/dev", "--proc", "/proc"]
+    for folder in scratch:
+        arguments += ["--tmpfs", folder]
     for folder in sandbox.writable:
         arguments += ["--bind", str(folder), str(folder)]
     shown = [(root, root) for root in environment_roots() if not _inside(root, [Path(f) for f in SYSTEM])]
     shown += [(Path(inside), Path(outside)) for inside, outside in sandbox.readable.items()]
     for inside, outside in shown:  # after the writable folders: what is readable inside one stays read-only
         arguments += ["--ro-bind", str(outside), str(inside)]
-    arguments += ["--remount-ro", "/", "--unshare-all", "--die-with-parent"]  # the kernel manager interrupts by message
+    for folder in ["/", *scratch]:  # read-only too: /tmp only holds the mount points of what is bound above
+        arguments += ["--remount-ro", folder]
+    arguments += ["--unshare-all", "--die-with-parent"]  # the kernel manager interrupts by message
     if sandbox.cwd is not None:
         arguments += ["--chdir", str(sandbox.cwd)]
     return arguments + ["--", *inner]

@@ -6,5 +6,8 @@
 - grade: grade_answers(sources) -> {check id: Verdict}, and answer_sources(notebook);
 - preprocessor: ExternalVerdicts, which writes the verdicts into nbgrader's autograded notebook;
 - execute: SurvivingExecute, nbgrader's Execute that survives a student's kernel dying;
-- model: what the checks need from the store's model (recorded statistics, patterns, logits).
+- model: what the checks need from the store's model (recorded statistics, patterns, logits);
+- sandbox, kernel: bubblewrap and limits around the runner and the student's kernel;
+- grading: a class on Dask, one task per submission, each result recorded atomically in the gradebook;
+- classroom: the whole pipeline from the command line; export: ChecksExport, one CSV row per student per check.
 """

@@ -90,11 +90,8 @@ def nbgrader_environment() -> dict:
     return env
 
 
-def _nbgrader(course: Path, args: tuple, timeout: float, echo=None) -> tuple[int | None, str]:
-    """(exit code, or None after a timeout; output) of ``nbgrader *args`` run in ``course``.
-
-    echo: called with each line of output as it comes (progress), or None.
-    """
+def _nbgrader(course: Path, args: tuple, timeout: float) -> tuple[int | None, str]:
+    """(exit code, or None after a timeout; output) of ``nbgrader *args`` run in ``course``."""
     process = subprocess.Popen([nbgrader_executable(), *args], cwd=course, env=nbgrader_environment(),
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
     expired = threading.Event()
@@ -109,8 +106,6 @@ def _nbgrader(course: Path, args: tuple, timeout: float, echo=None) -> tuple[int
     try:
         for line in process.stdout:
             lines.append(line)
-            if echo is not None:
-                echo(line)
         code = process.wait()
     finally:
         timer.cancel()

@@ -375,20 +375,20 @@ def ledger(course: Path, student: str) -> dict:
         return {}
 
 
-def up_to_date(course: Path, submission: Submission) -> bool:
-    """True when this exact submission was graded by this grader and everything it left is in place."""
-    if ledger(course, submission.student).get("fingerprint") != submission.fingerprint:
-        return False
-    if not (course / "autograded" / submission.student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists():
-        return False
-    from nbgrader.api import Gradebook, MissingEntry
+def students_in_gradebook(course: Path) -> set:
+    """The students with a submission of the assignment in gradebook.db (read once per run)."""
+    from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        try:
-            gradebook.find_submission(ASSIGNMENT, submission.student)
-        except MissingEntry:
-            return False
-    return True
+        return {submission.student.id for submission in gradebook.find_assignment(ASSIGNMENT).submissions}
+
+
+def up_to_date(course: Path, submission: Submission, in_gradebook: set) -> bool:
+    """True when this exact submission was graded by this grader and everything it left is in place
+    (``in_gradebook``: students_in_gradebook(course))."""
+    return (ledger(course, submission.student).get("fingerprint") == submission.fingerprint
+            and (course / "autograded" / submission.student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
+            and submission.student in in_gradebook)
 
 
 def tidy(course: Path):
@@ -408,7 +408,6 @@ class Summary:
     skipped: list  # students whose grades were up to date
     failed: dict  # {student: why nothing could be recorded}
     notes: dict  # {student: note}
-    workers: dict  # {student: worker}
     seconds: float
 
 
@@ -444,8 +443,9 @@ def grade_class(course: Path, students: list[str], scheduler: str | None = None,
     warned = {socket.gethostname(): sandbox.warn_once()}
     assignment = load_assignment(course, config)
     submissions = [load_submission(course, student, assignment) for student in students]
-    todo = [s for s in submissions if regrade or not up_to_date(course, s)]
-    summary = Summary([], [s.student for s in submissions if s not in todo], {}, {}, {}, 0.0)
+    in_gradebook = set() if regrade else students_in_gradebook(course)
+    todo = [s for s in submissions if regrade or not up_to_date(course, s, in_gradebook)]
+    summary = Summary([], [s.student for s in submissions if s not in todo], {}, {}, 0.0)
     if todo:
         from autograder import model
 
@@ -475,7 +475,6 @@ def grade_class(course: Path, students: list[str], scheduler: str | None = None,
                     else:
                         record(course, outcome)
                         summary.graded.append(student)
-                        summary.workers[student] = outcome.worker
                         if outcome.note:
                             summary.notes[student] = outcome.note
                 bar.set_postfix_str(student, refresh=False)

@@ -138,3 +138,36 @@ def test_forward_cache_returns_lib_s_own_numbers_bit_for_bit(tmp_path, monkeypat
     np.savez(tmp_path / "other.npz", **{**doctored, "model": np.array("another model")})  # another model: ignored
     monkeypatch.setenv(transformer.FORWARD_CACHE, str(tmp_path / "other.npz"))
     assert np.array_equal(transformer.forward(texts[0]), computed[0][0])
+
+
+def test_the_float32_fast_path_is_the_same_model(model):
+    texts = [ids for ids, _ in product_texts("validation", 40)]
+    for ids in texts:
+        fast, fast_patterns = transformer.forward(ids, keep=True, dtype=np.float32)
+        slow, slow_patterns = transformer.forward(ids, keep=True)
+        assert fast.dtype == np.float32 and fast.shape == slow.shape
+        assert np.abs(fast - slow).max() < 1e-4                      # float32 rounding, not another computation
+        for fast_pattern, slow_pattern in zip(fast_patterns, slow_patterns, strict=True):
+            assert fast_pattern.dtype == np.float32 and fast_pattern.shape == slow_pattern.shape
+            assert np.abs(fast_pattern - slow_pattern).max() < 1e-5
+            assert np.all(fast_pattern[:, ~attention.causal_mask(len(ids))] == 0.0)   # masked: exactly zero
+            np.testing.assert_allclose(fast_pattern.sum(-1), 1.0, atol=1e-6)
+    with np.load(transformer.MODEL_DIR / "reference_logits.npz") as recorded:
+        logits = transformer.forward(recorded["ids_0"], dtype=np.float32)
+        assert np.abs(logits - recorded["logits_0"]).max() < 1e-4
+    ids = list(texts[0])
+    changed = ids[:-1] + [(ids[-1] + 7) % len(model[1])]
+    np.testing.assert_array_equal(transformer.forward(ids, dtype=np.float32)[:-1],
+                                  transformer.forward(changed, dtype=np.float32)[:-1])
+
+
+def test_the_fast_path_says_what_it_cannot_do():
+    ids = product_texts("validation", 1)[0][0]
+    with pytest.raises(ValueError, match="a given attention runs in the float64 path"):
+        transformer.forward(ids, dtype=np.float32, attention=attention.attention)
+    with pytest.raises(ValueError, match="np.float64 .* or np.float32"):
+        transformer.forward(ids, dtype=np.float16)
+    with pytest.raises(ValueError, match="np.float64 .* or np.float32"):
+        transformer.forward(ids, dtype="bfloat")
+    with pytest.raises(ValueError, match="longer than"):
+        transformer.forward([0] * 161, dtype=np.float32)

@@ -137,17 +137,21 @@ CACHED_TEXTS = 300  # the notebook measures heads on the first 300 validation pr
 
 def shared_forward_cache(course: Path) -> str | None:
     """lib's forward passes of the texts every notebook runs the model on, recorded once for the class
-    (lib.transformer.write_forward_cache): each kernel then reads them instead of recomputing them, the
-    same numbers to the last bit. None when the store's model is missing."""
+    (lib.transformer.write_forward_cache, a folder): each kernel then maps them instead of recomputing them,
+    the same numbers to the last bit. None when the store's model is missing. Caches of another model, of an
+    earlier format or left half-written by a killed run are removed."""
     from autograder import model
     from lib import transformer
     from lib.products import product_texts
 
     if not model.available():
         return None
-    path = course / LEDGER / f"forward-{transformer.model_digest(str(transformer.MODEL_DIR))}.npz"
-    if not path.exists():
-        path.parent.mkdir(exist_ok=True)
+    path = course / LEDGER / f"forward-{transformer.model_digest(str(transformer.MODEL_DIR))}"
+    path.parent.mkdir(exist_ok=True)
+    for stale in path.parent.glob("forward-*"):
+        if stale != path:
+            shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
+    if not (path / "index.json").exists():
         transformer.write_forward_cache(path, [ids for ids, _ in product_texts("validation", CACHED_TEXTS)])
     return str(path)
 

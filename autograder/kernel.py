@@ -25,7 +25,7 @@ from jupyter_client.manager import AsyncKernelManager
 
 from autograder import sandbox
 
-CACHE_INSIDE = "/run/attention/forward.npz"  # where the class's forward cache appears in the sandbox
+CACHE_INSIDE = "/run/attention/forward"  # where the class's forward cache (a folder) appears in the sandbox
 WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
 
 

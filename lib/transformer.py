@@ -13,9 +13,10 @@ as ``forward(..., attention=...)``, so a student's attention can drive the real 
 stored in the ``x @ W`` convention, the chapter's: ``queries = x @ w_query``.
 
 A grader running many students' notebooks can share lib's own forward passes between them: when the
-environment variable ATTENTION_FORWARD_CACHE names a file written by ``write_forward_cache`` for this
+environment variable ATTENTION_FORWARD_CACHE names a folder written by ``write_forward_cache`` for this
 model, ``forward`` with lib's attention returns the recorded arrays for the texts it holds (the same
-float64 numbers, bit for bit; fresh writable copies) instead of recomputing them. Nothing else changes:
+float64 numbers, bit for bit; fresh writable arrays, private copy-on-write mappings of the files, so a
+text costs almost nothing until its numbers are read) instead of recomputing them. Nothing else changes:
 without the variable, for other texts or another model, and whenever ``attention`` is given, it computes.
 
 ``forward(ids, dtype=np.float32)`` is a second, fast path for throughput: the same model in float32 (the
@@ -31,6 +32,7 @@ import functools
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -153,14 +155,30 @@ def _text_key(ids) -> str:
 
 @functools.lru_cache(maxsize=4)
 def _open_cache(path: str, digest: str):
-    """The forward cache at ``path`` (an open NpzFile) when it was written for the model ``digest``, else None."""
+    """The forward cache in the folder ``path`` when it was written for the model ``digest``, else None:
+    (its index, the byte offset of the data in logits.npy and in patterns.npy, the logits' width)."""
     try:
-        stored = np.load(path, allow_pickle=False)
-        if str(stored["model"]) != digest:
+        index = json.loads((Path(path) / "index.json").read_text())
+        if index.get("model") != digest:
             return None
-        return stored, set(stored.files)
-    except (OSError, ValueError, KeyError):
+        offsets = {}
+        for name in ("logits", "patterns"):
+            stored = np.load(Path(path) / f"{name}.npy", mmap_mode="r")   # only its header is read
+            if stored.dtype != np.float64:
+                return None
+            offsets[name] = stored.offset
+            if name == "logits":
+                width = stored.shape[1]
+            del stored
+        return index["texts"], offsets, width
+    except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def _private_copy(path: Path, offset: int, shape: tuple) -> np.ndarray:
+    """float64 numbers at ``offset`` bytes into ``path``, as a fresh writable array of its own: a private
+    copy-on-write mapping, so nothing is copied until it is written and a write never reaches the file."""
+    return np.memmap(path, dtype=np.float64, mode="c", offset=offset, shape=shape).view(np.ndarray)
 
 
 def _cached_forward(ids, folder: str):
@@ -171,26 +189,46 @@ def _cached_forward(ids, folder: str):
     opened = _open_cache(path, model_digest(folder))
     if opened is None:
         return None
-    stored, names = opened
-    key = _text_key(ids)
-    if f"logits_{key}" not in names:
+    texts, offsets, width = opened
+    found = texts.get(_text_key(ids))
+    if found is None:
         return None
-    return stored[f"logits_{key}"], list(stored[f"patterns_{key}"])
+    row, element = found                                             # where this text starts in each file
+    settings = _load(folder)[2]["settings"]
+    positions = len(ids)
+    logits = _private_copy(Path(path) / "logits.npy", offsets["logits"] + 8 * row * width, (positions, width))
+    patterns = _private_copy(Path(path) / "patterns.npy", offsets["patterns"] + 8 * element,
+                             (settings["layers"], settings["heads"], positions, positions))
+    return logits, list(patterns)
 
 
 def write_forward_cache(path: Path | str, texts, folder: Path | str = MODEL_DIR) -> Path:
-    """Record lib's forward pass (logits and patterns) of each text (token ids) into ``path``, an .npz file
-    that ``forward`` reads when ATTENTION_FORWARD_CACHE names it. Written whole, then renamed into place."""
+    """Record lib's forward pass (logits and patterns) of each text (token ids) into the folder ``path``,
+    which ``forward`` reads when ATTENTION_FORWARD_CACHE names it: index.json (the model's digest, and
+    where each text starts), logits.npy (every text's logits, one row per token) and patterns.npy (every
+    text's (layers, heads, T, T) patterns, flattened one after another). Written whole, then renamed into place."""
     path = Path(path)
-    arrays = {"model": np.array(model_digest(str(folder)))}
+    index, logits, patterns = {}, [], []
+    rows = elements = 0
     for ids in texts:
-        logits, patterns = forward(ids, keep=True, folder=folder)
         key = _text_key(ids)
-        arrays[f"logits_{key}"], arrays[f"patterns_{key}"] = logits, np.stack(patterns)
-    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".npz", dir=path.parent)
-    os.close(handle)
-    np.savez(temporary, **arrays)
-    os.replace(temporary, path)
+        if key in index:
+            continue
+        text_logits, text_patterns = forward(ids, keep=True, folder=folder)
+        index[key] = [rows, elements]
+        logits.append(text_logits)
+        patterns.append(np.stack(text_patterns).ravel())
+        rows, elements = rows + len(text_logits), elements + patterns[-1].size
+    building = Path(tempfile.mkdtemp(prefix=path.name + ".", dir=path.parent))
+    np.save(building / "logits.npy", np.concatenate(logits) if logits else np.zeros((0, 0)))
+    np.save(building / "patterns.npy", np.concatenate(patterns) if patterns else np.zeros(0))
+    (building / "index.json").write_text(json.dumps({"model": model_digest(str(folder)), "texts": index}))
+    try:
+        os.replace(building, path)                                   # whole, or not at all
+    except OSError:                                                  # another writer finished first: keep theirs
+        shutil.rmtree(building, ignore_errors=True)
+        if not (path / "index.json").exists():
+            raise
     return path
 
 

@@ -1,5 +1,8 @@
 """The recorded store's model: NumPy equals PyTorch, it copies from the name, and its heads' habits."""
 
+import json
+import shutil
+
 import numpy as np
 import pytest
 
@@ -114,15 +117,22 @@ def test_forward_cache_returns_lib_s_own_numbers_bit_for_bit(tmp_path, monkeypat
     from lib.products import product_texts
 
     texts = [ids for ids, _ in product_texts("validation", 3)]
-    cache = transformer.write_forward_cache(tmp_path / "forward.npz", texts[:2])
+    cache = transformer.write_forward_cache(tmp_path / "forward", texts[:2] + texts[:1])   # a repeat is stored once
+    assert sorted(p.name for p in cache.iterdir()) == ["index.json", "logits.npy", "patterns.npy"]
     computed = [transformer.forward(ids, keep=True) for ids in texts]
     monkeypatch.setenv(transformer.FORWARD_CACHE, str(cache))
     for ids, (logits, patterns) in zip(texts, computed):
         cached_logits, cached_patterns = transformer.forward(ids, keep=True)
-        assert np.array_equal(cached_logits, logits) and cached_logits.dtype == np.float64
+        assert type(cached_logits) is np.ndarray and cached_logits.dtype == np.float64
+        assert np.array_equal(cached_logits, logits)
         assert all(np.array_equal(a, b) for a, b in zip(cached_patterns, patterns)) and len(cached_patterns) == len(patterns)
-        cached_logits[0, 0] = 1e9  # a copy: the next call is not affected
+        cached_logits[0, 0] = 1e9  # writable, and its own: neither the next call nor the file is affected
+        cached_patterns[0][0, 0, 0] = -1.0
     assert transformer.forward(texts[0])[0, 0] == computed[0][0][0, 0]
+    assert transformer.forward(texts[0], keep=True)[1][0][0, 0, 0] == computed[0][1][0][0, 0, 0]
+    assert np.array_equal(np.load(cache / "logits.npy")[: len(texts[0])], computed[0][0])
+    assert transformer._cached_forward(texts[2], str(transformer.MODEL_DIR)) is None       # not recorded: computed
+    assert transformer._cached_forward(texts[1], str(transformer.MODEL_DIR)) is not None   # recorded: read
 
     def halved(queries, keys, values, mask):
         weights, output = operations.attention(queries, keys, values, mask)
@@ -130,15 +140,19 @@ def test_forward_cache_returns_lib_s_own_numbers_bit_for_bit(tmp_path, monkeypat
 
     assert not np.array_equal(transformer.forward(texts[0], attention=halved), computed[0][0])  # computed, not cached
 
-    stored = dict(np.load(cache))
-    doctored = {name: (array * 2 if name.startswith("logits_") else array) for name, array in stored.items()}
-    np.savez(tmp_path / "doctored.npz", **doctored)  # right model, other numbers: read, so the cache is live
-    monkeypatch.setenv(transformer.FORWARD_CACHE, str(tmp_path / "doctored.npz"))
+    doctored = tmp_path / "doctored"
+    shutil.copytree(cache, doctored)
+    np.save(doctored / "logits.npy", 2 * np.load(cache / "logits.npy"))   # right model, other numbers: read, so live
+    monkeypatch.setenv(transformer.FORWARD_CACHE, str(doctored))
     assert np.array_equal(transformer.forward(texts[0]), 2 * computed[0][0])
-    np.savez(tmp_path / "other.npz", **{**doctored, "model": np.array("another model")})  # another model: ignored
-    monkeypatch.setenv(transformer.FORWARD_CACHE, str(tmp_path / "other.npz"))
+    other = tmp_path / "other"
+    shutil.copytree(doctored, other)
+    index = json.loads((other / "index.json").read_text())
+    (other / "index.json").write_text(json.dumps({**index, "model": "another model"}))   # another model: ignored
+    monkeypatch.setenv(transformer.FORWARD_CACHE, str(other))
     assert np.array_equal(transformer.forward(texts[0]), computed[0][0])
-
+    monkeypatch.setenv(transformer.FORWARD_CACHE, str(tmp_path / "missing"))   # no such folder: computed
+    assert np.array_equal(transformer.forward(texts[0]), computed[0][0])
 
 def test_the_float32_fast_path_is_the_same_model(model):
     texts = [ids for ids, _ in product_texts("validation", 40)]

@@ -87,3 +87,38 @@ def test_the_kernel_sees_its_folder_lib_and_data_and_nothing_else(tmp_path):
     assert seen["lib"] == 4
     assert (folder / "mine.txt").read_text() == "x"
     assert not (REPOSITORY / "dropped.txt").exists()
+
+
+@needs_bubblewrap
+def test_the_kernel_reads_the_class_forward_cache_and_cannot_change_it(tmp_path, monkeypatch):
+    from lib import transformer
+    from lib.products import product_texts
+
+    (tmp_path / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
+    (tmp_path / "data").symlink_to(REPOSITORY / "data", target_is_directory=True)
+    folder = tmp_path / "autograded" / "ada" / "attention"
+    folder.mkdir(parents=True)
+    ids = product_texts("validation", 1)[0][0]
+    cache = transformer.write_forward_cache(tmp_path / "forward", [ids])
+    before = {path.name: path.read_bytes() for path in cache.iterdir()}
+    monkeypatch.setenv(transformer.FORWARD_CACHE, str(cache))   # what grade_submission sets for its kernels
+    probe = f"""
+import json, os, sys
+sys.path.insert(0, {str(tmp_path)!r})
+from lib import transformer
+cached = transformer._cached_forward({list(map(int, ids))}, str(transformer.MODEL_DIR))
+logits = transformer.forward({list(map(int, ids))})
+logits[:] = 0.0                                   # its own copy
+try:
+    open(os.path.join(os.environ[transformer.FORWARD_CACHE], "logits.npy"), "r+b").write(b"x")
+    wrote = "wrote"
+except OSError:
+    wrote = "refused"
+print(json.dumps({{"where": os.environ[transformer.FORWARD_CACHE], "cached": cached is not None, "write": wrote}}))
+"""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)])
+    NotebookClient(notebook, timeout=60, kernel_manager_class=SandboxedKernelManager,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    seen = json.loads(notebook.cells[0].outputs[0]["text"])
+    assert seen == {"where": "/run/attention/forward", "cached": True, "write": "refused"}
+    assert {path.name: path.read_bytes() for path in cache.iterdir()} == before

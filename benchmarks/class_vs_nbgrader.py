@@ -1,6 +1,7 @@
 """A class graded by this project versus by `nbgrader autograde` run the usual way: wall-clock ratio, same run.
 
-    .venv/bin/python benchmarks/class_vs_nbgrader.py                  # 200 generated submissions (over an hour here)
+    .venv/bin/python benchmarks/class_vs_nbgrader.py                  # 200 generated submissions (about an hour here)
+    .venv/bin/python benchmarks/class_vs_nbgrader.py --students 20 --project-only   # only this side, for tuning
     .venv/bin/python benchmarks/class_vs_nbgrader.py --students 24    # a smaller class, same mix
 
 The class is generated from the bundled submissions (examples/submissions), cycling through a mix: correct

@@ -14,13 +14,18 @@ the other, alternating which goes first:
 
 Each round gives grade seconds / execute seconds, twice: for the grade (nbgrader's autograde, up to the
 gradebook), the headline (goal: at most 1.3), and with the feedback page made in the same task too (what
-a class run does; nbgrader makes it in a separate command, generate_feedback). Medians over the rounds.
+a class run does; nbgrader makes it in a separate command, generate_feedback). Both do the same work as
+the plain execution: no class-wide cache. A third timing in each round grades the submission as a class
+run does, with the class's forward cache (grading.shared_forward_cache, recorded once before the rounds),
+the feedback page included; its ratio is printed first. The order of the three rotates each round.
+Medians over the rounds.
 These machines are noisy (single rounds ranged 1.14 to 1.50 here): read the medians.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import statistics
@@ -53,6 +58,7 @@ def execute_only(notebook: Path, folder: Path) -> float:
     from nbclient import NotebookClient
 
     nb = nbformat.read(notebook, as_version=4)
+    os.environ.pop("ATTENTION_FORWARD_CACHE", None)  # a plain run: grade_submission may have left the class's set
     started = time.monotonic()
     NotebookClient(nb, timeout=120, allow_errors=True, resources={"metadata": {"path": str(folder)}}).execute()
     return time.monotonic() - started
@@ -75,25 +81,30 @@ def main(argv=None) -> int:
         folder.mkdir(parents=True)
         shutil.copy(notebook, folder / "attention.ipynb")
         assignment = grading.load_assignment(course)
+        in_class = dataclasses.replace(assignment, forward_cache=grading.shared_forward_cache(course))
         submission = grading.Submission(args.student, {"attention.ipynb": notebook.read_bytes()}, "benchmark")
         grading.grade_submission(assignment, submission)  # warm: the model's measurements, imports, caches
         execute_only(notebook, folder)
-        ratios, plain = [], []  # with the feedback page; the grade alone
+        ratios, plain, class_ratios = [], [], []  # with the feedback page; the grade alone; as in a class run
+        sides = ["execute", "grade", "class"]
         for round_number in range(args.rounds):
-            order = ["execute", "grade"] if round_number % 2 == 0 else ["grade", "execute"]
+            order = sides[round_number % 3:] + sides[: round_number % 3]
             seconds = {}
             for side in order:
                 if side == "execute":
                     seconds[side] = execute_only(notebook, folder)
                 else:
-                    outcome = grading.grade_submission(assignment, submission)
+                    outcome = grading.grade_submission(assignment if side == "grade" else in_class, submission)
                     seconds[side] = outcome.seconds
-                    seconds["feedback"] = outcome.feedback_seconds
+                    seconds["feedback" if side == "grade" else "class feedback"] = outcome.feedback_seconds
             ratios.append(seconds["grade"] / seconds["execute"])
             plain.append((seconds["grade"] - seconds["feedback"]) / seconds["execute"])
+            class_ratios.append(seconds["class"] / seconds["execute"])
             points = sum(grade["auto_score"] or 0 for grade in outcome.grades)
             print(f"round {round_number + 1}: execute {seconds['execute']:.1f} s, grade {seconds['grade']:.1f} s "
-                  f"(of which feedback {seconds['feedback']:.1f} s; {points:g} points): ratio {ratios[-1]:.2f}")
+                  f"(of which feedback {seconds['feedback']:.1f} s; {points:g} points): ratio {ratios[-1]:.2f}; "
+                  f"as in a class run {seconds['class']:.1f} s: {class_ratios[-1]:.2f}")
+    print(f"as in a class run (the class's forward cache; grade and feedback): {statistics.median(class_ratios):.2f}")
     print(f"with the feedback page made in the same task: {statistics.median(ratios):.2f}")
     print(f"grade / execute, per submission: {statistics.median(plain):.2f} (goal <= {GOAL})")
     return 0

@@ -43,7 +43,6 @@ from datetime import datetime
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # lib.transformer.FORWARD_CACHE (not imported here: workers set it early)
 ASSIGNMENT = "attention"
 NOTEBOOK = "attention"
 LEDGER = ".grading"  # in the course folder: the ledger and the folders being written
@@ -271,17 +270,15 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
                       unprotected=sandbox.why_unprotected())
     with tempfile.TemporaryDirectory(prefix="attention-grading-") as scratch:
         root = Path(scratch)
-        if assignment.forward_cache and Path(assignment.forward_cache).exists():  # not on a worker of another machine
-            os.environ[FORWARD_CACHE] = assignment.forward_cache  # the kernels inherit it (autograder.kernel binds it)
-        else:
-            os.environ.pop(FORWARD_CACHE, None)
         (root / "gradebook.db").write_bytes(assignment.gradebook)
         for relative, data in assignment.source.items():
             (root / "source" / ASSIGNMENT / relative).parent.mkdir(parents=True, exist_ok=True)
             (root / "source" / ASSIGNMENT / relative).write_bytes(data)
         (root / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
-        (root / "nbgrader_config.py").write_text(WORKER_CONFIG.format(
-            repository_config=str(REPOSITORY / "nbgrader_config.py"), root=str(root)) + assignment.config)
+        config = WORKER_CONFIG.format(repository_config=str(REPOSITORY / "nbgrader_config.py"), root=str(root))
+        if assignment.forward_cache and Path(assignment.forward_cache).exists():  # not on a worker of another machine
+            config += f"c.SandboxedKernelManager.forward_cache = {assignment.forward_cache!r}\n"  # its kernels read it
+        (root / "nbgrader_config.py").write_text(config + assignment.config)
         submitted = root / "submitted" / submission.student / ASSIGNMENT
         for relative, data in submission.files.items():
             (submitted / relative).parent.mkdir(parents=True, exist_ok=True)

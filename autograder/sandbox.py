@@ -10,21 +10,25 @@ With bubblewrap (``apt-get install bubblewrap``) each runs in a sandbox of its o
 
 - no network: a network namespace of its own, with only its own loopback (``--unshare-net``);
 - a file system built from nothing (``command``): the system's programs, libraries and /etc (its
-  secrets hidden), the Python environment, lib/ and data/ (for the runner, also the three modules of
-  autograder/ it imports), all read-only; an empty, read-only /tmp; writable, only its own folder (the
+  secrets hidden), all read-only; for the kernel, the Python environment, lib/ and data/; for the
+  runner, only Python's standard library, NumPy and the runner's one file (every site-packages and the
+  course's packages hidden: nothing there leads to the reference or the recorded statistics); an empty, read-only /tmp; writable, only its own folder (the
   kernel's TMPDIR and HOME are a private folder of its own). Not there: the
   instructor's home, other submissions and kernels, the repository (its solutions, hidden checks,
   examples, .git), the course folder (its submissions and gradebook);
 - its own process, IPC and host-name namespaces; it dies with the grader that started it (and every
   process it started dies with it).
 
-Without bubblewrap the limits below still apply (memory, processes, file size; time is watched by
-the grader), and ``warn_once`` says which protections are missing, once per process.
+Without bubblewrap nothing student-written runs: ``command`` raises SandboxUnavailable (fail closed),
+unless the instructor allowed it for this process and its children (``python -m autograder.classroom
+--unsandboxed`` sets ATTENTION_UNSANDBOXED=1), accepting that the student's code can then read and
+write whatever the grader's user can. ``warn_once`` says so, once per process.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import logging
 import os
 import shutil
@@ -36,7 +40,10 @@ from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 INSTALL = "apt-get install bubblewrap"
-MISSING = ("network access, and reading the instructor's files, other submissions and the hidden checks")
+MISSING = ("network access, and reading or writing the instructor's files, other submissions, the reference and the "
+           "hidden checks")
+UNSANDBOXED = "ATTENTION_UNSANDBOXED"  # "1": the instructor allowed student code to run without bubblewrap
+SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 # Limits of a student's kernel (the runner has its own, in autograder.grade)
 KERNEL_MEMORY = 4 * 2**30      # bytes of address space
@@ -52,6 +59,12 @@ class Sandbox:
     writable: tuple[Path, ...]
     readable: dict = field(default_factory=dict)
     cwd: Path | None = None
+    environment: bool = True  # show this Python's environment (a sandbox that does not brings its own in readable)
+    hidden: tuple = ()  # folders inside what is shown that appear empty (site-packages, the course's packages)
+
+
+class SandboxUnavailable(RuntimeError):
+    """Student code would run without the sandbox, and the instructor did not allow that."""
 
 
 @functools.cache
@@ -75,14 +88,28 @@ def why_unprotected() -> str | None:
     found = shutil.which("bwrap")
     cause = (f"{found} is installed but cannot create a sandbox here (are user namespaces disabled?)"
              if found else f"bubblewrap is not installed ({INSTALL})")
-    return (f"{cause}: student code runs without the sandbox, so nothing stops {MISSING}; "
-            "the memory, process, file-size and time limits still apply")
+    return (f"{cause}: student code would run without the sandbox, so nothing would stop {MISSING}; "
+            "the memory, process, file-size and time limits would still apply")
+
+
+def unsandboxed_allowed() -> bool:
+    """True when the instructor allowed student code to run without bubblewrap (--unsandboxed)."""
+    return os.environ.get(UNSANDBOXED) == "1"
+
+
+def refusal() -> str:
+    """What to tell an instructor whose machine cannot sandbox student code."""
+    return (f"{why_unprotected()}. Nothing was graded. Install bubblewrap ({INSTALL}) and run again; or, knowing that "
+            "every student's code can then read and change anything your user can (the reference, the hidden checks, "
+            "the gradebook, other submissions), pass --unsandboxed")
 
 
 @functools.cache
 def warn_once(log: logging.Logger | None = None) -> str | None:
     """Say once per process which protection is missing (None when bubblewrap works)."""
     message = why_unprotected()
+    if message is not None:
+        message = message.replace("would ", "") + " (allowed by --unsandboxed)"
     if message is not None:
         (log or logging.getLogger("autograder")).warning(message)
         print(f"WARNING: {message}", file=sys.stderr, flush=True)
@@ -99,6 +126,28 @@ def environment_roots() -> list[Path]:
     return roots
 
 
+def site_folders() -> list[Path]:
+    """Every folder where a Python on this machine keeps installed packages (site-packages, dist-packages)."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    found = []
+    for prefix in {sys.prefix, sys.base_prefix, "/usr", "/usr/local"}:
+        for name in ("site-packages", "dist-packages"):
+            for folder in (Path(prefix) / "lib" / version / name, Path(prefix) / "lib" / "python3" / name):
+                if folder.is_dir() and folder.resolve() not in found:
+                    found.append(folder.resolve())
+    return found
+
+
+def course_folders() -> list[Path]:
+    """The course's own packages and data wherever they are installed: lib, autograder, the repository."""
+    found = [REPOSITORY]
+    for package in ("lib", "autograder"):
+        spec = importlib.util.find_spec(package)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            found.append(Path(location).resolve())
+    return found
+
+
 def _inside(path: Path, folders) -> bool:
     return any(path == folder or folder in path.parents for folder in folders)
 
@@ -109,7 +158,10 @@ SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc
 
 
 def command(inner: list[str], sandbox: Sandbox) -> list[str]:
-    """``inner`` wrapped in bubblewrap with the sandbox's view; ``inner`` itself when bwrap is unavailable.
+    """``inner`` wrapped in bubblewrap with the sandbox's view.
+
+    Without a working bwrap: ``inner`` itself where the instructor allowed it (``unsandboxed_allowed``, said
+    once by ``warn_once``), else SandboxUnavailable with what to do.
 
     The view is built up from nothing: the system's programs and libraries and /etc (its secrets hidden),
     the Python environment, what the sandbox may read, what it may write; the root and /tmp are read-only,
@@ -117,6 +169,9 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
     """
     bwrap = bubblewrap()
     if bwrap is None:
+        if not unsandboxed_allowed():
+            raise SandboxUnavailable(refusal())
+        warn_once()
         return inner
     arguments = [bwrap]
     for folder in SYSTEM:
@@ -134,9 +189,13 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
     for folder in sandbox.writable:
         arguments += ["--bind", str(folder), str(folder)]
     shown = [(root, root) for root in environment_roots() if not _inside(root, [Path(f) for f in SYSTEM])]
+    shown = shown if sandbox.environment else []
     shown += [(Path(inside), Path(outside)) for inside, outside in sandbox.readable.items()]
     for inside, outside in shown:  # after the writable folders: what is readable inside one stays read-only
         arguments += ["--ro-bind", str(outside), str(inside)]
+    for folder in sandbox.hidden:  # empty, wherever a folder shown above holds them
+        if Path(folder).is_dir() and any(_inside(Path(folder), [Path(f)]) for f in [*SYSTEM, *(i for i, _ in shown)]):
+            arguments += ["--tmpfs", str(folder)]
     for folder in ["/", *scratch]:  # read-only too: /tmp only holds the mount points of what is bound above
         arguments += ["--remount-ro", folder]
     arguments += ["--unshare-all", "--die-with-parent"]  # the kernel manager interrupts by message

@@ -11,15 +11,22 @@ notebook's kernel and the hidden checks' runner in their sandboxes (autograder.s
 everything back as bytes (``Outcome``), so a worker on another machine needs the project installed but no
 shared file system.
 
-The coordinator (this process) records each outcome as it arrives, one at a time, so that a run killed at
-any moment loses no finished grade and leaves no half-written one:
+The coordinator (this process) records each outcome as it arrives, one at a time, into nbgrader's gradebook
+(SQLite, the default, in write-ahead-log mode with a busy timeout; or PostgreSQL), so that Formgrader, nbgrader's
+own commands and a grader saving manual scores can write to it at the same time, and a run killed at any
+moment loses no finished grade and leaves no half-written one (``record`` gives the order):
 
-1. the autograded and feedback folders are written under .grading/ and renamed into place;
-2. the gradebook: a copy of gradebook.db is updated with nbgrader's Gradebook API, flushed to disk and
-   renamed over gradebook.db (a rename is atomic: the gradebook is the old one or the new one);
-3. the ledger, .grading/<student>.json, written last: the submission's fingerprint (its files, the
-   assignment, the grader's code). A submission whose fingerprint matches its ledger, with its autograded
-   folder and gradebook entry in place, is not graded again.
+1. a journal entry, .grading/journal/<student>.json: what is about to be written;
+2. the autograded and feedback folders, written under .grading/tmp/ and renamed into place;
+3. the gradebook: one transaction through nbgrader's Gradebook (GradebookWriter), all of the submission's
+   grades and comments or none;
+4. the ledger, .grading/students/<student>.json: the submission's fingerprint (its files, the assignment,
+   the grader's code); then the journal entry is removed. A submission whose fingerprint matches its
+   ledger, with its autograded folder and gradebook entry in place, is not graded again.
+
+A journal entry still there at the start of a run (a run stopped between 1 and 4) is repaired: the ledger
+is completed when the gradebook and the files hold what the journal says, otherwise the student is graded
+again (``repair``). One run at a time grades a course (``CourseLock``).
 
 A notebook that cannot be read (not JSON, empty, an unknown format), or that nbgrader cannot grade, is
 graded as the blank release with a first cell that says why, so the student gets 0 points and a reason,
@@ -29,7 +36,9 @@ and the gradebook holds a submission for them like everyone else.
 from __future__ import annotations
 
 import dataclasses
+import glob
 import hashlib
+import html
 import json
 import os
 import re
@@ -41,6 +50,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from urllib.parse import quote
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "attention"
@@ -121,9 +131,41 @@ def grader_fingerprint() -> str:
     return digest((path.relative_to(REPOSITORY).as_posix(), path.read_bytes()) for path in files)
 
 
-def load_assignment(course: Path, config: str = "") -> Assignment:
-    """The Assignment of ``course`` (after nbgrader generate_assignment)."""
-    gradebook = (course / "gradebook.db").read_bytes()
+STRUCTURE = ("course", "assignment", "notebook", "base_cell", "grade_cells", "solution_cells", "task_cells",
+             "source_cell")  # the gradebook's tables that generate_assignment fills; the rest grow with the class
+
+
+def gradebook_template(db: str) -> bytes:
+    """An SQLite gradebook (bytes) holding what generate_assignment put into the gradebook at ``db`` (the
+    assignments, notebooks and cells) and no student: what a worker's private folder needs, the same size
+    for a class of 10 or of 10,000, and made the same way from SQLite or PostgreSQL."""
+    from nbgrader.api import Base
+    from sqlalchemy import create_engine, select, text
+
+    with tempfile.TemporaryDirectory(prefix=temporary_prefix()) as scratch:
+        path = Path(scratch) / "gradebook.db"
+        source, target = create_engine(db), create_engine(f"sqlite:///{path}")
+        try:
+            Base.metadata.create_all(target)
+            with source.connect() as reading, target.begin() as writing:
+                version = reading.execute(text("SELECT version_num FROM alembic_version")).scalar()
+                writing.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+                writing.execute(text("INSERT INTO alembic_version (version_num) VALUES (:version)"), {"version": version})
+                for table in Base.metadata.sorted_tables:
+                    if table.name in STRUCTURE:
+                        rows = [dict(row._mapping) for row in reading.execute(select(table))]
+                        if rows:
+                            writing.execute(table.insert(), rows)
+        finally:
+            source.dispose()
+            target.dispose()
+        return path.read_bytes()
+
+
+def load_assignment(course: Path, config: str = "", db: str | None = None) -> Assignment:
+    """The Assignment of ``course`` (after nbgrader generate_assignment), its gradebook at ``db`` (default the
+    course's gradebook.db)."""
+    gradebook = gradebook_template(db or sqlite_url(course))
     source = folder_files(course / "source" / ASSIGNMENT)
     release = (course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes()
     fingerprint = digest([*(("source/" + k, v) for k, v in source.items()), ("config", config.encode()),
@@ -145,9 +187,9 @@ def shared_forward_cache(course: Path) -> str | None:
 
     if not model.available():
         return None
-    path = course / LEDGER / f"forward-{transformer.model_digest(str(transformer.MODEL_DIR))}"
-    path.parent.mkdir(exist_ok=True)
-    for stale in path.parent.glob("forward-*"):
+    path = course / LEDGER / "forward" / transformer.model_digest(str(transformer.MODEL_DIR))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.iterdir():
         if stale != path:
             shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
     if not (path / "index.json").exists():
@@ -186,8 +228,11 @@ def blank_with_reason(release: bytes, reason: str) -> bytes:
     import nbformat
 
     notebook = nbformat.reads(release.decode("utf-8"), as_version=4)
+    # the reason may quote the file's first characters: escaped, so that nothing of it is live in a page
+    # (``<img onerror=...>`` would run in the feedback's HTML), and the Markdown of it shown as text
+    shown = re.sub(r"([\\`*_{}\[\]()#+!|~-])", r"\\\1", html.escape(reason, quote=False))
     notebook.cells.insert(0, nbformat.v4.new_markdown_cell(
-        f"**Your submission could not be graded: {reason}.** It was graded as the blank assignment "
+        f"**Your submission could not be graded: {shown}.** It was graded as the blank assignment "
         "(0 points). Your file is kept as you handed it in: open it in JupyterLab, fix it or hand in a "
         "fresh copy of the assignment, and ask your instructor to grade it again."))
     return nbformat.writes(notebook).encode("utf-8")
@@ -242,7 +287,7 @@ def _autograde(root: Path, student: str, outcome: Outcome) -> str | None:
     api = nbgrader_api(root)
     for step, run in [("autograde", api.autograde), ("generate_feedback", api.generate_feedback)]:
         started = time.monotonic()
-        result = run(ASSIGNMENT, student, force=True)
+        result = run(ASSIGNMENT, glob.escape(student), force=True)  # nbgrader takes the id as a file glob
         if step == "generate_feedback":
             outcome.feedback_seconds = time.monotonic() - started
         if not result.get("success"):
@@ -260,6 +305,9 @@ def first_error(log: str) -> str:
     return lines[-1][:300] if lines else "no message"
 
 
+_swept = False
+
+
 def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
     """Autograde one submission and make its feedback, in a private folder; everything comes back as bytes."""
     started = time.monotonic()
@@ -268,7 +316,11 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
 
     outcome = Outcome(submission.student, submission.fingerprint, worker=worker_name(),
                       unprotected=sandbox.why_unprotected())
-    with tempfile.TemporaryDirectory(prefix="attention-grading-") as scratch:
+    global _swept
+    if not _swept:  # once per worker process: private folders of workers killed before they could remove them
+        sweep_temporary()
+        _swept = True
+    with tempfile.TemporaryDirectory(prefix=temporary_prefix()) as scratch:
         root = Path(scratch)
         (root / "gradebook.db").write_bytes(assignment.gradebook)
         for relative, data in assignment.source.items():
@@ -303,104 +355,424 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
 
 
 # --- the coordinator's side -------------------------------------------------------------------------------
+#
+# .grading/ in the course folder, the coordinator's own files (no name in it is made from a student id
+# unless it is under students/ or journal/, so no id can collide with them):
+#   lock                      who is grading the class now (autograder.grading.CourseLock)
+#   students/<id>.json        the ledger: one per student, written last (see record)
+#   journal/<id>.json         a recording in progress: what it is about to write (see record and repair)
+#   tmp/                      folders being written or swapped out, emptied by every run
+#   forward/<model digest>/   the class's forward cache (shared_forward_cache)
+#   release.json              the source/ digest of the last release (autograder.classroom)
+# <id> is the student id, percent-quoted (urllib.parse.quote, nothing safe), or a hash of it when that is long.
+
+RECORD_STEPS = ("journal", "autograded", "feedback", "in-transaction", "committed", "ledger")
+
+
+def checkpoint(step: str):
+    """Called by ``record`` after each of RECORD_STEPS; does nothing. (Tests replace it to kill a recording
+    at each step and check what the next run makes of it.)"""
+
+
+def file_key(student: str) -> str:
+    quoted = quote(student, safe="")
+    return quoted if len(quoted) <= 200 else "sha256-" + hashlib.sha256(student.encode()).hexdigest()
+
+
+def ledger_path(course: Path, student: str) -> Path:
+    return course / LEDGER / "students" / f"{file_key(student)}.json"
+
+
+def journal_path(course: Path, student: str) -> Path:
+    return course / LEDGER / "journal" / f"{file_key(student)}.json"
+
+
+def scratch_folder(course: Path) -> Path:
+    folder = course / LEDGER / "tmp"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def _write_json(path: Path, value):
+    """Write ``value`` as JSON, whole or not at all: a temporary file, flushed to disk, renamed into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(value, indent=1, default=str))
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(value, indent=1, default=str))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def _place(files: dict, target: Path, scratch: Path):
-    """Write ``files`` into a new folder under ``scratch``, then swap it in for ``target``."""
+    """Write ``files`` into a new folder under ``scratch``, then swap it in for ``target``. When writing fails
+    (a full disk), the new folder is removed and ``target`` is left as it was."""
     fresh = Path(tempfile.mkdtemp(prefix="new-", dir=scratch))
-    for relative, data in files.items():
-        (fresh / relative).parent.mkdir(parents=True, exist_ok=True)
-        (fresh / relative).write_bytes(data)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        old = Path(tempfile.mkdtemp(prefix="old-", dir=scratch))
-        os.replace(target, old / "folder")
-        os.replace(fresh, target)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(fresh, target)
+    try:
+        for relative, data in files.items():
+            (fresh / relative).parent.mkdir(parents=True, exist_ok=True)
+            (fresh / relative).write_bytes(data)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix="old-", dir=scratch))
+            os.replace(target, old / "folder")
+            os.replace(fresh, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(fresh, target)
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)  # gone already when the swap happened
 
 
-def record_in_gradebook(course: Path, outcome: Outcome):
-    """Put the outcome into gradebook.db as one atomic change: update a copy, then rename it over the original.
+def sqlite_url(course: Path) -> str:
+    """nbgrader's default database of a course folder (CourseDirectory.db_url's default)."""
+    return f"sqlite:///{Path(course).absolute() / 'gradebook.db'}"
 
-    The instructor's manual scores are kept; the automatic ones, the comments, the late penalty and the
-    timestamp are replaced.
+
+def shown_url(url: str) -> str:
+    """The database URL without its password, for messages."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+BUSY_TIMEOUT_MS = 60_000  # how long a write waits for another writer (Formgrader, nbgrader db, a second run)
+
+
+def _sqlite_connect(connection, _record):
+    # The driver's own transaction handling off, so that BEGIN, SAVEPOINT and COMMIT are ours (SQLAlchemy's
+    # documented recipe for pysqlite); the write-ahead log, so that readers (Formgrader, an export) never
+    # block a writer nor see half a transaction; a busy timeout, so that two writers wait for each other.
+    connection.isolation_level = None
+    cursor = connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA journal_mode = WAL")
+    cursor.close()
+
+
+def _sqlite_begin(connection):
+    connection.exec_driver_sql("BEGIN IMMEDIATE")  # take the write lock first: no deadlock between two writers
+
+
+class GradebookWriter:
+    """nbgrader's Gradebook on ``url`` (SQLite or PostgreSQL), where each ``write`` is one transaction.
+
+    nbgrader's Gradebook methods commit after every change (a student, a submission); here its session is
+    bound to a connection inside one outer transaction, and nbgrader's commits become savepoints of it
+    (SQLAlchemy's join_transaction_mode="create_savepoint"), so everything ``write`` does is committed at
+    once at its end, or rolled back, whatever nbgrader commits on the way.
     """
-    from nbgrader.api import Gradebook
 
-    quiet_nbgrader_warnings()
-    original = course / "gradebook.db"
-    copy = course / LEDGER / f"gradebook.{os.getpid()}.db"
-    shutil.copyfile(original, copy)
-    with Gradebook(f"sqlite:///{copy}") as gradebook:
-        gradebook.update_or_create_student(outcome.student)
-        submission = gradebook.update_or_create_submission(ASSIGNMENT, outcome.student, timestamp=outcome.timestamp)
-        for notebook in submission.notebooks:
-            notebook.late_submission_penalty = outcome.penalties.get(notebook.name)
-        for entry in outcome.grades:
-            grade = gradebook.find_grade(entry["name"], entry["notebook"], ASSIGNMENT, outcome.student)
-            grade.auto_score = entry["auto_score"]
-            grade.needs_manual_grade = entry["needs_manual_grade"]
-        for entry in outcome.comments:
-            comment = gradebook.find_comment(entry["name"], entry["notebook"], ASSIGNMENT, outcome.student)
-            comment.auto_comment = entry["auto_comment"]
-        gradebook.db.commit()
-    with open(copy, "rb+") as handle:
-        os.fsync(handle.fileno())
-    os.replace(copy, original)
+    def __init__(self, url: str):
+        from nbgrader.api import Gradebook
+        from sqlalchemy import event
+
+        quiet_nbgrader_warnings()
+        self.url = url
+        self.gradebook = Gradebook(url)  # nbgrader makes the tables of a new database
+        self.engine = self.gradebook.engine
+        if self.engine.dialect.name == "sqlite":
+            self.engine.dispose()  # connections from now on get the settings below
+            event.listen(self.engine, "connect", _sqlite_connect)
+            event.listen(self.engine, "begin", _sqlite_begin)
+            with self.engine.connect() as connection:  # the log mode stays with the file: readers see it too
+                connection.exec_driver_sql("SELECT 1")
+
+    def transaction(self, work, attempts: int = 3):
+        """Run ``work(gradebook)`` in one transaction; retried when another writer got in the way (a student
+        added at the same moment, a lock held past the busy timeout)."""
+        from nbgrader.api import InvalidEntry
+        from sqlalchemy.exc import DBAPIError
+        from sqlalchemy.orm import scoped_session, sessionmaker
+
+        for attempt in range(1, attempts + 1):
+            connection = self.engine.connect()
+            outer = connection.begin()
+            own = self.gradebook.db
+            self.gradebook.db = scoped_session(sessionmaker(bind=connection, autoflush=True,
+                                                            join_transaction_mode="create_savepoint"))
+            try:
+                result = work(self.gradebook)
+                self.gradebook.db.flush()
+                checkpoint("in-transaction")
+                outer.commit()
+                return result
+            except (InvalidEntry, DBAPIError):
+                outer.rollback()
+                if attempt == attempts:
+                    raise
+                time.sleep(0.1 * attempt)
+            except BaseException:
+                outer.rollback()
+                raise
+            finally:
+                self.gradebook.db.remove()
+                self.gradebook.db = own
+                connection.close()
+
+    def write(self, outcome: Outcome):
+        """The outcome's submission, grades, comments, late penalties and timestamp, all or none. The
+        instructor's manual scores, extra credit and manual comments are kept."""
+        self.transaction(lambda gradebook: _write_outcome(gradebook, outcome))
+
+    def close(self):
+        self.gradebook.close()
 
 
-def record(course: Path, outcome: Outcome):
-    """Record a finished outcome: files, then the gradebook, then the ledger (see the module's docstring)."""
-    scratch = course / LEDGER
-    scratch.mkdir(exist_ok=True)
+def _write_outcome(gradebook, outcome: Outcome):
+    gradebook.update_or_create_student(outcome.student)
+    submission = gradebook.update_or_create_submission(ASSIGNMENT, outcome.student, timestamp=outcome.timestamp)
+    for notebook in submission.notebooks:
+        notebook.late_submission_penalty = outcome.penalties.get(notebook.name)
+    for entry in outcome.grades:
+        grade = gradebook.find_grade(entry["name"], entry["notebook"], ASSIGNMENT, outcome.student)
+        grade.auto_score = entry["auto_score"]
+        grade.needs_manual_grade = entry["needs_manual_grade"]
+    for entry in outcome.comments:
+        comment = gradebook.find_comment(entry["name"], entry["notebook"], ASSIGNMENT, outcome.student)
+        comment.auto_comment = entry["auto_comment"]
+
+
+def record_in_gradebook(course: Path, outcome: Outcome, db: str | None = None):
+    """Put one outcome into the gradebook in one transaction (a GradebookWriter for one write)."""
+    writer = GradebookWriter(db or sqlite_url(course))
+    try:
+        writer.write(outcome)
+    finally:
+        writer.close()
+
+
+def recorded_digest(outcome: Outcome) -> str:
+    """What the autograder writes into the gradebook for a submission, as one digest (see gradebook_digest)."""
+    items = [(f"grade/{g['notebook']}/{g['name']}", repr(_score(g["auto_score"])).encode()) for g in outcome.grades]
+    items += [(f"comment/{c['notebook']}/{c['name']}", repr(c["auto_comment"]).encode()) for c in outcome.comments]
+    return digest(items)
+
+
+def _score(value):
+    return None if value is None else float(value)
+
+
+def gradebook_digest(gradebook, student: str) -> str | None:
+    """recorded_digest of what the gradebook holds for ``student`` now (None: no submission). Only the
+    autograder's own columns count: a grader's manual score or comment since then changes nothing."""
+    from nbgrader.api import MissingEntry
+
+    try:
+        submission = gradebook.find_submission(ASSIGNMENT, student)
+    except MissingEntry:
+        return None
+    items = []
+    for notebook in submission.notebooks:
+        items += [(f"grade/{notebook.name}/{g.name}", repr(_score(g.auto_score)).encode()) for g in notebook.grades]
+        items += [(f"comment/{notebook.name}/{c.name}", repr(c.auto_comment).encode()) for c in notebook.comments]
+    return digest(items)
+
+
+def files_digest(autograded: dict, feedback: dict) -> str:
+    return digest([*(("autograded/" + k, v) for k, v in autograded.items()),
+                   *(("feedback/" + k, v) for k, v in feedback.items())])
+
+
+def record(course: Path, outcome: Outcome, writer: GradebookWriter):
+    """Record a finished outcome, in this order (the journal makes every step repairable, see ``repair``):
+
+    1. journal/<id>.json: what is about to be written (the ledger entry, a digest of the grades, of the files);
+    2. autograded/<id>/attention/, then feedback/<id>/attention/: each written under tmp/ and renamed in;
+    3. the gradebook: one transaction (GradebookWriter.write);
+    4. students/<id>.json, the ledger: the submission's fingerprint; from now on it is up to date;
+    5. the journal removed.
+
+    A failure at any step (a full disk, the database refusing) raises; ``repair`` then puts things right at
+    once, and a run killed at any step is repaired by the next run.
+    """
+    entry = {"student": outcome.student, "fingerprint": outcome.fingerprint, "note": outcome.note,
+             "worker": outcome.worker, "seconds": round(outcome.seconds, 2),
+             "recorded": datetime.now().isoformat(timespec="seconds")}
+    journal = journal_path(course, outcome.student)
+    _write_json(journal, {"ledger": entry, "gradebook": recorded_digest(outcome),
+                          "files": files_digest(outcome.autograded, outcome.feedback)})
+    checkpoint("journal")
+    scratch = scratch_folder(course)
     _place(outcome.autograded, course / "autograded" / outcome.student / ASSIGNMENT, scratch)
+    checkpoint("autograded")
     _place(outcome.feedback, course / "feedback" / outcome.student / ASSIGNMENT, scratch)
-    record_in_gradebook(course, outcome)
-    _write_json(scratch / f"{outcome.student}.json", {
-        "fingerprint": outcome.fingerprint, "note": outcome.note, "worker": outcome.worker,
-        "seconds": round(outcome.seconds, 2), "recorded": datetime.now().isoformat(timespec="seconds")})
+    checkpoint("feedback")
+    writer.write(outcome)
+    checkpoint("committed")
+    _write_json(ledger_path(course, outcome.student), entry)
+    checkpoint("ledger")
+    journal.unlink()
+
+
+def repair(course: Path, writer: GradebookWriter, only: str | None = None) -> dict:
+    """Finish or undo the recordings that a run left unfinished (a journal is still there); returns
+    {student: what was done}. When the gradebook and the files hold exactly what the journal says (the run
+    stopped after the gradebook's commit), the ledger is written: the student is up to date. Otherwise the
+    ledger is removed, so the student is graded again (the gradebook holds the previous grades whole, or
+    none; the files are replaced when they are graded again)."""
+    done = {}
+    folder = course / LEDGER / "journal"
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            journal = json.loads(path.read_text())
+            student = journal["ledger"]["student"]
+        except (OSError, ValueError, KeyError, TypeError):
+            path.unlink(missing_ok=True)  # cannot be: journals are renamed in whole
+            continue
+        if only is not None and student != only:
+            continue
+        files = files_digest(folder_files(course / "autograded" / student / ASSIGNMENT),
+                             folder_files(course / "feedback" / student / ASSIGNMENT))
+        in_gradebook = gradebook_digest(writer.gradebook, student)
+        writer.gradebook.db.remove()
+        if files == journal["files"] and in_gradebook == journal["gradebook"]:
+            _write_json(ledger_path(course, student), journal["ledger"])
+            done[student] = "recorded in full before the stop: ledger completed"
+        else:
+            ledger_path(course, student).unlink(missing_ok=True)
+            done[student] = "the recording stopped half-way: graded again"
+        path.unlink()
+    return done
 
 
 def ledger(course: Path, student: str) -> dict:
     try:
-        return json.loads((course / LEDGER / f"{student}.json").read_text())
+        return json.loads(ledger_path(course, student).read_text())
     except (OSError, ValueError):
         return {}
 
 
-def students_in_gradebook(course: Path) -> set:
-    """The students with a submission of the assignment in gradebook.db (read once per run)."""
-    from nbgrader.api import Gradebook
+def students_in_gradebook(db: str) -> set:
+    """The students with a submission of the assignment in the gradebook at ``db`` (read once per run)."""
+    from nbgrader.api import Gradebook, SubmittedAssignment
 
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        return {submission.student.id for submission in gradebook.find_assignment(ASSIGNMENT).submissions}
+    with Gradebook(db) as gradebook:
+        assignment = gradebook.find_assignment(ASSIGNMENT)
+        rows = gradebook.db.query(SubmittedAssignment.student_id).filter(
+            SubmittedAssignment.assignment_id == assignment.id)
+        return {student for (student,) in rows}
 
 
 def up_to_date(course: Path, submission: Submission, in_gradebook: set) -> bool:
     """True when this exact submission was graded by this grader and everything it left is in place
-    (``in_gradebook``: students_in_gradebook(course))."""
+    (``in_gradebook``: students_in_gradebook)."""
     return (ledger(course, submission.student).get("fingerprint") == submission.fingerprint
             and (course / "autograded" / submission.student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
             and submission.student in in_gradebook)
 
 
 def tidy(course: Path):
-    """Remove what a killed run left half-written under .grading/ (never a finished grade)."""
-    scratch = course / LEDGER
-    scratch.mkdir(exist_ok=True)
-    for leftover in [*scratch.glob("new-*"), *scratch.glob("old-*"), *scratch.glob("gradebook.*.db"), *scratch.glob(".*.tmp")]:
-        if leftover.is_dir():
-            shutil.rmtree(leftover, ignore_errors=True)
-        else:
+    """Empty .grading/tmp/ (folders a stopped run was writing or swapping out; never a finished grade), and
+    remove the temporary files of a stopped _write_json. Call it holding the course lock."""
+    scratch = course / LEDGER / "tmp"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True, exist_ok=True)
+    for folder in (course / LEDGER, course / LEDGER / "students", course / LEDGER / "journal"):
+        for leftover in folder.glob(".*.tmp") if folder.is_dir() else []:
             leftover.unlink(missing_ok=True)
+
+
+def temporary_prefix() -> str:
+    """The name a worker's private folders start with: the host and the process, so that a later run can
+    tell the folders of a process that is gone (killed before it could remove them) from live ones."""
+    return f"attention-grading-{socket.gethostname()}-{os.getpid()}-"
+
+
+def sweep_temporary(folder: Path | None = None) -> list[str]:
+    """Remove the private grading folders left in ``folder`` (the temporary folder) by processes of this host
+    that are gone; returns their names. Folders of running processes are left alone."""
+    folder = Path(folder or tempfile.gettempdir())
+    host = socket.gethostname()
+    removed = []
+    for path in folder.glob("attention-grading-*"):
+        found = re.fullmatch(r"attention-grading-(.+)-(\d+)-[^-]+", path.name)
+        if found is None or found[1] != host or _alive(int(found[2])):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path.name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class CourseLock:
+    """One grading run per course at a time: an exclusive lock (flock) on .grading/lock, which the system
+    releases when the process ends however it ends, so a lock left by a killed run is never in the way.
+    The file says who holds it (host, process, since when, the command); a holder that ended without
+    clearing it was stopped (killed, or its machine lost), and the next run says it took over."""
+
+    def __init__(self, course: Path, wait: bool = False, say=print, poll: float = 5.0):
+        self.path = Path(course) / LEDGER / "lock"
+        self.wait, self.say, self.poll = wait, say, poll
+        self.handle = None
+        self.took_over = None  # what the file said when this run found it left behind
+
+    def holder(self) -> dict:
+        try:
+            return json.loads(self.path.read_text() or "{}")
+        except (OSError, ValueError):
+            return {}
+
+    @staticmethod
+    def describe(holder: dict) -> str:
+        if not holder:
+            return "a run that has not said who it is yet"
+        return (f"process {holder.get('pid')} on {holder.get('host')}, since {holder.get('since')}"
+                f" ({holder.get('command', '?')})")
+
+    def __enter__(self):
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.handle = open(self.path, "a+", encoding="utf-8")
+        waited = False
+        while True:
+            try:
+                fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                holder = self.describe(self.holder())
+                if not self.wait:
+                    self.handle.close()
+                    raise GradingError(f"another grading run holds {self.path.parent.parent}: {holder}. "
+                                       "Wait for it to finish, or run again with --wait") from None
+                if not waited:
+                    self.say(f"waiting for the grading run that holds {self.path.parent.parent}: {holder}")
+                    waited = True
+                time.sleep(self.poll)
+        left = self.holder()
+        if left:
+            self.took_over = left
+            self.say(f"taking over the lock of a grading run that stopped without releasing it: {self.describe(left)}")
+        self.handle.seek(0)
+        self.handle.truncate()
+        self.handle.write(json.dumps({"host": socket.gethostname(), "pid": os.getpid(),
+                                      "since": datetime.now().isoformat(timespec="seconds"),
+                                      "command": " ".join(sys.argv)[:300]}))
+        self.handle.flush()
+        return self
+
+    def __exit__(self, *_):
+        import fcntl
+
+        self.handle.seek(0)
+        self.handle.truncate()
+        self.handle.flush()
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
 
 
 @dataclass
@@ -410,6 +782,8 @@ class Summary:
     failed: dict  # {student: why nothing could be recorded}
     notes: dict  # {student: note}
     seconds: float
+    repaired: dict = field(default_factory=dict)  # {student: what repair did} for an earlier run's leftovers
+    refused_workers: dict = field(default_factory=dict)  # {worker address: why it was not used}
 
 
 def make_client(scheduler: str | None, jobs: int | None):
@@ -429,65 +803,143 @@ def make_client(scheduler: str | None, jobs: int | None):
     return Client(cluster), cluster
 
 
-def grade_class(course: Path, students: list[str], scheduler: str | None = None, jobs: int | None = None,
-                config: str = "", progress: bool = True, regrade: bool = False) -> Summary:
-    """Grade the submitted/ notebooks of ``students`` in ``course`` that are new or changed (all with
-    ``regrade``), in parallel, recording each as it finishes. The course must have run generate_assignment."""
-    from dask.distributed import as_completed
-    from tqdm import tqdm
+WORKER_CHECK = "__import__('autograder.grading', fromlist=['grading']).grader_fingerprint()"
 
+
+def usable_workers(client, where: str, wait: float = 30.0) -> tuple[list, dict]:
+    """(the workers that can grade, {worker: why not}): a worker must import the project and hold the same
+    grader code (its fingerprint) as this process. Raises GradingError when no worker joins in ``wait``
+    seconds, or when none can grade."""
+    if not client.nthreads():
+        try:
+            client.wait_for_workers(1, timeout=wait)
+        except Exception:  # noqa: BLE001 - a TimeoutError (asyncio's or distributed's)
+            raise GradingError(f"the Dask scheduler {where} has no workers (none joined in {wait:g} s): start "
+                               "some with `dask worker <scheduler address>`, or leave out --scheduler") from None
+    # eval is sent by reference (a builtin), so a worker without the project can run the check and say so
+    # (on_error="return": its ModuleNotFoundError comes back as the answer), where scatter or a task would
+    # fail with the raw error deep inside Dask
+    answers = client.run(eval, WORKER_CHECK, on_error="return")
+    mine = grader_fingerprint()
+    good, bad = [], {}
+    for address, answer in sorted(answers.items()):
+        if isinstance(answer, BaseException):
+            bad[address] = (f"cannot import the project ({type(answer).__name__}: {answer}): install it there "
+                            "(pip install -e . in a checkout of the same commit)")
+        elif answer != mine:
+            bad[address] = (f"has other grading code (fingerprint {str(answer)[:12]}, here {mine[:12]}): "
+                            "install the same commit there")
+        else:
+            good.append(address)
+    if not good:
+        raise GradingError(f"no Dask worker of {where} can grade:\n" +
+                           "\n".join(f"  {address}: {why}" for address, why in bad.items()))
+    return good, bad
+
+
+def grade_class(course: Path, students: list[str], scheduler: str | None = None, jobs: int | None = None,
+                config: str = "", progress: bool = True, regrade: bool = False, db: str | None = None,
+                task=None, forward_cache: bool | None = None, wait_for_workers: float = 30.0) -> Summary:
+    """Grade the submitted/ notebooks of ``students`` in ``course`` that are new or changed (all with
+    ``regrade``), in parallel, recording each as it finishes into the gradebook at ``db`` (default the
+    course's gradebook.db). The course must have run generate_assignment. The caller holds the course's
+    lock (CourseLock). ``task`` replaces grade_submission (benchmarks and tests: an instant grader);
+    ``forward_cache``: record lib's forward passes for the class (None: when the class is large enough to
+    pay for it, see forward_cache_pays)."""
     from autograder import sandbox
 
     started = time.monotonic()
     course = course.resolve()
+    db = db or sqlite_url(course)
+    task = task or grade_submission
     tidy(course)
-    warned = {socket.gethostname(): sandbox.warn_once()}
-    assignment = load_assignment(course, config)
-    submissions = [load_submission(course, student, assignment) for student in students]
-    in_gradebook = set() if regrade else students_in_gradebook(course)
-    todo = [s for s in submissions if regrade or not up_to_date(course, s, in_gradebook)]
-    summary = Summary([], [s.student for s in submissions if s not in todo], {}, {}, 0.0)
-    if todo:
-        from autograder import model
-
-        if model.available():
-            model.cache()  # measure the model once here, not in every local worker at once
-        assignment = dataclasses.replace(assignment, forward_cache=shared_forward_cache(course))
-        client, cluster = make_client(scheduler, jobs)
-        try:
-            shared = client.scatter(assignment, broadcast=True)
-            futures = [client.submit(grade_submission, shared, submission, key=f"grade-{submission.student}-{submission.fingerprint[:12]}",
-                                     pure=False, retries=0) for submission in todo]
-            bar = tqdm(total=len(futures), desc="grading", unit="notebook", disable=not progress, file=sys.stdout,
-                       mininterval=0.5)
-            for future in as_completed(futures):
-                student = todo[futures.index(future)].student
-                try:
-                    outcome = future.result()
-                except Exception as error:  # noqa: BLE001 - a worker lost or a task that raised
-                    summary.failed[student] = f"{type(error).__name__}: {error}"
-                else:
-                    host = outcome.worker.rsplit(":", 1)[0]
-                    if outcome.unprotected and host not in warned:  # a worker on another machine, once per machine
-                        warned[host] = outcome.unprotected
-                        bar.write(f"WARNING: on {host}: {outcome.unprotected}")
-                    if outcome.error:
-                        summary.failed[student] = outcome.error
-                    else:
-                        record(course, outcome)
-                        summary.graded.append(student)
-                        if outcome.note:
-                            summary.notes[student] = outcome.note
-                bar.set_postfix_str(student, refresh=False)
-                bar.update()
-            bar.close()
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+    sweep_temporary()
+    writer = GradebookWriter(db)
+    try:
+        repaired = repair(course, writer)
+        warned = {socket.gethostname(): sandbox.warn_once()} if task is grade_submission else {}
+        assignment = load_assignment(course, config, db)
+        submissions = [load_submission(course, student, assignment) for student in students]
+        in_gradebook = set() if regrade else students_in_gradebook(db)
+        todo = [s for s in submissions if regrade or not up_to_date(course, s, in_gradebook)]
+        summary = Summary([], [s.student for s in submissions if s not in todo], {}, {}, 0.0, repaired)
+        if todo:
+            _grade(course, todo, assignment, summary, writer, scheduler, jobs, progress, task, forward_cache,
+                   wait_for_workers, warned)
+    finally:
+        writer.close()
     for student in summary.skipped:
         note = ledger(course, student).get("note")
         if note:
             summary.notes[student] = note
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _grade(course, todo, assignment, summary, writer, scheduler, jobs, progress, task, forward_cache,
+           wait_for_workers, warned):
+    from dask.distributed import as_completed
+    from tqdm import tqdm
+
+    if task is grade_submission:
+        from autograder import model
+
+        if model.available():
+            model.cache()  # measure the model once here, not in every local worker at once
+        if forward_cache if forward_cache is not None else forward_cache_pays(len(todo)):
+            assignment = dataclasses.replace(assignment, forward_cache=shared_forward_cache(course))
+    client, cluster = make_client(scheduler, jobs)
+    try:
+        where = scheduler or "of this machine"
+        good, summary.refused_workers = usable_workers(client, where, wait_for_workers)
+        for address, why in summary.refused_workers.items():
+            print(f"WARNING: Dask worker {address} is not used: {why}", file=sys.stderr, flush=True)
+        shared = client.scatter(assignment, broadcast=True, workers=good)
+        futures = [client.submit(task, shared, submission, key=f"grade-{file_key(submission.student)}-{submission.fingerprint[:12]}",
+                                 pure=False, retries=0, workers=good, allow_other_workers=False) for submission in todo]
+        student_of = {future.key: submission.student for future, submission in zip(futures, todo)}
+        bar = tqdm(total=len(futures), desc="grading", unit="notebook", disable=not progress, file=sys.stdout,
+                   mininterval=0.5)
+        for future in as_completed(futures):
+            student = student_of[future.key]
+            try:
+                outcome = future.result()
+            except Exception as error:  # noqa: BLE001 - a worker lost or a task that raised
+                summary.failed[student] = f"{type(error).__name__}: {error}"
+            else:
+                host = outcome.worker.rsplit(":", 1)[0]
+                if outcome.unprotected and host not in warned:  # a worker on another machine, once per machine
+                    warned[host] = outcome.unprotected
+                    bar.write(f"WARNING: on {host}: {outcome.unprotected}")
+                if outcome.error:
+                    summary.failed[student] = outcome.error
+                else:
+                    try:
+                        record(course, outcome, writer)
+                    except Exception as error:  # noqa: BLE001 - a full disk, the database refusing: this student only
+                        summary.failed[student] = f"not recorded ({type(error).__name__}: {error}); graded again next run"
+                        try:
+                            repair(course, writer, only=student)
+                        except Exception:  # noqa: BLE001, S110 - the journal stays; the next run repairs it
+                            pass
+                    else:
+                        summary.graded.append(student)
+                        if outcome.note:
+                            summary.notes[student] = outcome.note
+            future.release()
+            bar.set_postfix_str(student, refresh=False)
+            bar.update()
+        bar.close()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def forward_cache_pays(notebooks: int) -> bool:
+    """Whether recording lib's forward passes for the class saves more than it costs (see
+    benchmarks/gradebook_scale.py --forward-cache): from FORWARD_CACHE_PAYS notebooks to grade."""
+    return notebooks >= FORWARD_CACHE_PAYS
+
+
+FORWARD_CACHE_PAYS = 1  # TODO measured below

@@ -1,0 +1,154 @@
+"""autograder.grading's recording, at unit level (synthetic outcomes, no kernels): one transaction per
+submission through nbgrader's Gradebook, manual work kept, and a recording killed at each of its steps
+repaired by the next run. Run against SQLite, and against PostgreSQL where tests/test_gradebook_servers.py can
+start a throwaway server.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder import grading
+
+ASSIGNMENT = NOTEBOOK = "attention"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_gradebook_servers import alembic_version_once, database, postgres_server  # noqa: E402, F401 - the fixture (SQLite, PostgreSQL)
+
+
+def make_course(root: Path, url: str) -> Path:
+    """A course folder whose gradebook holds the assignment's structure: two checks, a written answer."""
+    course = root / "course"
+    course.mkdir()
+    with Gradebook(url) as gradebook:
+        gradebook.add_assignment(ASSIGNMENT)
+        gradebook.add_notebook(NOTEBOOK, ASSIGNMENT)
+        gradebook.add_grade_cell("check_a", NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="code")
+        gradebook.add_grade_cell("check_b", NOTEBOOK, ASSIGNMENT, max_score=1, cell_type="code")
+        gradebook.add_grade_cell("written", NOTEBOOK, ASSIGNMENT, max_score=1, cell_type="markdown")
+        gradebook.add_solution_cell("written", NOTEBOOK, ASSIGNMENT)
+    return course
+
+
+def outcome(student: str, version: int, a: float = 2.0, b: float = 1.0) -> grading.Outcome:
+    return grading.Outcome(
+        student, f"{version:064d}",
+        autograded={f"{NOTEBOOK}.ipynb": f"graded v{version}".encode()},
+        feedback={f"{NOTEBOOK}.html": f"<p>feedback v{version}</p>".encode()},
+        grades=[{"notebook": NOTEBOOK, "name": "check_a", "auto_score": a, "needs_manual_grade": False},
+                {"notebook": NOTEBOOK, "name": "check_b", "auto_score": b, "needs_manual_grade": False},
+                {"notebook": NOTEBOOK, "name": "written", "auto_score": None, "needs_manual_grade": True}],
+        comments=[{"notebook": NOTEBOOK, "name": "written", "auto_comment": f"auto v{version}"}],
+        worker="here:1")
+
+
+def scores(url: str, student: str) -> dict:
+    with Gradebook(url) as gradebook:
+        try:
+            submission = gradebook.find_submission(ASSIGNMENT, student)
+        except Exception:  # noqa: BLE001 - MissingEntry
+            return {}
+        notebook = submission.notebooks[0]
+        found = {grade.name: (grade.auto_score, grade.manual_score) for grade in notebook.grades}
+        found.update({f"comment {c.name}": (c.auto_comment, c.manual_comment) for c in notebook.comments})
+        return found
+
+
+@pytest.fixture
+def course(tmp_path, database, monkeypatch):
+    # a new SQLite gradebook runs `alembic` from PATH: the one next to this Python
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    url = database(tmp_path)
+    return make_course(tmp_path, url), url
+
+
+def test_a_record_is_one_transaction_and_keeps_manual_work(course):
+    course, url = course
+    writer = grading.GradebookWriter(url)
+    try:
+        grading.record(course, outcome("ada", 1, a=1.0), writer)
+        with Gradebook(url) as gradebook:  # a teaching assistant's grade and comment, as Formgrader saves them
+            gradebook.find_grade("written", NOTEBOOK, ASSIGNMENT, "ada").manual_score = 1.0
+            gradebook.find_comment("written", NOTEBOOK, ASSIGNMENT, "ada").manual_comment = "well argued"
+            gradebook.db.commit()
+        before = scores(url, "ada")
+
+        broken = outcome("ada", 2, a=0.5)
+        broken.grades.append({"notebook": NOTEBOOK, "name": "check_missing", "auto_score": 1.0,
+                              "needs_manual_grade": False})
+        with pytest.raises(Exception, match="check_missing"):
+            writer.write(broken)
+        assert scores(url, "ada") == before, "a failed write changed the gradebook"
+        with pytest.raises(Exception):
+            writer.write(dataclass_replace(outcome("newcomer", 1), grades=broken.grades))
+        assert scores(url, "newcomer") == {}, "a failed write left a half-made submission"
+
+        grading.record(course, outcome("ada", 3, a=2.0, b=0.0), writer)
+    finally:
+        writer.close()
+    assert scores(url, "ada") == {"check_a": (2.0, None), "check_b": (0.0, None), "written": (None, 1.0),
+                                  "comment written": ("auto v3", "well argued")}
+    assert grading.ledger(course, "ada")["fingerprint"] == f"{3:064d}"
+    assert not list((course / ".grading" / "journal").iterdir())
+
+
+def dataclass_replace(value, **changes):
+    import dataclasses
+
+    return dataclasses.replace(value, **changes)
+
+
+@pytest.mark.parametrize("step", grading.RECORD_STEPS)
+def test_a_recording_killed_at_each_step_is_repaired_by_the_next_run(course, step):
+    """ada is recorded (version 1); a child process records version 2 and dies (os._exit, no clean-up of any
+    kind) right after ``step``. The gradebook then holds one version whole; the next run's repair completes
+    the ledger when everything of version 2 is in, else makes ada be graded again; grading her again leaves
+    version 2 everywhere."""
+    course, url = course
+    first, second = outcome("ada", 1, a=1.0, b=0.0), outcome("ada", 2, a=2.0, b=1.0)
+    writer = grading.GradebookWriter(url)
+    grading.record(course, first, writer)
+    writer.close()
+
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child
+        try:
+            grading.checkpoint = lambda reached: os._exit(9) if reached == step else None
+            killed = grading.GradebookWriter(url)
+            grading.record(course, second, killed)
+        finally:
+            os._exit(3)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 9, "the child did not stop at the step"
+
+    held = scores(url, "ada")
+    versions = {1: {"check_a": (1.0, None), "check_b": (0.0, None)}, 2: {"check_a": (2.0, None), "check_b": (1.0, None)}}
+    whole = [v for v, want in versions.items() if {k: held[k] for k in want} == want]
+    assert whole == ([2] if step in ("committed", "ledger") else [1]), f"the gradebook holds {held}"
+
+    grading.tidy(course)  # what the next run does first
+    writer = grading.GradebookWriter(url)
+    try:
+        repaired = grading.repair(course, writer)
+        submission = grading.Submission("ada", {}, second.fingerprint)
+        (course / "autograded" / "ada" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").parent.mkdir(parents=True, exist_ok=True)
+        current = grading.up_to_date(course, submission, grading.students_in_gradebook(url))
+        if step in ("committed", "ledger"):
+            assert repaired == {"ada": "recorded in full before the stop: ledger completed"}
+            assert current and grading.ledger(course, "ada")["fingerprint"] == second.fingerprint
+        else:
+            assert repaired == {"ada": "the recording stopped half-way: graded again"}
+            assert not current and grading.ledger(course, "ada") == {}
+            grading.record(course, second, writer)  # the next run grades her again
+    finally:
+        writer.close()
+    assert scores(url, "ada")["check_a"] == (2.0, None) and scores(url, "ada")["comment written"][0] == "auto v2"
+    assert (course / "feedback" / "ada" / ASSIGNMENT / f"{NOTEBOOK}.html").read_bytes() == b"<p>feedback v2</p>"
+    assert (course / "autograded" / "ada" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes() == b"graded v2"
+    assert grading.ledger(course, "ada")["fingerprint"] == second.fingerprint
+    leftovers = [p.name for p in (course / ".grading").rglob("*") if p.is_file() and p.parent.name in ("journal", "tmp")]
+    assert not leftovers and not list((course / ".grading" / "tmp").iterdir())

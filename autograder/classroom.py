@@ -30,6 +30,18 @@ Steps, each checked:
 7. the class's grade table, from checks.csv, with a note for each notebook whose kernel died, ran out of
    time or could not be read.
 
+One run grades a course at a time: a second one stops, naming the running one (host, process, since when),
+or waits for it with ``--wait``; the lock of a run that was killed is taken over (autograder.grading.CourseLock).
+The gradebook is the course's gradebook.db (SQLite), or the database ``--db URL`` names (PostgreSQL:
+``postgresql://user@host/db``), which is written into the course's nbgrader_config.py so that nbgrader's own
+commands and Formgrader use it too; later runs read it from there.
+
+Every upload under the submissions folder is accounted for: each student's notebook (nbgrader's
+<student>/attention/attention.ipynb, or the name in another case, a copy such as "attention (1).ipynb", the
+notebook directly in the student's folder), and the rest listed as "NOT GRADED: <path>: why", in the table too.
+Exit status: 0 all graded; 1 a step failed, or a student could not be graded; 2 every student graded, but some
+uploads were not (other notebooks, copies).
+
 Any existing, non-empty folder that this command did not make (no ``.classroom`` file in it) is refused as
 the course folder. Nothing is written under the repository's source/ or examples/, nor into the submissions.
 """
@@ -46,6 +58,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -151,8 +164,11 @@ def say(message: str):
     print(message, flush=True)
 
 
-def prepare_course(course: Path, cell_timeout: int | None, fresh: bool = False) -> None:
-    """Make the course folder, or keep the one an earlier run made (with its gradebook) and refresh its source/."""
+def check_course_folder(course: Path) -> None:
+    """Refuse a --course that is a file, the repository, inside its source/ or examples/, or a folder that
+    this command did not make."""
+    if course.exists() and not course.is_dir():
+        raise PipelineError(f"--course {course} is a file, not a folder: name a folder (made on the first run)")
     resolved = course.resolve()
     inside = [folder for folder in (REPOSITORY / "source", REPOSITORY / "examples")
               if resolved == folder or folder in resolved.parents]
@@ -163,15 +179,63 @@ def prepare_course(course: Path, cell_timeout: int | None, fresh: bool = False) 
         if not (course / MARKER).exists():
             raise PipelineError(f"{course} exists and is not a course folder made by autograder.classroom "
                                 f"(no {MARKER} file in it): choose another --course, or empty it yourself")
-        if fresh:
-            shutil.rmtree(course)
+
+
+def prepare_course(course: Path, cell_timeout: int | None, fresh: bool = False, db: str | None = None) -> None:
+    """Make the course folder, or keep the one an earlier run made (with its gradebook) and refresh its source/.
+    ``db``: the gradebook's URL when it is not the course's gradebook.db (written into the course's
+    nbgrader_config.py, so nbgrader's own commands and Formgrader use it too)."""
+    from autograder.grading import LEDGER
+
+    check_course_folder(course)
+    if fresh and course.exists():  # everything but the lock this run holds
+        for entry in course.iterdir():
+            if entry.name == LEDGER:
+                for inner in entry.iterdir():
+                    if inner.name != "lock":
+                        shutil.rmtree(inner) if inner.is_dir() and not inner.is_symlink() else inner.unlink()
+            else:
+                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+        if db is not None and not db.startswith("sqlite"):
+            from autograder.grading import shown_url
+
+            say(f"      --fresh: the gradebook at {shown_url(db)} is kept (only the course's own gradebook.db is deleted)")
     course.mkdir(parents=True, exist_ok=True)
     (course / MARKER).write_text("made by python -m autograder.classroom; --fresh deletes and recreates this folder\n")
     shutil.rmtree(course / "source", ignore_errors=True)
     shutil.copytree(REPOSITORY / "source", course / "source", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     if not (course / "lib").is_symlink():
         (course / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
-    write_course_config(course, timeout_config(cell_timeout))
+    write_course_config(course, timeout_config(cell_timeout) + db_config(course, db))
+
+
+def db_config(course: Path, db: str | None) -> str:
+    """nbgrader configuration lines for a gradebook other than the course's gradebook.db ("" for that one)."""
+    from autograder.grading import sqlite_url
+
+    if db is None or db == sqlite_url(course):
+        return ""
+    return f"\n# --db: the gradebook, for nbgrader's commands and Formgrader too\nc.CourseDirectory.db_url = {db!r}\n"
+
+
+def course_db(course: Path, db: str | None = None) -> str:
+    """The gradebook's URL: ``db`` (--db), else the one the course's nbgrader_config.py names
+    (CourseDirectory.db_url, as nbgrader reads it), else the course's gradebook.db."""
+    from autograder.grading import sqlite_url
+
+    if db:
+        return db
+    if (course / "nbgrader_config.py").exists():
+        from traitlets.config.loader import PyFileConfigLoader
+
+        try:
+            config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+        except Exception as error:  # noqa: BLE001 - a broken file: say which
+            raise PipelineError(f"cannot read {course / 'nbgrader_config.py'}: {type(error).__name__}: {error}") from None
+        named = config.CourseDirectory.get("db_url") if "CourseDirectory" in config else None
+        if named:
+            return str(named)
+    return sqlite_url(course)
 
 
 def timeout_config(cell_timeout: int | None) -> str:
@@ -179,24 +243,97 @@ def timeout_config(cell_timeout: int | None) -> str:
     return "" if cell_timeout is None else f"\n# --cell-timeout\nc.SurvivingExecute.timeout = {int(cell_timeout)}\n"
 
 
-def find_submissions(submissions: Path) -> list[str]:
-    """The student ids: folders of ``submissions`` that hold <student>/attention/attention.ipynb."""
+# a copy of the notebook as a browser or a file manager names it: "attention (1)", "attention-copy", "Attention 2"
+COPY = re.compile(rf"{NOTEBOOK}(?:\s*\(\d+\)|[ _-]?copy(?:\s*\d+)?|[ _-]\d+)?", re.IGNORECASE)
+
+
+@dataclass
+class Uploads:
+    """What a submissions folder holds: the notebook graded for each student, and every upload that is not
+    graded, with why (``not_graded``: {path under the submissions folder: why})."""
+
+    folders: dict = field(default_factory=dict)  # {student: the folder handed in as submitted/<student>/attention/}
+    notebooks: dict = field(default_factory=dict)  # {student: the notebook's name in that folder}
+    not_graded: dict = field(default_factory=dict)
+    students_not_graded: dict = field(default_factory=dict)  # {student id: why none of their uploads is graded}
+
+    @property
+    def students(self) -> list[str]:
+        return sorted(self.folders)
+
+    def notes(self) -> dict[str, str]:
+        """{student: "not graded: ..."} for the table."""
+        notes = dict(self.students_not_graded)
+        for path, why in self.not_graded.items():
+            student = path.split("/", 1)[0]
+            if student in self.folders:
+                notes[student] = "; ".join(filter(None, [notes.get(student), f"{path.split('/', 1)[1]}: {why}"]))
+        return {student: note if note.startswith("not graded") else f"not graded: {note}" for student, note in notes.items()}
+
+
+def survey(submissions: Path) -> Uploads:
+    """Each student's notebook under ``submissions``, by nbgrader's layout (<student>/attention/attention.ipynb)
+    and the course's own rules for what students actually hand in: the name in another case
+    (``Attention.ipynb``, an ``Attention/`` folder), a copy (``attention (1).ipynb``) when it is the only one,
+    the notebook directly in the student's folder. Every other upload is listed with why it is not graded.
+    Names starting with a dot (.ipynb_checkpoints, .DS_Store) are not uploads and are left out."""
     if not submissions.is_dir():
-        raise PipelineError(f"no submissions folder {submissions}")
-    students = sorted(folder.name for folder in submissions.iterdir()
-                      if (folder / ASSIGNMENT / f"{NOTEBOOK}.ipynb").is_file())
-    if not students:
-        raise PipelineError(f"no submissions in {submissions}: expected <student>/{ASSIGNMENT}/{NOTEBOOK}.ipynb folders")
-    return students
+        raise PipelineError(f"no submissions folder {submissions}" + (" (it is a file)" if submissions.exists() else ""))
+    found = Uploads()
+    for entry in sorted(submissions.iterdir()):
+        name = entry.name
+        if name.startswith("."):
+            continue
+        if not entry.is_dir() or entry.is_symlink():
+            found.not_graded[name] = "not in a student's folder (expected <student>/attention/attention.ipynb)"
+            continue
+        if name != name.strip() or not name:
+            found.students_not_graded[name] = "not graded: nbgrader strips spaces around a student id"
+            found.not_graded[name] = found.students_not_graded[name].removeprefix("not graded: ")
+            continue
+        folder = entry / ASSIGNMENT
+        if not folder.is_dir():
+            same = [inner for inner in sorted(entry.iterdir()) if inner.is_dir() and inner.name.lower() == ASSIGNMENT]
+            folder = same[0] if same else entry  # one level up: the notebook directly in the student's folder
+        notebooks = sorted(path.name for path in folder.iterdir() if path.suffix.lower() == ".ipynb" and path.is_file()
+                           and not path.is_symlink() and not path.name.startswith("."))
+        exact = [n for n in notebooks if n == f"{NOTEBOOK}.ipynb"]
+        close = exact or [n for n in notebooks if n[:-6].lower() == NOTEBOOK] or [n for n in notebooks if COPY.fullmatch(n[:-6])]
+        prefix = folder.relative_to(submissions).as_posix()
+        if not close:
+            uploads = sorted(path.relative_to(entry).as_posix() for path in entry.rglob("*")
+                             if path.is_file() and not any(part.startswith(".") for part in path.relative_to(entry).parts))
+            listed = ", ".join(uploads[:5]) + (f" and {len(uploads) - 5} more" if len(uploads) > 5 else "")
+            why = f"no {NOTEBOOK}.ipynb" + (f" (found {listed})" if uploads else " (the folder is empty)")
+            found.students_not_graded[name] = f"not graded: {why}"
+            found.not_graded[name] = why
+            continue
+        chosen = close[0] if len(close) == 1 or exact else max(close, key=lambda n: ((folder / n).stat().st_mtime, n))
+        found.folders[name], found.notebooks[name] = folder, chosen
+        for other in notebooks:
+            if other == chosen:
+                continue
+            why = (f"another copy of the notebook ({chosen} is graded)" if other in close or COPY.fullmatch(other[:-6])
+                   else f"not the assignment's notebook ({chosen} is graded)")
+            found.not_graded[f"{prefix}/{other}"] = why
+    if not found.folders:
+        raise PipelineError(f"no submissions in {submissions}: expected <student>/{ASSIGNMENT}/{NOTEBOOK}.ipynb folders"
+                            + "".join(f"\n  not graded: {path}: {why}" for path, why in found.not_graded.items()))
+    return found
 
 
-def register(course: Path, students: list[str]) -> list[str]:
+def find_submissions(submissions: Path) -> list[str]:
+    """The ids of the students with a notebook to grade (see ``survey``)."""
+    return survey(submissions).students
+
+
+def register(course: Path, students: list[str], db: str | None = None) -> list[str]:
     """The assignment and the students in gradebook.db (nbgrader's Gradebook API, what ``nbgrader db assignment
     add`` and ``nbgrader db student import`` do); returns the students added."""
     from nbgrader.api import Gradebook
 
     os.environ["PATH"] = nbgrader_environment()["PATH"]  # a new gradebook runs alembic from PATH
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with Gradebook(db or course_db(course)) as gradebook:
         gradebook.update_or_create_assignment(ASSIGNMENT)
         known = {student.id for student in gradebook.students}
         added = [student for student in students if student not in known]
@@ -223,34 +360,49 @@ def release(course: Path) -> bool:
     return True
 
 
-def export(course: Path) -> None:
+def export(course: Path, db: str | None = None) -> None:
     """grades.csv (nbgrader's CsvExportPlugin, what ``nbgrader export`` writes) and checks.csv (ChecksExport)."""
     from nbgrader.api import Gradebook
     from nbgrader.plugins import CsvExportPlugin
 
     from autograder.export import ChecksExport
 
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+    with Gradebook(db or course_db(course)) as gradebook:
         for plugin, name in ((CsvExportPlugin(), "grades.csv"), (ChecksExport(course_root=str(course)), "checks.csv")):
             temporary = course / f".{name}.writing"
             plugin.to = str(temporary)
-            plugin.export(gradebook)
-            os.replace(temporary, course / name)
+            try:
+                plugin.export(gradebook)
+                os.replace(temporary, course / name)
+            except OSError as error:  # a full disk: the old file stays, the half-written one goes
+                temporary.unlink(missing_ok=True)
+                raise PipelineError(f"could not write {course / name}: {error}") from None
 
 
-def collect(course: Path, submissions: Path, students: list[str]) -> list[str]:
+def collect(course: Path, submissions: Path, students: list[str] | Uploads) -> list[str]:
     """Manual collection: each student's assignment folder goes to submitted/<student>/attention/, byte for byte,
-    when it differs from what is there (a new folder is swapped in whole). Returns the students copied."""
+    when it differs from what is there (a new folder is swapped in whole), its notebook named attention.ipynb
+    and the other notebooks (copies, other names: not graded, see ``survey``) left out. ``students``: a
+    survey, or ids laid out as nbgrader's <student>/attention/attention.ipynb. Returns the students copied."""
     from autograder.grading import folder_files
 
+    if not isinstance(students, Uploads):
+        students = Uploads({s: submissions / s / ASSIGNMENT for s in students}, {s: f"{NOTEBOOK}.ipynb" for s in students})
     copied = []
-    for student in students:
-        source, target = submissions / student / ASSIGNMENT, course / "submitted" / student / ASSIGNMENT
-        if target.exists() and folder_files(target) == folder_files(source):
+    for student in students.students:
+        source, target = students.folders[student], course / "submitted" / student / ASSIGNMENT
+        notebook = students.notebooks[student]
+        wanted = {(f"{NOTEBOOK}.ipynb" if path == notebook else path): data for path, data in folder_files(source).items()
+                  if path == notebook or not path.lower().endswith(".ipynb") or "/" in path}
+        if target.exists() and folder_files(target) == wanted:
             continue
         fresh = target.with_name(f".{ASSIGNMENT}.collecting")
         shutil.rmtree(fresh, ignore_errors=True)
-        shutil.copytree(source, fresh, symlinks=True, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))  # links stay links
+        shutil.copytree(source, fresh, symlinks=True,  # links stay links
+                        ignore=lambda folder, names: [n for n in names if n == ".ipynb_checkpoints" or (
+                            Path(folder) == source and n.lower().endswith(".ipynb") and n != notebook)])
+        if notebook != f"{NOTEBOOK}.ipynb":
+            os.replace(fresh / notebook, fresh / f"{NOTEBOOK}.ipynb")
         if target.exists():
             shutil.rmtree(target)
         os.replace(fresh, target)
@@ -317,12 +469,36 @@ def show(table) -> str:
 
 
 def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = None, jobs: int | None = None,
-                 scheduler: str | None = None, regrade: bool = False, fresh: bool = False, progress: bool = True) -> dict:
-    """Every step; returns {"students", "table", "notes", "summary", "seconds"}. Raises PipelineError when a step fails."""
-    from autograder.grading import GradingError, grade_class
+                 scheduler: str | None = None, regrade: bool = False, fresh: bool = False, progress: bool = True,
+                 db: str | None = None, wait: bool = False) -> dict:
+    """Every step, holding the course's lock (one run per course at a time; ``wait``: wait for a running one
+    instead of refusing). Returns {"students", "table", "notes", "summary", "seconds", "uploads"}. Raises
+    PipelineError when a step fails."""
+    from autograder.grading import LEDGER, CourseLock, GradingError
 
     course, submissions = course.absolute(), submissions.absolute()
-    students = find_submissions(submissions)
+    uploads = survey(submissions)
+    check_course_folder(course)
+    (course / LEDGER).mkdir(parents=True, exist_ok=True)
+    if not (course / MARKER).exists():
+        (course / MARKER).write_text("made by python -m autograder.classroom; --fresh deletes and recreates this folder\n")
+    try:
+        lock = CourseLock(course, wait=wait, say=lambda message: say(f"      {message}"))
+        lock.__enter__()
+    except GradingError as error:
+        raise PipelineError(str(error)) from None
+    try:
+        result = _run_locked(course, submissions, uploads, cell_timeout, jobs, scheduler, regrade, fresh, progress, db)
+    finally:
+        lock.__exit__(None, None, None)
+    return result
+
+
+def _run_locked(course, submissions, uploads, cell_timeout, jobs, scheduler, regrade, fresh, progress, db) -> dict:
+    from autograder.grading import GradingError, grade_class, shown_url
+
+    students = uploads.students
+    db = course_db(course, db)  # before the course's configuration is written again
     seconds = {}
 
     def step(number: int, title: str):
@@ -330,11 +506,11 @@ def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = Non
         return time.monotonic()
 
     started = step(1, f"the course folder {course}")
-    prepare_course(course, cell_timeout, fresh)
+    prepare_course(course, cell_timeout, fresh, db)
     seconds["prepare"] = time.monotonic() - started
 
-    started = step(2, f"the assignment and {len(students)} students in the gradebook")
-    added = register(course, students)
+    started = step(2, f"the assignment and {len(students)} students in the gradebook {shown_url(db)}")
+    added = register(course, students, db)
     say(f"      {len(added)} new students")
     seconds["gradebook"] = time.monotonic() - started
 
@@ -343,7 +519,7 @@ def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = Non
     seconds["release"] = time.monotonic() - started
 
     started = step(4, f"collecting {len(students)} submissions from {submissions} into submitted/")
-    copied = collect(course, submissions, students)
+    copied = collect(course, submissions, uploads)
     say(f"      {len(copied)} new or changed")
     seconds["collect"] = time.monotonic() - started
 
@@ -352,22 +528,32 @@ def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = Non
                       "each notebook in its own sandboxed kernel, the hidden checks outside it")
     try:
         summary = grade_class(course, students, scheduler=scheduler, jobs=jobs, config=timeout_config(cell_timeout),
-                              progress=progress, regrade=regrade)
+                              progress=progress, regrade=regrade, db=db)
     except GradingError as error:
         raise PipelineError(str(error)) from None
+    for student, what in summary.repaired.items():
+        say(f"      repaired what a stopped run left of {student}: {what}")
+    for worker, why in summary.refused_workers.items():
+        say(f"      worker {worker} not used: {why}")
     say(f"      graded {len(summary.graded)}, up to date {len(summary.skipped)}, failed {len(summary.failed)}")
     seconds["grade"] = time.monotonic() - started
 
     started = step(6, "exporting grades.csv (nbgrader's CSV) and checks.csv (autograder.export.ChecksExport)")
-    export(course)
+    export(course, db)
     seconds["export"] = time.monotonic() - started
 
     step(7, "the class's grades")
     notes = kernel_notes(course, [s for s in students if s not in summary.failed])
     for student, note in summary.notes.items():
         notes[student] = "; ".join(filter(None, [note, notes.get(student)]))
+    for student, note in uploads.notes().items():
+        notes[student] = "; ".join(filter(None, [notes.get(student), note]))
     table = grade_table(course / "checks.csv", notes)
-    return {"students": students, "table": table, "notes": notes, "summary": summary, "seconds": seconds}
+    for student in sorted(uploads.students_not_graded):  # a row each, with why
+        table.loc[student] = ""
+        table.loc[student, "note"] = uploads.students_not_graded[student]
+    return {"students": students, "table": table, "notes": notes, "summary": summary, "seconds": seconds,
+            "uploads": uploads, "db": db}
 
 
 def main(argv=None) -> int:
@@ -384,11 +570,17 @@ def main(argv=None) -> int:
                         help="address of a Dask scheduler (tcp://host:8786) whose workers grade; default: this machine")
     parser.add_argument("--regrade", action="store_true", help="grade every submission again, not only new or changed ones")
     parser.add_argument("--fresh", action="store_true", help="delete the course folder (gradebook included) and start again")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="the gradebook's database (nbgrader's CourseDirectory.db_url), e.g. "
+                             "postgresql://grader@dbhost/attention; default: the one the course's nbgrader_config.py "
+                             "names, else the course's gradebook.db (SQLite)")
+    parser.add_argument("--wait", action="store_true",
+                        help="when another run is grading this course, wait for it instead of stopping")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
         result = run_pipeline(args.course, args.submissions, args.cell_timeout, args.jobs, args.scheduler,
-                              args.regrade, args.fresh)
+                              args.regrade, args.fresh, db=args.db, wait=args.wait)
     except PipelineError as error:
         print(f"FAILED: {error}", file=sys.stderr, flush=True)
         return 1
@@ -399,11 +591,16 @@ def main(argv=None) -> int:
     failed = result["summary"].failed
     for student, why in failed.items():
         say(f"NOT GRADED: {student}: {why}")
-    say(f"gradebook {course / 'gradebook.db'}; grades {course / 'grades.csv'}; per check {course / 'checks.csv'}; "
+    uploads = result["uploads"]
+    for path, why in uploads.not_graded.items():
+        say(f"NOT GRADED: {path}: {why}")
+    from autograder.grading import shown_url
+
+    say(f"gradebook {shown_url(result['db'])}; grades {course / 'grades.csv'}; per check {course / 'checks.csv'}; "
         f"feedback {course / 'feedback'}/<student>/{ASSIGNMENT}/{NOTEBOOK}.html")
     steps = ", ".join(f"{name} {value:.0f} s" for name, value in result["seconds"].items())
     say(f"done in {time.monotonic() - started:.0f} s ({steps})")
-    return 1 if failed else 0
+    return 1 if failed or uploads.students_not_graded else 2 if uploads.not_graded else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,310 @@
+"""A class run against faults and odd input (issue 12, parts 3 and 7): the course lock, uploads that are not
+laid out as nbgrader expects, student ids that are globs or the grader's own names, a full disk and a failed
+record, the private folders of killed workers, Dask workers that cannot import the project, a scheduler
+without workers. The coordinator is the real one (grade_class on a Dask cluster); the grading task is an
+instant one with synthetic results, so no kernel runs.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder import classroom, grading
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_gradebook_record import make_course, outcome, scores  # noqa: E402
+from test_gradebook_servers import alembic_version_once  # noqa: E402, F401
+
+ASSIGNMENT = NOTEBOOK = "attention"
+
+
+def instant(assignment: grading.Assignment, submission: grading.Submission) -> grading.Outcome:
+    """The grading task, without nbgrader: check_a earns the number in the student's notebook."""
+    result = outcome(submission.student, 1, a=float(submission.files[f"{NOTEBOOK}.ipynb"].decode() or 0))
+    result.fingerprint = submission.fingerprint
+    return result
+
+
+def synthetic_course(root: Path, students: dict[str, str], url: str | None = None) -> tuple[Path, str]:
+    url = url or f"sqlite:///{root / 'course' / 'gradebook.db'}"
+    course = make_course(root, url)
+    (course / "source" / ASSIGNMENT).mkdir(parents=True)
+    (course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
+    (course / "release" / ASSIGNMENT).mkdir(parents=True)
+    (course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
+    for student, points in students.items():
+        hand_in(course, student, points)
+    return course, url
+
+
+def hand_in(course: Path, student: str, points: str):
+    folder = course / "submitted" / student / ASSIGNMENT
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{NOTEBOOK}.ipynb").write_text(points)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A Dask scheduler on 127.0.0.1 with one worker thread in this process (so it runs this module's task)."""
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1",
+                      dashboard_address=None, silence_logs=50) as running:
+        yield running.scheduler_address
+
+
+# --- the course lock ------------------------------------------------------------------------------------------
+
+
+def test_a_second_run_is_refused_naming_the_first_and_waits_with_wait(tmp_path):
+    course = tmp_path / "course"
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the first run: holds the lock for a second
+        try:
+            with grading.CourseLock(course, say=lambda _: None):
+                os.write(write, b"held")
+                time.sleep(1.0)
+        finally:
+            os._exit(0)
+    assert os.read(read, 4) == b"held"
+    with pytest.raises(grading.GradingError) as refused:
+        grading.CourseLock(course).__enter__()
+    assert f"process {child} on {socket.gethostname()}, since 20" in str(refused.value)
+    assert "--wait" in str(refused.value)
+
+    said = []
+    started = time.monotonic()
+    with grading.CourseLock(course, wait=True, say=said.append, poll=0.05) as lock:
+        waited = time.monotonic() - started
+        assert lock.holder()["pid"] == os.getpid()
+    os.waitpid(child, 0)
+    assert waited > 0.3 and said and f"process {child}" in said[0], said
+    assert lock.took_over is None, "a run that finished cleanly is not a stopped one"
+
+
+def test_the_lock_of_a_killed_run_is_taken_over(tmp_path):
+    course = tmp_path / "course"
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - a run killed while it holds the lock
+        with grading.CourseLock(course, say=lambda _: None):
+            os.write(write, b"held")
+            time.sleep(60)
+        os._exit(0)
+    assert os.read(read, 4) == b"held"
+    os.kill(child, signal.SIGKILL)
+    os.waitpid(child, 0)
+    said = []
+    with grading.CourseLock(course, say=said.append) as lock:
+        assert lock.took_over["pid"] == child
+    assert "taking over" in said[0] and f"process {child}" in said[0]
+
+
+# --- uploads and ids ---------------------------------------------------------------------------------------
+
+
+def test_every_upload_is_graded_or_said_why_not(tmp_path):
+    submissions = tmp_path / "submissions"
+    layout = {
+        "ada/attention/attention.ipynb": "1", "ada/attention/attention (1).ipynb": "old", "ada/attention/data.csv": "x",
+        "bo/Attention/Attention.ipynb": "2",  # another case
+        "cy/attention/attention (1).ipynb": "3",  # a browser's copy, the only notebook
+        "di/attention.ipynb": "4", "di/notes.txt": "n",  # one level up
+        "ed/attention/homework.ipynb": "x", "ed/attention/readme.md": "r",  # no notebook of the assignment
+        "fay/.keep": "",  # an empty folder (hidden files are not uploads)
+        "gus/attention/attention.ipynb": "5", "gus/attention/scratch.ipynb": "s",
+        "loose.ipynb": "x",  # not in a student's folder
+        "x[1]/attention/attention.ipynb": "6",
+        ".ipynb_checkpoints/attention-checkpoint.ipynb": "x",
+    }
+    for path, text in layout.items():
+        (submissions / path).parent.mkdir(parents=True, exist_ok=True)
+        (submissions / path).write_text(text)
+    uploads = classroom.survey(submissions)
+    assert uploads.students == ["ada", "bo", "cy", "di", "gus", "x[1]"]
+    assert uploads.not_graded == {
+        "ada/attention/attention (1).ipynb": "another copy of the notebook (attention.ipynb is graded)",
+        "ed": "no attention.ipynb (found attention/homework.ipynb, attention/readme.md)",
+        "fay": "no attention.ipynb (the folder is empty)",
+        "gus/attention/scratch.ipynb": "not the assignment's notebook (attention.ipynb is graded)",
+        "loose.ipynb": "not in a student's folder (expected <student>/attention/attention.ipynb)"}
+    assert uploads.students_not_graded == {"ed": "not graded: no attention.ipynb (found attention/homework.ipynb, "
+                                                 "attention/readme.md)", "fay": "not graded: no attention.ipynb (the folder is empty)"}
+    assert uploads.notes()["ada"] == "not graded: attention/attention (1).ipynb: another copy of the notebook (attention.ipynb is graded)"
+
+    course = tmp_path / "course"
+    assert sorted(classroom.collect(course, submissions, uploads)) == uploads.students
+    submitted = {s: sorted(p.name for p in (course / "submitted" / s / ASSIGNMENT).iterdir()) for s in uploads.students}
+    assert submitted == {"ada": ["attention.ipynb", "data.csv"], "bo": ["attention.ipynb"], "cy": ["attention.ipynb"],
+                         "di": ["attention.ipynb", "notes.txt"], "gus": ["attention.ipynb"], "x[1]": ["attention.ipynb"]}
+    assert [(course / "submitted" / s / ASSIGNMENT / "attention.ipynb").read_text() for s in uploads.students] == \
+        ["1", "2", "3", "4", "5", "6"]
+    assert classroom.collect(course, submissions, uploads) == [], "unchanged uploads are not copied again"
+
+
+def test_a_course_that_is_a_file_is_refused_with_a_message(tmp_path, capsys):
+    (tmp_path / "course").write_text("a file")
+    (tmp_path / "submissions" / "ada" / ASSIGNMENT).mkdir(parents=True)
+    (tmp_path / "submissions" / "ada" / ASSIGNMENT / "attention.ipynb").write_text("{}")
+    code = classroom.main(["--course", str(tmp_path / "course"), "--submissions", str(tmp_path / "submissions")])
+    assert code == 1
+    assert "is a file, not a folder" in capsys.readouterr().err
+
+
+ODD_IDS = ["x[1]", "release", "new-kid", "old-timer", "forward-pass", "lock", "tmp", "students", "journal", "a*b", "..."]
+
+
+def test_ids_that_are_globs_or_the_graders_own_names_are_graded(tmp_path, cluster):
+    course, url = synthetic_course(tmp_path, {student: str(n % 3) for n, student in enumerate(ODD_IDS)})
+    (course / ".grading").mkdir()
+    (course / ".grading" / "release.json").write_text('{"source": "kept"}')
+    summary = grading.grade_class(course, ODD_IDS, scheduler=cluster, progress=False, db=url, task=instant)
+    assert sorted(summary.graded) == sorted(ODD_IDS) and not summary.failed
+    for n, student in enumerate(ODD_IDS):
+        assert scores(url, student)["check_a"] == (float(n % 3), None), student
+        assert grading.ledger(course, student)["student"] == student
+    assert (course / ".grading" / "release.json").read_text() == '{"source": "kept"}'
+    again = grading.grade_class(course, ODD_IDS, scheduler=cluster, progress=False, db=url, task=instant)
+    assert sorted(again.skipped) == sorted(ODD_IDS), "a re-run graded odd ids again"
+
+
+# --- a full disk, a failed record -------------------------------------------------------------------------
+
+
+class FullDisk(dict):
+    """The files of an outcome, whose writing runs out of disk after the first one."""
+
+    def items(self):
+        for number, item in enumerate(super().items()):
+            if number == 1:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            yield item
+
+
+def test_a_full_disk_or_a_failed_record_stops_that_student_only(tmp_path, cluster, monkeypatch):
+    students = {"ada": "1", "bo": "2", "cy": "0", "di": "2"}
+    course, url = synthetic_course(tmp_path, students)
+    place = grading._place
+
+    def failing_place(files, target, scratch):
+        if "/bo/" in target.as_posix():  # bo: the disk fills while his feedback is written
+            files = FullDisk({**files, "second.html": b"x"})
+        place(files, target, scratch)
+
+    real_write = grading.GradebookWriter.write
+
+    def failing_write(self, result):
+        if result.student == "cy":  # cy: the database refuses
+            result.grades.append({"notebook": NOTEBOOK, "name": "no_such_cell", "auto_score": 1.0, "needs_manual_grade": False})
+        real_write(self, result)
+
+    monkeypatch.setattr(grading, "_place", failing_place)
+    monkeypatch.setattr(grading.GradebookWriter, "write", failing_write)
+    summary = grading.grade_class(course, list(students), scheduler=cluster, progress=False, db=url, task=instant)
+    assert sorted(summary.graded) == ["ada", "di"]
+    assert "No space left on device" in summary.failed["bo"] and "graded again next run" in summary.failed["bo"]
+    assert "no_such_cell" in summary.failed["cy"]
+    assert scores(url, "bo") == {} and scores(url, "cy") == {}, "a failed student is half-recorded"
+    assert scores(url, "ada")["check_a"] == (1.0, None) and scores(url, "di")["check_a"] == (2.0, None)
+    assert not (course / "feedback" / "bo").exists() or not list((course / "feedback" / "bo").rglob("*.html"))
+    assert grading.ledger(course, "bo") == {} and grading.ledger(course, "cy") == {}
+    assert not list((course / ".grading" / "tmp").iterdir()) and not list((course / ".grading" / "journal").iterdir())
+
+    monkeypatch.undo()  # space again: the next run grades bo and cy only
+    again = grading.grade_class(course, list(students), scheduler=cluster, progress=False, db=url, task=instant)
+    assert sorted(again.graded) == ["bo", "cy"] and sorted(again.skipped) == ["ada", "di"]
+    assert scores(url, "cy")["check_a"] == (0.0, None)
+
+
+def test_private_folders_of_gone_processes_are_swept(tmp_path):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    host = socket.gethostname()
+    left = tmp_path / f"attention-grading-{host}-{gone.pid}-abc123"
+    live = tmp_path / f"attention-grading-{host}-{os.getpid()}-def456"
+    elsewhere = tmp_path / f"attention-grading-another-host-{gone.pid}-ghi789"
+    for folder in (left, live, elsewhere):
+        (folder / "submitted").mkdir(parents=True)
+    assert grading.sweep_temporary(tmp_path) == [left.name]
+    assert not left.exists() and live.exists() and elsewhere.exists()
+    assert grading.temporary_prefix() == f"attention-grading-{host}-{os.getpid()}-"
+
+
+# --- Dask ------------------------------------------------------------------------------------------------
+
+
+def test_a_scheduler_without_workers_says_so(tmp_path):
+    from dask.distributed import LocalCluster
+
+    course, url = synthetic_course(tmp_path, {"ada": "1"})
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=None,
+                      silence_logs=50) as empty:
+        with pytest.raises(grading.GradingError, match="has no workers .none joined in 0.5 s.: start some"):
+            grading.grade_class(course, ["ada"], scheduler=empty.scheduler_address, progress=False, db=url,
+                                task=instant, wait_for_workers=0.5)
+    assert scores(url, "ada") == {}
+
+
+BLOCKER = '''"""A Dask worker preload: this worker cannot import the project, as on a machine where it is not installed."""
+import sys
+
+
+class NoProject:
+    def find_spec(self, name, path=None, target=None):
+        if name == "autograder" or name.startswith("autograder."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+sys.meta_path.insert(0, NoProject())
+'''
+
+
+def test_workers_that_cannot_import_the_project_are_named_and_left_out(tmp_path, cluster):
+    from dask.distributed import Client
+
+    (tmp_path / "no_project.py").write_text(BLOCKER)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", cluster, "--nthreads", "1",
+                               "--no-nanny", "--no-dashboard", "--name", "bad", "--preload", str(tmp_path / "no_project.py")],
+                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        with Client(cluster, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+            bad_address = next(a for a, w in client.scheduler_info(n_workers=-1)["workers"].items() if w["name"] == "bad")
+            good, bad = grading.usable_workers(client, cluster)
+            assert bad_address not in good and len(good) == 1
+            assert list(bad) == [bad_address]
+            assert "cannot import the project (ModuleNotFoundError: No module named 'autograder" in bad[bad_address]
+            with pytest.raises(grading.GradingError, match=f"no Dask worker of {cluster} can grade:\n  {bad_address}: cannot import"):
+                grading.usable_workers(FewerWorkers(client, bad_address), cluster)
+
+        students = {f"s{n}": "1" for n in range(6)}
+        course, url = synthetic_course(tmp_path, students)
+        summary = grading.grade_class(course, list(students), scheduler=cluster, progress=False, db=url, task=instant)
+        assert sorted(summary.graded) == sorted(students) and not summary.failed
+        assert list(summary.refused_workers) == [bad_address]
+    finally:
+        worker.terminate()
+        worker.wait(30)
+
+
+class FewerWorkers:
+    """A client whose run() reaches only one worker (the bad one)."""
+
+    def __init__(self, client, only):
+        self.client, self.only = client, only
+
+    def nthreads(self):
+        return {self.only: 1}
+
+    def run(self, *args, **kwargs):
+        return self.client.run(*args, workers=[self.only], **kwargs)

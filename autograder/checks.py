@@ -12,7 +12,11 @@ A check has two halves, and neither runs student code:
   missing.
 
 Points are shared equally between a check's available properties (contracts.md, "Graded test
-cells"). Comparisons are np.allclose(atol=1e-6, rtol=0) on float64 arrays, never an object's __eq__.
+cells"). Comparisons are np.allclose on float64 arrays, never an object's __eq__, within a tolerance
+that follows the precision of what the student returned (``Outputs.tolerance``): 1e-6 for float64;
+for float32, float32's rounding of the call's inputs and of the result as well. A check whose outputs
+carry no computation (zeros, a constant, the input handed back, the same result whatever the input:
+``lazy``) earns nothing, and its feedback says so.
 When values are wrong, the judge compares them with known wrong variants (softmax over another
 axis, no scaling, the mask after softmax, ...) to say which mistake it most likely is.
 """
@@ -30,6 +34,18 @@ from lib import attention as ops
 from lib import heads as stats
 
 ATOL = 1e-6
+SINGLE = 64 * float(np.finfo(np.float32).eps)  # float32 rounding, times what a few dozen operations accumulate
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """np.allclose's atol and rtol for one comparison."""
+
+    atol: float = ATOL
+    rtol: float = 0.0
+
+
+EXACT = Tolerance()  # float64 answers: 1e-6, as the recorded statistics are rounded to 6 decimals
 
 
 # --- the framework ----------------------------------------------------------------------------
@@ -97,6 +113,23 @@ class Outputs:
         self.value(number, item)
         return self.results[number].returned[item]["dtype"]
 
+    def tolerance(self, number: int) -> Tolerance:
+        """How close call ``number``'s results must be: float64's 1e-6, or float32's rounding of the inputs and result.
+
+        A result in float32 (or less) is compared within what float32 arithmetic gets wrong: relative
+        SINGLE of the expected values, plus SINGLE times the largest finite number of the call's
+        float inputs (a softmax of scores near 1000 is off by 1000 x float32's rounding). Anything less
+        precise than float32 gets float32's tolerance.
+        """
+        returned = self.results[number].returned
+        single = any(np.dtype(r["dtype"]).kind == "f" and np.dtype(r["dtype"]).itemsize < 8 for r in returned)
+        if not single:
+            return EXACT
+        inputs = [value for value in (*self.calls[number].args, *self.calls[number].kwargs.values())
+                  if isinstance(value, np.ndarray) and value.dtype.kind == "f"]
+        finite = [np.abs(value[np.isfinite(value)]).max(initial=0.0) for value in inputs]
+        return Tolerance(ATOL + SINGLE * max([1.0, *finite]), SINGLE)
+
 
 def describe_argument(value) -> str:
     if isinstance(value, np.ndarray):
@@ -128,18 +161,25 @@ class Check:
     properties: tuple[tuple[str, Judge], ...]
 
 
-def close(actual, expected) -> bool:
-    """Same shape and equal within ATOL (float64, NaN never equal)."""
+def close(actual, expected, tolerance: Tolerance = EXACT) -> bool:
+    """Same shape and equal within ``tolerance`` (float64, NaN never equal).
+
+    rtol is relative to the expected array's largest finite number (rounding errors of a computation
+    scale with its largest values, not with each element's own size).
+    """
     actual, expected = np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
-    return actual.shape == expected.shape and bool(np.allclose(actual, expected, rtol=0.0, atol=ATOL))
+    if actual.shape != expected.shape:
+        return False
+    scale = np.abs(expected[np.isfinite(expected)]).max(initial=0.0)
+    return bool(np.allclose(actual, expected, rtol=0.0, atol=tolerance.atol + tolerance.rtol * scale))
 
 
-def diagnose(actual, variants, otherwise: str) -> str:
+def diagnose(actual, variants, otherwise: str, tolerance: Tolerance = EXACT) -> str:
     """The message of the first known wrong variant that ``actual`` matches, else ``otherwise``."""
     for message, expected in variants:
         try:
             with np.errstate(all="ignore"):  # a wrong variant may well overflow or divide by zero
-                if close(actual, expected()):
+                if close(actual, expected(), tolerance):
                     return message
         except (ValueError, IndexError, ZeroDivisionError):
             continue  # that variant does not apply to these inputs
@@ -166,6 +206,56 @@ def scalar(value: np.ndarray, what: str) -> np.ndarray:
     if value.size != 1:
         raise Broken(f"{what} returned shape {value.shape}; expected one number (a float)")
     return value.reshape(())
+
+
+def flat_kind(value: np.ndarray, inputs: list) -> str | None:
+    """How one returned array carries no computation ("zeros", "constant", "input"; "one": a single number,
+    which cannot tell), or None when it may carry one."""
+    if value.size < 2:
+        return "one"  # one number: it tells nothing alone (comparing calls does: lazy's "same")
+    if not np.isnan(value).any() and (value == value.flat[0]).all():
+        return "zeros" if value.flat[0] == 0 else "constant"
+    if any(given.shape == value.shape and np.array_equal(given, value) for given in inputs):
+        return "input"
+    return None
+
+
+LAZY = {
+    "zeros": "returns zeros whatever the input",
+    "constant": "returns an array filled with one number whatever the input",
+    "input": "returns its input unchanged",
+    "same": "returns the same result for different inputs",
+}
+
+
+def lazy(out: Outputs) -> str | None:
+    """Why the check's outputs carry no computation (None when they may): every plain call returned zeros,
+    one repeated number, or its input; or every call returned the very same result. Then no property earns.
+
+    The model's calls are left out (their results are lib's computation around the student's function).
+    """
+    plain = [(call, result) for call, result in zip(out.calls, out.results)
+             if call.special is None and result.error is None and len(result.values) == call.items]
+    if not plain:
+        return None
+    kinds = set()
+    for call, result in plain:
+        inputs = [a for a in (*call.args, *call.kwargs.values()) if isinstance(a, np.ndarray)]
+        found = [flat_kind(value, inputs) for value in result.values]
+        if any(kind is None for kind in found):
+            kinds = None
+            break
+        kinds.update(found)
+    kinds = kinds and kinds - {"one"}
+    if kinds:
+        kind = "zeros" if kinds == {"zeros"} else "input" if "input" in kinds else "constant"
+        return f"{out.calls[0].function} {LAZY[kind]}: write the computation"
+    first = plain[0][1].values
+    if len(plain) >= 2 and all(len(result.values) == len(first) and all(
+            value.shape == other.shape and np.array_equal(value, other) for value, other in zip(result.values, first))
+            for _, result in plain[1:]):
+        return f"{out.calls[0].function} {LAZY['same']}: write the computation"
+    return None
 
 
 # --- inputs drawn at grading time ---------------------------------------------------------------
@@ -225,16 +315,16 @@ def softmax_shape(out):
     return None
 
 
-def rows_sum_to_one(weights, axis=-1) -> bool:
-    return weights.ndim > 0 and close(weights.sum(axis=axis), np.ones(weights.shape[:-1]))
+def rows_sum_to_one(weights, tolerance: Tolerance = EXACT) -> bool:
+    return weights.ndim > 0 and close(weights.sum(axis=-1), np.ones(weights.shape[:-1]), tolerance)
 
 
 def softmax_rows(out):
-    weights = out.value(0)
-    if rows_sum_to_one(weights):
+    weights, tolerance = out.value(0), out.tolerance(0)
+    if rows_sum_to_one(weights, tolerance):
         return None
     for axis in range(weights.ndim - 1):
-        if close(weights.sum(axis=axis), np.ones(np.delete(weights.shape, axis))):
+        if close(weights.sum(axis=axis), np.ones(np.delete(weights.shape, axis)), tolerance):
             return f"weights sum to 1 along axis {axis}, not along the last axis: softmax each row (axis=-1)"
     if weights.size and np.isclose(weights.sum(), 1.0):
         return "the whole array sums to 1: divide each row by its own total (sum over axis=-1, keepdims=True)"
@@ -244,9 +334,9 @@ def softmax_rows(out):
 def softmax_values(out):
     scores, actual = out.arg(0), out.value(0)
     expected = ops.softmax(scores)
-    if close(actual, expected):
+    if close(actual, expected, out.tolerance(0)):
         return None
-    return diagnose(actual, softmax_variants(scores), f"values differ from softmax over the last axis ({largest_difference(actual, expected)})")
+    return diagnose(actual, softmax_variants(scores), f"values differ from softmax over the last axis ({largest_difference(actual, expected)})", out.tolerance(0))
 
 
 def softmax_overflow(out):
@@ -255,10 +345,10 @@ def softmax_overflow(out):
         return ("NaN or inf on scores near 1000: np.exp(1000) overflows; subtract each row's maximum before np.exp "
                 "(softmax(s) equals softmax(s - max))")
     expected = ops.softmax(scores)
-    if close(actual, expected):
+    if close(actual, expected, out.tolerance(1)):
         return None
     return diagnose(actual, softmax_variants(scores),
-                    f"on scores near 1000 the weights are wrong ({largest_difference(actual, expected)})")
+                    f"on scores near 1000 the weights are wrong ({largest_difference(actual, expected)})", out.tolerance(1))
 
 
 # --- check_attention ----------------------------------------------------------------------------
@@ -311,8 +401,8 @@ def attention_shapes(out):
 def attention_rows(out):
     for number in range(2):
         weights = out.value(number, 0)
-        if not rows_sum_to_one(weights):
-            if weights.ndim >= 2 and close(weights.sum(axis=-2), np.ones(weights.shape[:-2] + weights.shape[-1:])):
+        if not rows_sum_to_one(weights, out.tolerance(number)):
+            if weights.ndim >= 2 and close(weights.sum(axis=-2), np.ones(weights.shape[:-2] + weights.shape[-1:]), out.tolerance(number)):
                 return "columns sum to 1, rows do not: the weights are transposed (softmax over each query's row of scores)"
             return "rows of the weights do not sum to 1: softmax each row of the scores (axis=-1)"
     return None
@@ -340,9 +430,9 @@ def attention_scaled(out):
         q, k, _ = out.calls[number].args
         weights = out.value(number, 0)
         expected, _ = expected_attention(out, number)
-        if not close(weights, expected):
+        if not close(weights, expected, out.tolerance(number)):
             return diagnose(weights, scaling_variants(q, k),
-                            f"the weights are not softmax(queries @ keys^T / sqrt(d)) ({largest_difference(weights, expected)})")
+                            f"the weights are not softmax(queries @ keys^T / sqrt(d)) ({largest_difference(weights, expected)})", out.tolerance(number))
     return None
 
 
@@ -351,14 +441,14 @@ def attention_values(out):
         q, k, v = out.calls[number].args[:3]
         weights, output = out.value(number, 0), out.value(number, 1)
         expected_weights, expected_output = expected_attention(out, number)
-        if not close(weights, expected_weights):
+        if not close(weights, expected_weights, out.tolerance(number)):
             return diagnose(weights, scaling_variants(q, k),
-                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})")
-        if not close(output, expected_output):
+                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})", out.tolerance(number))
+        if not close(output, expected_output, out.tolerance(number)):
             return diagnose(output, [("the output is values @ weights^T: it is weights @ values",
                                       lambda: np.swapaxes(expected_weights, -1, -2) @ v)],
                             f"{describe_call(out.calls[number])}: the weights are right but the output is not weights @ values "
-                            f"({largest_difference(output, expected_output)})")
+                            f"({largest_difference(output, expected_output)})", out.tolerance(number))
     return None
 
 
@@ -390,7 +480,7 @@ def causal_mask_triangle(out):
     for number in range(len(out.calls)):
         n, actual = out.arg(number), out.value(number)
         expected = ops.causal_mask(n)
-        if not close(actual, expected):
+        if not close(actual, expected, out.tolerance(number)):
             ones = np.ones((n, n))
             return diagnose(actual, [
                 ("True above the diagonal: mask[i, j] is True where position i may look at position j, "
@@ -398,7 +488,7 @@ def causal_mask_triangle(out):
                 ("the diagonal is False: a position may look at itself (j <= i, not j < i)", lambda: np.tril(ones, -1)),
                 ("True where a position must NOT look: True means 'may look there' (j <= i)", lambda: np.triu(ones, 1)),
                 ("every entry is True: hide the later positions (j > i)", lambda: ones),
-            ], f"{describe_call(out.calls[number])} is not the lower triangle including the diagonal")
+            ], f"{describe_call(out.calls[number])} is not the lower triangle including the diagonal", out.tolerance(number))
     return None
 
 
@@ -446,13 +536,27 @@ def masked_attention_calls(rng):
 def transposed_weights(out, number) -> bool:
     """True when call ``number``'s weights are the right ones transposed."""
     weights = out.value(number, 0)
-    return close(np.swapaxes(weights, -1, -2), expected_attention(out, number)[0])
+    return close(np.swapaxes(weights, -1, -2), expected_attention(out, number)[0], out.tolerance(number))
 
 
 TRANSPOSED = "the weights are transposed: row i must hold query i's weights over the keys it may see"
 
 
+def visible_weight_missing(out) -> str | None:
+    """Why the weights on visible positions are no attention (a row with no weight where it may look), or None."""
+    for number in (0, 2):
+        weights = out.value(number, 0)
+        mask = np.broadcast_to(out.calls[number].kwargs["mask"], weights.shape) if weights.ndim else None
+        if mask is None or not ((weights * mask).sum(axis=-1) > 0).all():
+            return ("a row puts no weight on the positions it may look at, so zero weight on the hidden ones proves "
+                    "nothing yet: the visible weights must be a softmax of the visible scores")
+    return None
+
+
 def masked_exactly_zero(out):
+    missing = visible_weight_missing(out)
+    if missing:
+        return missing
     for number in (0, 2, 3):
         weights = out.value(number, 0)
         try:
@@ -477,13 +581,13 @@ def masked_exactly_zero(out):
 def masked_rows(out):
     for number in (0, 2):
         weights = out.value(number, 0)
-        if not rows_sum_to_one(weights):
+        if not rows_sum_to_one(weights, out.tolerance(number)):
             if transposed_weights(out, number):
                 return TRANSPOSED
             q, k, _ = out.calls[number].args
             mask = out.calls[number].kwargs["mask"]
             after = ops.softmax(ops.scaled_scores(q, k)) * mask
-            if close(weights, after):
+            if close(weights, after, out.tolerance(number)):
                 return ("the weights are softmax of all scores with the masked ones zeroed afterwards, so rows sum to less "
                         "than 1: set masked scores to -inf BEFORE softmax")
             return "rows of the weights do not sum to 1 over the visible positions"
@@ -495,6 +599,9 @@ def masked_leak(out):
     if first.shape != second.shape or first.ndim < 2:
         raise Broken(f"the outputs have shapes {first.shape} and {second.shape}; expected (heads, T, dv) both")
     earlier = first.shape[-2] - 1
+    if close(first[..., earlier, :], second[..., earlier, :]):
+        return ("changing the last token left the last position's output unchanged, so the test cannot tell whether "
+                "earlier positions see it: the output must be the weighted average of the values")
     changed = [i for i in range(earlier) if not close(first[..., i, :], second[..., i, :])]
     if changed:
         return (f"changing only the last token changed the output at earlier position(s) {changed}: they must not see it; "
@@ -522,10 +629,10 @@ def masked_values(out):
         mask = out.calls[number].kwargs["mask"]
         weights, output = out.value(number, 0), out.value(number, 1)
         expected_weights, expected_output = expected_attention(out, number)
-        if not close(weights, expected_weights):
+        if not close(weights, expected_weights, out.tolerance(number)):
             return diagnose(weights, mask_variants(q, k, mask) + scaling_variants(q, k, mask),
-                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})")
-        if not close(output, expected_output):
+                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})", out.tolerance(number))
+        if not close(output, expected_output, out.tolerance(number)):
             return f"{describe_call(out.calls[number])}: the output is not weights @ values ({largest_difference(output, expected_output)})"
     return None
 
@@ -535,7 +642,7 @@ def masked_drives_model(out):
         raise Unavailable(model.UNAVAILABLE)
     ids = out.arg(4)
     actual, expected = out.value(4), model.cache().logits_for(ids)
-    if close(actual, expected):
+    if close(actual, expected, out.tolerance(4)):
         return None
     return (f"with your attention in every head, the store's model's logits differ from lib's ({largest_difference(actual, expected)}); "
             "your attention is used as written here, including the softmax it calls")
@@ -579,9 +686,9 @@ def largest_weight_judge(numbers, scaled):
             actual = scalar(out.value(number), describe_call(out.calls[number]))
             scores = ops.scaled_scores(q, k, scale=scaled)
             expected = ops.softmax(scores).max(axis=-1).mean()
-            if not close(actual, expected):
+            if not close(actual, expected, out.tolerance(number)):
                 return diagnose(actual, largest_weight_variants(q, k, scaled),
-                                f"{describe_call(out.calls[number])} = {float(actual):.6g}, expected {expected:.6g}")
+                                f"{describe_call(out.calls[number])} = {float(actual):.6g}, expected {expected:.6g}", out.tolerance(number))
         return None
 
     return judge
@@ -622,13 +729,13 @@ def split_heads_values(out):
         positions, width = x.shape
         d = width // heads
         actual, expected = out.value(number), ops.split_heads(x, heads)
-        if not close(actual, expected):
+        if not close(actual, expected, out.tolerance(number)):
             return diagnose(actual, [
                 ("x.reshape(heads, T, d) mixes positions into heads: reshape to (T, heads, d) first, then swap the first two axes",
                  lambda: x.reshape(heads, positions, d)),
                 ("head h takes every heads-th column (h::heads), not the contiguous columns h*d:(h+1)*d: "
                  "reshape to (T, heads, d), not (T, d, heads)", lambda: x.reshape(positions, d, heads).transpose(2, 0, 1)),
-            ], f"{describe_call(out.calls[number])}: head h must hold columns h*d:(h+1)*d of x")
+            ], f"{describe_call(out.calls[number])}: head h must hold columns h*d:(h+1)*d of x", out.tolerance(number))
     return None
 
 
@@ -654,13 +761,13 @@ def join_heads_values(out):
         x = out.arg(number)
         heads, positions, d = x.shape
         actual, expected = out.value(number), ops.join_heads(x)
-        if not close(actual, expected):
+        if not close(actual, expected, out.tolerance(number)):
             return diagnose(actual, [
                 ("x.reshape(T, heads * d) straight from (heads, T, d) mixes positions: move heads next to d first "
                  "(swap the first two axes), then reshape", lambda: x.reshape(positions, heads * d)),
                 ("the heads' numbers are interleaved: head h must fill columns h*d:(h+1)*d (transpose to (T, heads, d), not (T, d, heads))",
                  lambda: x.transpose(1, 2, 0).reshape(positions, heads * d)),
-            ], f"{describe_call(out.calls[number])} is not the inverse of split_heads: head h goes to columns h*d:(h+1)*d")
+            ], f"{describe_call(out.calls[number])} is not the inverse of split_heads: head h goes to columns h*d:(h+1)*d", out.tolerance(number))
     return None
 
 
@@ -722,13 +829,13 @@ def multi_head_values(out):
         weights, output = out.value(number, 0), out.value(number, 1)
         expected_weights, expected_output = ops.multi_head_attention(*args)
         weight_variants, output_variants = multi_head_variants(*args)
-        if not close(weights, expected_weights):
+        if not close(weights, expected_weights, out.tolerance(number)):
             return diagnose(weights, weight_variants,
-                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})")
-        if not close(output, expected_output):
+                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})", out.tolerance(number))
+        if not close(output, expected_output, out.tolerance(number)):
             return diagnose(output, output_variants,
                             f"{describe_call(out.calls[number])}: the weights are right, the output is not "
-                            f"({largest_difference(output, expected_output)}): join the heads, then @ w_output")
+                            f"({largest_difference(output, expected_output)}): join the heads, then @ w_output", out.tolerance(number))
     return None
 
 
@@ -765,9 +872,10 @@ def recorded_judge(key, message):
         if gap > ATOL:
             raise Unavailable(f"not available: data/model/head_statistics.json does not belong to the model and catalogue "
                               f"here (lib's own statistics differ from it by {gap:.3g}); re-record it (recordings/transformer.py)")
-        actual = out.value(len(out.calls) - 1).mean(axis=-1)  # (layers, heads)
+        last = len(out.calls) - 1
+        actual = out.value(last).mean(axis=-1)  # (layers, heads)
         expected = model.recorded_statistics()[key]
-        if close(actual, expected):
+        if close(actual, expected, out.tolerance(last)):
             return None
         return f"{message} ({largest_difference(actual, expected)}; the recorded values are rounded to 6 decimals)"
 
@@ -809,9 +917,9 @@ def previous_values(out):
     for number in range(2):
         pattern, actual = out.arg(number), out.value(number)
         expected = stats.previous_token_weight(pattern)
-        if not close(actual, expected):
+        if not close(actual, expected, out.tolerance(number)):
             return diagnose(actual, previous_variants(pattern),
-                            f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from the mean of pattern[:, i, i - 1] over i = 1..T-1")
+                            f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from the mean of pattern[:, i, i - 1] over i = 1..T-1", out.tolerance(number))
     return None
 
 
@@ -824,14 +932,14 @@ def even_previous_values(out):
         positions = out.arg(number)
         actual = scalar(out.value(number), describe_call(out.calls[number]))
         expected = stats.even_previous_weight(positions)
-        if not close(actual, expected):
+        if not close(actual, expected, out.tolerance(number)):
             i = np.arange(1, positions)
             return diagnose(actual, [
                 ("used 1 / i: position i sees i + 1 positions (0..i), so the even weight is 1 / (i + 1)", lambda: np.mean(1 / i)),
                 ("averaged over i = 0..T-1: leave out position 0 (it has no previous token)", lambda: np.mean(1 / (np.arange(positions) + 1))),
                 ("summed 1 / (i + 1): average it over i = 1..T-1", lambda: np.sum(1 / (i + 1))),
                 ("used 1 / T for every position: position i spreads over its own i + 1 visible positions", lambda: 1 / positions),
-            ], f"{describe_call(out.calls[number])} = {float(actual):.6g}, expected {expected:.6g}")
+            ], f"{describe_call(out.calls[number])} = {float(actual):.6g}, expected {expected:.6g}", out.tolerance(number))
     return None
 
 
@@ -866,7 +974,7 @@ def description_values(out):
     for number in range(len(out.calls)):
         ids, sep, end = out.calls[number].args
         actual, expected = out.value(number), stats.description_positions(ids, sep, end)
-        if close(actual, expected):
+        if close(actual, expected, out.tolerance(number)):
             continue
         after = np.arange(sep + 1, len(ids))
         return diagnose(actual, [
@@ -877,7 +985,7 @@ def description_values(out):
              lambda: (np.arange(len(ids)) > sep) & (ids != end)),
             ("dropped the last position whether or not it is <end>: leave out exactly the positions whose token is end_id",
              lambda: after[:-1]),
-        ], f"{describe_call(out.calls[number])} returned {np.asarray(actual).tolist()}, expected positions {expected.tolist()}")
+        ], f"{describe_call(out.calls[number])} returned {np.asarray(actual).tolist()}, expected positions {expected.tolist()}", out.tolerance(number))
     return None
 
 
@@ -941,10 +1049,10 @@ def far_back_variants(pattern, sep, queries):
 def far_back_values(out):
     pattern, sep, queries = out.calls[0].args
     actual, expected = out.value(0), stats.far_back_weight(pattern, sep, queries)
-    if close(actual, expected):
+    if close(actual, expected, out.tolerance(0)):
         return None
     return diagnose(actual, far_back_variants(pattern, sep, queries),
-                    f"{describe_call(out.calls[0])}: {largest_difference(actual, expected)} from the weight on j with i - j >= 4, j not 0 or sep")
+                    f"{describe_call(out.calls[0])}: {largest_difference(actual, expected)} from the weight on j with i - j >= 4, j not 0 or sep", out.tolerance(0))
 
 
 def far_back_markers(out):
@@ -965,13 +1073,13 @@ def marker_values(out):
     for number in range(2):
         pattern, sep, queries = out.calls[number].args
         actual, expected = out.value(number), stats.marker_weight(pattern, sep, queries)
-        if not close(actual, expected):
+        if not close(actual, expected, out.tolerance(number)):
             return diagnose(actual, [
                 ("counts only <s> (position 0): add the weight on <sep> (position sep)", lambda: pattern[:, queries, 0]),
                 ("counts only <sep>: add the weight on <s> (position 0)", lambda: pattern[:, queries, sep]),
                 ("read columns (pattern[:, 0, i]): row i holds the weight position i puts on the markers",
                  lambda: pattern[:, 0, queries] + pattern[:, sep, queries]),
-            ], f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from pattern[:, i, 0] + pattern[:, i, sep]")
+            ], f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from pattern[:, i, 0] + pattern[:, i, sep]", out.tolerance(number))
     return None
 
 
@@ -986,7 +1094,7 @@ def even_far_values(out):
     for number in range(2):
         sep, queries = out.calls[number].args
         actual, expected = out.value(number), stats.even_far_back_weight(sep, queries)
-        if close(actual, expected):
+        if close(actual, expected, out.tolerance(number)):
             continue
 
         def spread(denominator=1, **knobs):
@@ -998,7 +1106,7 @@ def even_far_values(out):
             ("counted <sep>: leave out both markers, positions 0 and sep", spread(markers=(True, False))),
             ("counted <s> (position 0): leave out both markers, positions 0 and sep", spread(markers=(False, True))),
             ("divided by i: position i sees i + 1 positions (0..i)", spread(denominator=0)),
-        ], f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from count / (i + 1)")
+        ], f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from count / (i + 1)", out.tolerance(number))
     return None
 
 
@@ -1010,12 +1118,12 @@ def even_marker_calls(rng):
 def even_marker_values(out):
     queries = out.arg(0)
     actual, expected = out.value(0), stats.even_marker_weight(queries)
-    if close(actual, expected):
+    if close(actual, expected, out.tolerance(0)):
         return None
     return diagnose(actual, [
         ("one marker's weight: there are two markers, <s> and <sep>, each with 1 / (i + 1)", lambda: 1 / (queries + 1)),
         ("divided by i: position i sees i + 1 positions (0..i)", lambda: 2 / queries),
-    ], f"{describe_call(out.calls[0])}: {largest_difference(actual, expected)} from 2 / (i + 1)")
+    ], f"{describe_call(out.calls[0])}: {largest_difference(actual, expected)} from 2 / (i + 1)", out.tolerance(0))
 
 
 # --- check_safe_softmax -------------------------------------------------------------------------------
@@ -1040,7 +1148,7 @@ def safe_overflow(out):
     scores, actual = out.arg(0), out.value(0)
     if not np.isfinite(actual).all():
         return "NaN or inf on scores near 1000: subtract each row's maximum before np.exp"
-    if not close(actual, ops.softmax(scores)):
+    if not close(actual, ops.softmax(scores), out.tolerance(0)):
         return f"on scores near 1000 the weights are wrong ({largest_difference(actual, ops.softmax(scores))})"
     return None
 
@@ -1053,7 +1161,7 @@ def safe_fully_masked(out):
     if np.isnan(rows).any():
         return ("a fully masked row (all -inf) gives NaN: -inf - (-inf) is NaN; give such a row all-zero weights "
                 "(it attends to nothing)")
-    if close(rows, np.full(rows.shape, 1 / scores.shape[-1])):
+    if close(rows, np.full(rows.shape, 1 / scores.shape[-1]), out.tolerance(1)):
         return "a fully masked row gets 1/n everywhere: it attends to nothing, so all its weights are 0.0"
     if not (rows == 0.0).all():
         return f"a fully masked row gets weights up to {np.abs(rows).max():.3g}: all its weights must be exactly 0.0"
@@ -1064,12 +1172,13 @@ def safe_values(out):
     scores, actual = out.arg(1), out.value(1)
     require_shape(actual, scores.shape, describe_call(out.calls[1]))
     visible = ~np.isneginf(scores).all(-1)
-    if not close(actual[visible], ops.softmax(scores)[visible]):
+    if not close(actual[visible], ops.softmax(scores)[visible], out.tolerance(1)):
         return "rows with at least one visible score are wrong: softmax over the finite entries, -inf entries get 0.0"
     scores, actual = out.arg(2), out.value(2)
     expected = ops.softmax(scores)
-    if not close(actual, expected):
-        return diagnose(actual, softmax_variants(scores), f"values differ from softmax over the last axis ({largest_difference(actual, expected)})")
+    if not close(actual, expected, out.tolerance(2)):
+        return diagnose(actual, softmax_variants(scores), f"values differ from softmax over the last axis "
+                        f"({largest_difference(actual, expected)})", out.tolerance(2))
     return None
 
 

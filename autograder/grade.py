@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder import model, runner, sandbox
-from autograder.checks import CHECKS, Broken, Call, Check, Outputs, Result, Unavailable
+from autograder.checks import CHECKS, Broken, Call, Check, Outputs, Result, Unavailable, lazy
 from autograder.operations import FORWARD_WITH_ATTENTION, GRADED, OVER_MODEL_PATTERNS, stand_in_for
 
 TIMEOUT = 120.0  # CPU seconds for the whole grading of one notebook
@@ -131,7 +131,14 @@ def grade_answers(sources: list[str], seed: int | None = None, timeout: float = 
 
 
 def evaluate(check: Check, outputs: Outputs) -> list[Property]:
-    """Every property of ``check`` on these outputs (a judge that crashes on odd output fails its property)."""
+    """Every property of ``check`` on these outputs (a judge that crashes on odd output fails its property).
+
+    Outputs that carry no computation (checks.lazy: zeros, a constant, the input, the same result for
+    different inputs) earn nothing: every property fails, with that as its reason.
+    """
+    reason = lazy(outputs)
+    if reason:
+        return refuse_all(check, reason)
     properties = []
     for name, judge_property in check.properties:
         try:

@@ -437,35 +437,51 @@ def kernel_notes(course: Path, students: list[str]) -> dict[str, str]:
 
 
 def grade_table(checks_csv: Path, notes: dict[str, str]):
-    """The class's table (pandas DataFrame): one row per student, automatic points, written answers, each check."""
+    """The class's closing table (pandas DataFrame): one row per student, the automatic total, the written
+    answers, the functions that lost points (short names) and a note. Every check's points are in checks.csv
+    and the report (reports/<assignment>.html)."""
     import pandas as pd
 
     rows = pd.read_csv(checks_csv, dtype={"student_id": str})
     auto = rows[rows["cell_type"] == "code"]
     written = rows[rows["cell_type"] != "code"]
     order = list(dict.fromkeys(auto["grade_id"]))
-    table = auto.pivot(index="student_id", columns="grade_id", values="score")[order]
-    table.columns = [column.removeprefix("check_") for column in table.columns]
+    students = sorted(set(rows["student_id"]))
     by_student = auto.groupby("student_id")
     total, top = by_student["score"].sum(), by_student["max_score"].sum()
-    summary = pd.DataFrame(index=table.index)
-    summary["auto"] = [f"{total[s]:g} / {top[s]:g}" for s in table.index]
+    short = {grade_id: grade_id.removeprefix("check_") for grade_id in order}
+    lost = auto[auto["score"] < auto["max_score"] - 1e-9].groupby("student_id")["grade_id"].apply(set)
     pending = written.groupby("student_id")["needs_manual_grade"].sum()
     written_points = written.groupby("student_id")["score"].sum()
     written_top = written.groupby("student_id")["max_score"].sum()
-    summary["written"] = [f"{int(pending.get(s, 0))} to grade" if pending.get(s, 0) else
-                          f"{written_points.get(s, 0):g} / {written_top.get(s, 0):g}" for s in table.index]
-    result = summary.join(table.map(lambda points: f"{points:g}"))
-    result["note"] = [notes.get(s, "") for s in table.index]
-    result.index.name = "student"
+    result = pd.DataFrame(index=pd.Index(students, name="student"))
+    result["auto"] = [f"{total.get(s, 0):g} / {top.get(s, 0):g}" for s in students]
+    result["written"] = [f"{int(pending.get(s, 0))} to grade" if pending.get(s, 0) else
+                         f"{written_points.get(s, 0):g} / {written_top.get(s, 0):g}" for s in students]
+    result["lost"] = ["every check" if len(lost.get(s, ())) == len(order) and order else
+                      " ".join(short[g] for g in order if g in lost.get(s, ())) for s in students]
+    result["note"] = [notes.get(s, "") for s in students]
     return result
 
 
-def show(table) -> str:
-    import pandas as pd
+def show(table, width: int = 120) -> str:
+    """The table as text at most ``width`` columns wide: long ids, lists of functions and notes are cut (…)."""
+    def cut(text, room: int) -> str:
+        text = "" if text is None else str(text)
+        return text if len(text) <= room else text[:max(room - 1, 0)] + "…"
 
-    with pd.option_context("display.width", 400, "display.max_columns", None, "display.max_colwidth", 80):
-        return table.to_string()
+    columns = list(table.columns)
+    cells = [[cut(index, 32), *(str(table.at[index, c]) for c in columns)] for index in table.index]
+    header = [table.index.name or "", *columns]
+    widths = [max([len(header[i]), *(len(row[i]) for row in cells)]) for i in range(len(header))]
+    flexible = [i for i, name in enumerate(header) if name in ("lost", "note")]
+    room = width - sum(w for i, w in enumerate(widths) if i not in flexible) - (len(header) - 1) * 2
+    for i in flexible:  # the lost functions first, the note gets what is left (at least 20 when it has any)
+        others = sum(min(widths[j], max(20, room // 2)) for j in flexible if j > i)
+        widths[i] = max(len(header[i]), min(widths[i], room - others - 2 * (len(flexible) - 1 - flexible.index(i))))
+        room -= widths[i]
+    lines = ["  ".join(cut(text, w).ljust(w) for text, w in zip(row, widths)).rstrip() for row in [header, *cells]]
+    return "\n".join(lines)
 
 
 def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = None, jobs: int | None = None,
@@ -552,8 +568,16 @@ def _run_locked(course, submissions, uploads, cell_timeout, jobs, scheduler, reg
     for student in sorted(uploads.students_not_graded):  # a row each, with why
         table.loc[student] = ""
         table.loc[student, "note"] = uploads.students_not_graded[student]
+    started = time.monotonic()
+    try:  # the instructor's report (autograder.report): a failure to write it loses no grade
+        from autograder.report import write_report
+
+        report = str(write_report(course, ASSIGNMENT, db=db))
+    except Exception as error:  # noqa: BLE001 - said in the closing lines, the grades are recorded
+        report = f"not written ({type(error).__name__}: {error})"
+    seconds["report"] = time.monotonic() - started
     return {"students": students, "table": table, "notes": notes, "summary": summary, "seconds": seconds,
-            "uploads": uploads, "db": db}
+            "uploads": uploads, "db": db, "report": report}
 
 
 def main(argv=None) -> int:
@@ -576,7 +600,18 @@ def main(argv=None) -> int:
                              "names, else the course's gradebook.db (SQLite)")
     parser.add_argument("--wait", action="store_true",
                         help="when another run is grading this course, wait for it instead of stopping")
+    parser.add_argument("--unsandboxed", action="store_true",
+                        help="grade even without bubblewrap: every student's code can then read and change anything "
+                             "your user can (the reference, the hidden checks, the gradebook, other submissions)")
     args = parser.parse_args(argv)
+    from autograder import sandbox
+
+    if sandbox.why_unprotected() is not None:
+        if not args.unsandboxed:
+            print(f"REFUSED: {sandbox.refusal()}", file=sys.stderr, flush=True)
+            return 3
+        os.environ[sandbox.UNSANDBOXED] = "1"  # read by the kernels and runners this run starts, and its local workers
+        sandbox.warn_once()
     started = time.monotonic()
     try:
         result = run_pipeline(args.course, args.submissions, args.cell_timeout, args.jobs, args.scheduler,
@@ -598,6 +633,7 @@ def main(argv=None) -> int:
 
     say(f"gradebook {shown_url(result['db'])}; grades {course / 'grades.csv'}; per check {course / 'checks.csv'}; "
         f"feedback {course / 'feedback'}/<student>/{ASSIGNMENT}/{NOTEBOOK}.html")
+    say(f"report {result['report']}")
     steps = ", ".join(f"{name} {value:.0f} s" for name, value in result["seconds"].items())
     say(f"done in {time.monotonic() - started:.0f} s ({steps})")
     return 1 if failed or uploads.students_not_graded else 2 if uploads.not_graded else 0

@@ -36,7 +36,6 @@ and the gradebook holds a submission for them like everyone else.
 from __future__ import annotations
 
 import dataclasses
-import glob
 import hashlib
 import html
 import json
@@ -287,7 +286,7 @@ def _autograde(root: Path, student: str, outcome: Outcome) -> str | None:
     api = nbgrader_api(root)
     for step, run in [("autograde", api.autograde), ("generate_feedback", api.generate_feedback)]:
         started = time.monotonic()
-        result = run(ASSIGNMENT, glob.escape(student), force=True)  # nbgrader takes the id as a file glob
+        result = run(ASSIGNMENT, student, force=True)
         if step == "generate_feedback":
             outcome.feedback_seconds = time.monotonic() - started
         if not result.get("success"):
@@ -306,6 +305,10 @@ def first_error(log: str) -> str:
 
 
 _swept = False
+# The student's name in a private folder: nbgrader reads a student id as a file glob, at two levels (the
+# student's folder, then the notebooks in the folder it found), so an id such as "x[1]" finds nothing even
+# when escaped; the private folder holds one student, under this name, and the outcome carries the real id.
+PRIVATE_ID = "student"
 
 
 def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
@@ -331,7 +334,7 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
         if assignment.forward_cache and Path(assignment.forward_cache).exists():  # not on a worker of another machine
             config += f"c.SandboxedKernelManager.forward_cache = {assignment.forward_cache!r}\n"  # its kernels read it
         (root / "nbgrader_config.py").write_text(config + assignment.config)
-        submitted = root / "submitted" / submission.student / ASSIGNMENT
+        submitted = root / "submitted" / PRIVATE_ID / ASSIGNMENT
         for relative, data in submission.files.items():
             (submitted / relative).parent.mkdir(parents=True, exist_ok=True)
             (submitted / relative).write_bytes(data)
@@ -339,17 +342,17 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
         reason = unreadable(notebook.read_bytes())
         failure = None
         if reason is None:
-            failure = _autograde(root, submission.student, outcome)
+            failure = _autograde(root, PRIVATE_ID, outcome)
             if failure is not None:
                 reason = f"nbgrader could not grade it ({failure})"
         if reason is not None:
             notebook.write_bytes(blank_with_reason(assignment.release, reason))
             outcome.note = f"graded as blank: {reason}"
-            failure = _autograde(root, submission.student, outcome)
+            failure = _autograde(root, PRIVATE_ID, outcome)
             if failure is not None:
                 outcome.error = failure
                 return outcome
-        _read_results(root, submission.student, outcome, set(submission.files))
+        _read_results(root, PRIVATE_ID, outcome, set(submission.files))
     outcome.seconds = time.monotonic() - started
     return outcome
 

@@ -308,3 +308,29 @@ class FewerWorkers:
 
     def run(self, *args, **kwargs):
         return self.client.run(*args, workers=[self.only], **kwargs)
+
+
+# --- one real grading: an id that is a glob, a file that is not a notebook -------------------------------
+
+
+@pytest.mark.skipif(not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python")
+def test_a_glob_id_is_graded_and_a_non_notebook_upload_is_escaped_in_the_page(tmp_path, monkeypatch):
+    """nbgrader's autograde and feedback, for the student ``x[1]`` (nbgrader reads ids as file globs) who
+    handed in an HTML snippet as the notebook: graded as blank, the reason quotes the file's first
+    characters, and the feedback page shows them as text, not as a live tag."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    course = tmp_path / "course"
+    classroom.prepare_course(course, 20)
+    classroom.register(course, ["x[1]"])
+    classroom.release(course)
+    payload = b"<img src=x onerror=alert(document.cookie)> not a notebook"
+    hand_in(course, "x[1]", payload.decode())
+    assignment = grading.load_assignment(course, classroom.timeout_config(20))
+    result = grading.grade_submission(assignment, grading.load_submission(course, "x[1]", assignment))
+    assert result.error == "" and result.student == "x[1]"
+    assert result.note.startswith("graded as blank: the file is not a notebook") and "<img src=x" in result.note
+    assert len([g for g in result.grades if g["name"].startswith("check_")]) == 16
+    assert {g["auto_score"] for g in result.grades if g["name"].startswith("check_")} == {0.0}
+    page = result.feedback[f"{NOTEBOOK}.html"].decode()
+    assert "&lt;img src=x onerror=alert" in page
+    assert "<img src=x" not in page and "onerror=alert(document.cookie)>" not in page

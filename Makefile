@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test train install install-train clean
+.PHONY: demo test train install install-train clean sandbox
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,8 +17,15 @@ install: $(VENV)/.installed
 install-train: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[train]'
 
+# bubblewrap, the sandbox student code is graded in: installed with apt where this runs as root, else said how
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || { apt-get install -y -qq bubblewrap >/dev/null 2>&1 \
+	    || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1; }; } || true
+	@command -v bwrap >/dev/null 2>&1 || echo "bubblewrap is missing: install it (sudo apt-get install bubblewrap); \
+	without it the grading below refuses to run students' code"
+
 # a tour of the store and its model, then the example class graded with nbgrader into demo/
-demo: $(VENV)/.installed
+demo: $(VENV)/.installed sandbox
 	$(PY) -m lib.tour
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m autograder.classroom
 

@@ -19,7 +19,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from autograder.execute import SurvivingExecute  # noqa: E402
-from autograder.preprocessor import DropEmptyMetadata, ExternalVerdicts, StartVerdicts  # noqa: E402
+from autograder.preprocessor import DropEmptyMetadata, ExternalVerdicts, RestoreCellFlags, StartVerdicts  # noqa: E402
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
@@ -31,9 +31,11 @@ c.SurvivingExecute.timeout = 60
 c.SurvivingExecute.interrupt_on_timeout = True
 c.SurvivingExecute.startup_timeout = 120
 
-# nbgrader's own sanitising steps, with one fix: a duplicated grade cell no longer fails the submission
+# nbgrader's own sanitising steps, with two fixes: a duplicated grade cell no longer fails the submission, and a
+# cell whose nbgrader flags were changed (grade: false on a test cell) is restored instead of failing it
 c.Autograde.sanitize_preprocessors = [
-    ClearOutput, DeduplicateIds, DropEmptyMetadata, OverwriteKernelspec, OverwriteCells, CheckCellMetadata,
+    ClearOutput, DeduplicateIds, DropEmptyMetadata, OverwriteKernelspec, RestoreCellFlags, OverwriteCells,
+    CheckCellMetadata,
 ]
 
 c.Autograde.autograde_preprocessors = [

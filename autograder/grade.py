@@ -359,9 +359,11 @@ class Runner:
             name = signal_name(-code)
             cause = {"SIGKILL": "killed: out of memory?", "SIGXCPU": "the CPU time limit", "SIGSEGV": "a segmentation fault",
                      "SIGXFSZ": "it wrote too large a file"}.get(name, "")
-            reason = f"the Python process running your functions crashed in {self.what()} ({name}{': ' + cause if cause else ''})"
+            reason = (f"the Python process running your functions crashed ({name}{': ' + cause if cause else ''}) "
+                      f"during {self.what()}")
         else:
-            reason = f"the Python process running your functions exited early in {self.what()} (exit {code}): does your code call exit()?"
+            reason = (f"the Python process running your functions exited early (exit {code}) during {self.what()}: "
+                      "does your code call exit()?")
         raise RunnerDied(reason, self.step)
 
     def close(self):

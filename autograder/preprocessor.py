@@ -36,6 +36,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from nbformat.v4 import new_output
+from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade
 from traitlets import Float, Integer
@@ -68,9 +69,20 @@ def scaled_points(verdict: Verdict, cell_points: float) -> float:
     return round(cell_points * verdict.points / verdict.max_points, 2)
 
 
+RESTORED = "autograder_restored"  # a cell's metadata key: what RestoreCellFlags put back, for the feedback
+
+
+def restored_note(cell) -> str:
+    changes = cell.get("metadata", {}).get(RESTORED)
+    if not changes:
+        return ""
+    return (f"This cell had been changed in your notebook ({'; '.join(changes)}); it was restored from the assignment "
+            "and graded as usual.\n")
+
+
 def verdict_outputs(cell, verdict: Verdict) -> list:
     points = scaled_points(verdict, float(cell.metadata["nbgrader"]["points"]))
-    text = f"{verdict.feedback}\n{kernel_summary(cell)}\n"
+    text = f"{restored_note(cell)}{verdict.feedback}\n{kernel_summary(cell)}\n"
     return [
         new_output("stream", name="stdout", text=text),
         new_output("execute_result", data={"text/plain": f"{points:g}"}, execution_count=cell.get("execution_count")),
@@ -124,6 +136,54 @@ class StartVerdicts(ExternalVerdicts):
                 grade_answers, sources, seed=self.seed, timeout=self.timeout, call_limit=self.call_limit, checks=checks))
             pool.shutdown(wait=False)
         return nb, resources
+
+
+class RestoreCellFlags(NbGraderPreprocessor):
+    """Put back the nbgrader flags of every cell the assignment knows (grade, solution, task, points, locked).
+
+    nbgrader's OverwriteCells restores a locked cell's source and its points, but not its grade or solution
+    flag: a test cell whose ``grade`` the student set to false keeps a checksum that cannot match, and
+    nbgrader fails the whole notebook ("Inconsistent checksums"). Placed before OverwriteCells, this step
+    makes each known cell's flags the assignment's again, so nbgrader's own rule applies: the cell is
+    restored from the source and the rest is graded as usual. What was changed is kept in the cell's
+    metadata (RESTORED) and said in that cell's feedback; a cell whose source was edited is noted too.
+    """
+
+    def preprocess(self, nb, resources):
+        notebook, assignment = resources["nbgrader"]["notebook"], resources["nbgrader"]["assignment"]
+        with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
+            try:
+                source = gradebook.find_notebook(notebook, assignment)
+            except MissingEntry:
+                return nb, resources
+            self.cells = {cell.name: cell for cell in source.source_cells}
+            self.points = {cell.name: float(cell.max_score) for cell in source.grade_cells}
+            self.solutions = {cell.name for cell in source.solution_cells}
+            self.tasks = {cell.name for cell in source.task_cells}
+            return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell, resources, index):
+        flags = cell.get("metadata", {}).get("nbgrader")
+        name = flags.get("grade_id") if isinstance(flags, dict) else None
+        if name not in self.cells:
+            return cell, resources
+        wanted = {"grade": name in self.points, "solution": name in self.solutions, "task": name in self.tasks,
+                  "locked": bool(self.cells[name].locked)}
+        if name in self.points:
+            wanted["points"] = self.points[name]
+        changes = [f"{key}: {flags.get(key)!r} -> {value!r}" for key, value in wanted.items()
+                   if (flags.get(key) or False) != value]
+        if not wanted["grade"]:
+            flags.pop("points", None)
+        flags.update(wanted)
+        if cell.cell_type != self.cells[name].cell_type:
+            changes.append(f"cell type: {cell.cell_type} -> {self.cells[name].cell_type}")
+        elif wanted["locked"] and self.cells[name].source != cell.source:
+            changes.append("its text was edited")
+        if changes:
+            self.log.warning("restored cell %s: %s", name, "; ".join(changes))
+            cell.metadata[RESTORED] = changes
+        return cell, resources
 
 
 class DropEmptyMetadata(NbGraderPreprocessor):

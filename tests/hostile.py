@@ -39,7 +39,6 @@ class Case:
     output_has: tuple = ()  # phrases the autograded notebook must hold
     output_lacks: tuple = ()  # phrases it must not hold
     why: str = ""
-    sandbox: bool = False  # True: the case tests bubblewrap's protections (skipped without it)
     links: dict = field(default_factory=dict)  # symbolic links handed in beside the notebook: {name: target}
 
 
@@ -89,7 +88,7 @@ def quits_early(notebook):
     return add_cell(notebook, "check_softmax", "import os\nos._exit(0)   # done for today", "scratch-quit")
 
 
-QUIT_EARLY = {"links_to_secrets", "sys_exit", "memory_bomb", "huge_output", "deleted_cells", "duplicated_cells", "reordered_cells", "retyped_cells",
+QUIT_EARLY = {"links_to_secrets", "sys_exit", "reflagged_cells", "memory_bomb", "huge_output", "deleted_cells", "duplicated_cells", "reordered_cells", "retyped_cells",
               "edited_locked_cells", "renamed_function", "syntax_error", "wrong_types", "nbformat_v3", "calls_reference",
               "reads_hidden_files", "opens_network", "writes_outside"}
 
@@ -235,6 +234,15 @@ def build(context: Context) -> dict[str, Case]:
     notebook.cells[index_of(notebook, "check_join_heads")] = nbformat.v4.new_markdown_cell(cell.source, metadata=cell.metadata, id=cell.id)
     cases["retyped_cells"] = Case(write(notebook), full, why="a test cell turned into markdown: nbgrader turns it back")
     notebook = load("full_solution")
+    notebook.cells[index_of(notebook, "check_softmax")].metadata.nbgrader["grade"] = False
+    notebook.cells[index_of(notebook, "check_attention")].metadata.nbgrader["solution"] = True
+    notebook.cells[index_of(notebook, "check_causal_mask")].metadata.nbgrader["points"] = 100
+    notebook.cells[index_of(notebook, "softmax")].metadata.nbgrader["solution"] = False
+    notebook.cells[index_of(notebook, "check_join_heads")].metadata.nbgrader["locked"] = False
+    cases["reflagged_cells"] = Case(write(notebook), full, feedback=("it was restored from the assignment",),
+                                    why="test cells re-flagged (grade off, solution on, 100 points, unlocked) and an answer "
+                                        "cell no longer a solution: each restored from the source, the rest graded")
+    notebook = load("full_solution")
     notebook.cells[index_of(notebook, "check_softmax")].source = "print('all checks passed')"
     notebook.cells[index_of(notebook, "s1_tokens")].source += "\nqueries = queries * 0"
     cases["edited_locked_cells"] = Case(write(notebook), full, output_lacks=("all checks passed",),
@@ -269,17 +277,18 @@ def build(context: Context) -> dict[str, Case]:
         why="a wrong previous_token_weight that patches NumPy's comparisons, AssertionError and the checks, and empties its test cell")
     cases["calls_reference"] = Case(write(append_to(load("full_solution"), "softmax", (
         "def softmax(scores):\n    from lib.attention import softmax as reference\n    return reference(scores)\n"))),
-        points_of("full_solution", check_softmax=0), feedback=("calls lib's reference",), why="softmax returns lib's softmax")
+        points_of("full_solution", check_softmax=0), feedback=("lib is not available where your functions are graded",),
+        why="softmax returns lib's softmax")
 
     # --- the sandbox: reading, the network, writing ---------------------------------------------------
     cases["reads_hidden_files"] = Case(write(append_to(load("full_solution"), "softmax", leaky_softmax(reading_probe(context)))),
-        full, output_has=("BLOCKED",), output_lacks=("READ /",), sandbox=True,
+        full, output_has=("BLOCKED",), output_lacks=("READ /",),
         why="reads the hidden checks, the solutions, other submissions, the gradebook, the home folder")
     cases["opens_network"] = Case(write(append_to(load("full_solution"), "softmax", leaky_softmax(network_probe(context)))),
-        full, output_has=("BLOCKED",), output_lacks=("CONNECTED",), sandbox=True,
+        full, output_has=("BLOCKED",), output_lacks=("CONNECTED",),
         why="connects to the grader's loopback and to the internet")
     cases["writes_outside"] = Case(write(append_to(load("full_solution"), "softmax", leaky_softmax(writing_probe(context)))),
-        full, output_has=("BLOCKED",), output_lacks=("WROTE /",), sandbox=True,
+        full, output_has=("BLOCKED",), output_lacks=("WROTE /",),
         why="writes over a file outside its folder, into the course and into the repository")
     cases["links_to_secrets"] = Case(write(load("full_solution")), full,
         links={"notes.txt": str(context.canary), "checks.py": str(REPOSITORY / "autograder" / "checks.py")},

@@ -17,16 +17,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder import model
+from autograder import model, sandbox
 from autograder.checks import CHECKS
 from autograder.grade import answer_sources, grade_answers
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "source" / "attention" / "attention.ipynb"
+REPOSITORY = Path(__file__).resolve().parent.parent
+NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"
 SEED = 20260101
 DRIVE = "drives the store's model"
 RECORDED = "matches recorded statistics"
 
 pytestmark = pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook source/attention/attention.ipynb is missing")
+needs_bubblewrap = pytest.mark.skipif(sandbox.bubblewrap() is None, reason=(
+    f"bubblewrap is not available ({sandbox.INSTALL}): hostile answers are graded only inside the sandbox"))
+
+
+@pytest.fixture(autouse=True)
+def trusted_answers_may_run_unsandboxed(monkeypatch):
+    """Without bubblewrap, the course's own answers (the solution and its known mistakes) are graded unsandboxed;
+    tests of hostile answers are skipped (needs_bubblewrap). With bubblewrap everything runs in the sandbox."""
+    if sandbox.bubblewrap() is None:
+        monkeypatch.setenv(sandbox.UNSANDBOXED, "1")
 
 
 @pytest.fixture(scope="module")
@@ -274,6 +285,7 @@ def test_masked_weights_report_the_leak(solution):
 # --- hostile answers ------------------------------------------------------------------------------------
 
 
+@needs_bubblewrap
 def test_patched_builtins_and_assert_earn_nothing(solution):
     patched = edit(solution, "softmax", "    return exps / exps.sum(axis=-1, keepdims=True)\n", "    return exps\n")
     patched = ["import builtins\nbuiltins.all = lambda *a, **k: True\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
@@ -283,6 +295,7 @@ def test_patched_builtins_and_assert_earn_nothing(solution):
     assert verdicts["check_softmax"].points == 0.5  # only the shape holds
 
 
+@needs_bubblewrap
 def test_patched_numpy_comparisons_earn_nothing(solution):
     patched = edit(solution, "attention", " / np.sqrt(d)", "")
     patched += ["np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\n"
@@ -313,6 +326,7 @@ def softmax(scores):
 '''
 
 
+@needs_bubblewrap
 @pytest.mark.parametrize("answer", [ALWAYS_EQUAL, EQUAL_ARRAY], ids=["object", "ndarray subclass"])
 def test_always_equal_results_earn_nothing(solution, answer):
     verdicts = grade_answers(replace_cell(solution, "softmax", answer), seed=SEED)
@@ -323,45 +337,247 @@ def test_always_equal_results_earn_nothing(solution, answer):
         assert softmax.points == 0 and "not an array of numbers" in softmax.feedback
 
 
-def test_reaching_lib_references_earns_nothing(solution):
-    """Four ways to use lib's reference of the function being graded, each in its own function:
-    calling it (attention), reaching it through another lib function (head_statistics computes
-    previous_token_weight), loading a fresh copy of lib's source (causal_mask), reading the
-    solution notebook (join_heads). Each costs its own checks only."""
-    cheat = edit(solution, "attention", "    ### BEGIN SOLUTION\n",
-                 "    ### BEGIN SOLUTION\n    import lib.attention\n    return lib.attention.attention(queries, keys, values, mask)\n")
-    cheat = replace_cell(cheat, "previous_token_weight", '''
-def previous_token_weight(pattern):
-    from lib import heads
-    ids = list(range(pattern.shape[-1]))
-    return heads.head_statistics([(ids, 1)], lambda ids, keep=True: (None, [pattern]), -1)["previous"][0]
-''')
-    cheat = replace_cell(cheat, "causal_mask", '''
-import importlib.util, lib
-spec = importlib.util.spec_from_file_location("fresh", lib.__path__[0] + "/attention.py")
-fresh = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fresh)
-causal_mask = fresh.causal_mask
-''')
-    cheat = replace_cell(cheat, "join_heads", "import json\n_cells = json.load(open(%r))['cells']\n" % str(NOTEBOOK)
-                         + solution[cell_of(solution, "join_heads")])
-    verdicts = grade_answers(cheat, seed=SEED)
-    only_these_lose(verdicts, {*ATTENTION_CHECKS, "check_previous_token_weight", "check_causal_mask", "check_join_heads"})
-    for check in [*ATTENTION_CHECKS, "check_previous_token_weight", "check_causal_mask", "check_join_heads"]:
-        assert verdicts[check].points == 0
+def test_calling_lib_inside_a_graded_function_earns_nothing_and_says_why(solution):
+    """lib is absent where the answers run: an attention that imports lib's softmax fails its checks with a
+    message saying so, and costs nothing elsewhere (other checks hand attention a softmax of their own)."""
+    calls_lib = edit(solution, "attention", "    weights = softmax(scores)\n",
+                     "    import lib.attention\n    weights = lib.attention.softmax(scores)\n")
+    verdicts = grade_answers(calls_lib, seed=SEED)
+    only_these_lose(verdicts, set(ATTENTION_CHECKS))
     for check in ATTENTION_CHECKS:
-        assert "calls lib's reference lib.attention.attention" in verdicts[check].feedback
-    assert "calls lib's reference lib.heads.head_statistics" in verdicts["check_previous_token_weight"].feedback
-    assert "refused while grading: reading lib's reference source" in verdicts["check_causal_mask"].feedback
-    assert "refused while grading: reading the course's files" in verdicts["check_join_heads"].feedback
+        assert verdicts[check].points == 0
+        assert "lib is not available where your functions are graded" in verdicts[check].feedback
 
 
-def test_lib_softmax_inside_attention_is_allowed(solution):
-    """softmax is graded on its own; attention may use lib's (isolation hands it lib's anyway)."""
-    allowed = edit(solution, "attention", "    weights = softmax(scores)\n",
-                   "    import lib.attention\n    weights = lib.attention.softmax(scores)\n")
-    verdicts = grade_answers(allowed, seed=SEED)
-    assert lost(verdicts) == {}
+ROUTES = r'''
+import gc, os, sys, types
+
+_TRIED = []
+
+
+def _reference(name):
+    """Every route to a function called ``name`` that the student did not write, or None."""
+    found = []
+    for module in list(sys.modules.values()):  # sys.modules, '__main__' included
+        candidate = getattr(module, name, None)
+        if callable(candidate):
+            found.append(candidate)
+    for thing in gc.get_objects():  # every object the process holds
+        if isinstance(thing, types.FunctionType) and thing.__name__ == name:
+            found.append(thing)
+    frame = sys._getframe()
+    while frame is not None:  # the runner's frames
+        found += [v for v in list(frame.f_locals.values()) + list(frame.f_globals.values())
+                  if callable(v) and getattr(v, "__name__", "") == name]
+        frame = frame.f_back
+    for function in found:  # anything with a closure: a wrapper's cells
+        for cell in getattr(function, "__closure__", None) or ():
+            try:
+                if callable(cell.cell_contents) and getattr(cell.cell_contents, "__name__", "") == name:
+                    found.append(cell.cell_contents)
+            except ValueError:
+                pass
+    mine = [f for f in found if not getattr(getattr(f, "__code__", None), "co_filename", "<answer").startswith("<answer")]
+    _TRIED.append((name, len(mine)))
+    return mine[0] if mine else None
+
+
+def _read(path):
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def causal_mask(positions):
+    reference = _reference("causal_mask")
+    return reference(positions) if reference else np.zeros((positions, positions), dtype=bool)
+
+
+def split_heads(x, heads):
+    reference = _reference("split_heads")
+    if reference:
+        return reference(x, heads)
+    return np.zeros((heads, x.shape[0], x.shape[1] // heads))
+
+
+def previous_token_weight(pattern):
+    import json
+    for path in [%(statistics)r, "data/model/head_statistics.json", "/run/attention/head_statistics.json"]:
+        text = _read(path)
+        if text:
+            return np.asarray(json.loads(text)["previous"]).ravel()[: pattern.shape[0]]
+    reference = _reference("previous_token_weight")
+    return reference(pattern) if reference else np.zeros(pattern.shape[0])
+
+
+def join_heads(x):
+    source = _read(%(lib)r) or _read(%(checks)r)
+    if source:
+        namespace = {}
+        exec(source, namespace)
+        return namespace["join_heads"](x)
+    return np.zeros((x.shape[1], x.shape[0] * x.shape[2]))
+'''
+
+
+@needs_bubblewrap
+def test_no_route_from_the_answers_leads_to_the_reference_or_the_record(solution):
+    """Functions that search every object, module, frame and closure of the runner's process for a function of the
+    same name, read the recorded statistics, or load lib's and the checks' source: none finds anything, so each
+    falls back to zeros and earns nothing; the other checks are unaffected."""
+    routes = ROUTES % {"statistics": str(model.MODEL_DIR / "head_statistics.json"),
+                       "lib": str(REPOSITORY / "lib" / "attention.py"), "checks": str(REPOSITORY / "autograder" / "checks.py")}
+    cheats = {"causal_mask", "split_heads", "previous_token_weight", "join_heads"}
+    sources = [source for source in solution if not any(f"def {name}(" in source for name in cheats)] + [routes]
+    verdicts = grade_answers(sources, seed=SEED)
+    lost_checks = {f"check_{name}" for name in cheats}
+    only_these_lose(verdicts, lost_checks)
+    for check in lost_checks:
+        assert verdicts[check].points == 0, verdicts[check].feedback
+        assert "returns zeros" in verdicts[check].feedback, verdicts[check].feedback
+
+
+FORGES = r'''
+_channel = []
+
+
+def attention(queries, keys, values, mask=None):
+    if not _channel and softmax.__closure__:  # while attention is graded, softmax is the grader's stand-in
+        cells = dict(zip(softmax.__code__.co_freevars, softmax.__closure__))
+        _channel.append(cells["channel"].cell_contents)
+    queries, keys, values = (np.asarray(a, dtype=float) for a in (queries, keys, values))
+    scores = queries @ np.swapaxes(keys, -1, -2) / np.sqrt(queries.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores)
+    return weights, weights @ values
+
+
+def split_heads(x, heads):
+    """Asks the grader, over the captured pipe, for split_heads itself (and then for join_heads and softmax)."""
+    for name in ("split_heads", "join_heads", "softmax"):
+        _channel[0].send({"op": "stand_in", "name": name, "args": [{"array": 0}, heads], "kwargs": {}}, [np.asarray(x)])
+        reply, arrays = _channel[0].receive()
+        if reply["op"] == "value":
+            return arrays[0]
+    raise RuntimeError(reply["message"])
+'''
+
+
+@needs_bubblewrap
+def test_the_grader_computes_a_stand_in_only_for_the_call_in_progress(solution):
+    """The pipe behind a stand-in, captured while attention is graded and used while split_heads is graded: the
+    grader refuses split_heads itself, and anything split_heads may not call."""
+    sources = [source for source in solution if "def attention(" not in source and "def split_heads(" not in source]
+    verdicts = grade_answers(sources + [FORGES], seed=SEED)
+    only_these_lose(verdicts, {"check_split_heads"})
+    assert verdicts["check_split_heads"].points == 0
+    assert "softmax is not computed for you while split_heads is graded" in verdicts["check_split_heads"].feedback
+
+
+LAZY = {
+    "zeros": "np.zeros({shape})",
+    "ones": "np.ones({shape})",
+    "echo": "{echo}",
+}
+SHAPES = {  # function: (signature, shape of what it should return, an input of that shape or None)
+    "softmax": ("scores", "np.shape(scores)", "scores"),
+    "attention": ("queries, keys, values, mask=None", None, None),
+    "causal_mask": ("positions", "(positions, positions), dtype=bool", None),
+    "average_largest_weight": ("queries, keys, scaled=True", "()", None),
+    "split_heads": ("x, heads", "(heads, x.shape[0], x.shape[1] // heads)", None),
+    "join_heads": ("x", "(x.shape[1], x.shape[0] * x.shape[2])", None),
+    "multi_head_attention": ("x, w_query, w_key, w_value, w_output, heads", None, None),
+    "previous_token_weight": ("pattern", "pattern.shape[0]", None),
+    "even_previous_weight": ("positions", "()", None),
+    "description_positions": ("ids, sep, end_id", "len(ids) - sep - 1", None),
+    "far_back_weight": ("pattern, sep, queries", "(pattern.shape[0], len(queries))", None),
+    "marker_weight": ("pattern, sep, queries", "(pattern.shape[0], len(queries))", None),
+    "even_far_back_weight": ("sep, queries", "len(queries)", "np.asarray(queries, dtype=float)"),
+    "even_marker_weight": ("queries", "len(queries)", "np.asarray(queries, dtype=float)"),
+    "safe_softmax": ("scores", "np.shape(scores)", "scores"),
+}
+PAIRS = {"attention": ("(*np.shape(queries)[:-1], np.shape(keys)[-2])", "(*np.shape(queries)[:-1], np.shape(values)[-1])"),
+         "multi_head_attention": ("(heads, len(x), len(x))", "np.shape(x)")}
+
+
+def lazy_notebook(kind: str) -> list[str]:
+    """Every graded function returning zeros, ones or its input, in the shape it should return."""
+    cells = []
+    for function, (signature, shape, echo) in SHAPES.items():
+        if function in PAIRS:
+            body = ", ".join(LAZY[kind if kind != "echo" else "zeros"].format(shape=s) for s in PAIRS[function])
+        elif kind == "echo" and echo:
+            body = echo
+        else:
+            body = LAZY[kind if kind != "echo" else "zeros"].format(shape=shape)
+        cells.append(f"def {function}({signature}):\n    return {body}\n")
+    return cells
+
+
+@pytest.mark.parametrize("kind", ["zeros", "ones", "echo"])
+def test_outputs_that_carry_no_computation_earn_nothing(kind):
+    """A blank notebook whose functions return zeros, ones or their input, in the right shapes: at most 1 of 29
+    (the issue's bound; it earns 0), and the feedback says what the function returns, not a transposition."""
+    verdicts = grade_answers(lazy_notebook(kind), seed=SEED)
+    total = sum(verdict.points for verdict in verdicts.values())
+    assert total <= 1, {check: v.points for check, v in verdicts.items() if v.points}
+    assert total == 0
+    said = {"zeros": "returns zeros", "ones": "filled with one number", "echo": "returns its input unchanged"}[kind]
+    assert said in verdicts["check_softmax"].feedback, verdicts["check_softmax"].feedback
+    assert "transposed" not in "\n".join(v.feedback for v in verdicts.values())
+
+
+def test_the_same_result_for_every_input_earns_nothing(solution):
+    """A function that returns the worked example's numbers whatever it is given."""
+    constant = "def previous_token_weight(pattern):\n    return np.array([0.41, 0.12, 0.33, 0.08])\n"
+    verdicts = grade_answers(replace_cell(solution, "previous_token_weight", constant), seed=SEED)
+    assert verdicts["check_previous_token_weight"].points == 0
+    assert "returns the same result for different inputs" in verdicts["check_previous_token_weight"].feedback
+
+
+def float32_solution(solution: list[str]) -> list[str]:
+    """The solution computed in float32 throughout (the notebook asks for no particular precision)."""
+    changed = [source.replace("dtype=float)", "dtype=np.float32)").replace("np.sqrt(d)", "np.float32(np.sqrt(d))")
+               for source in solution]
+    assert sum(source.count("float32") for source in changed) >= 10
+    return changed
+
+
+def test_a_float32_solution_earns_full_marks(solution):
+    for seed in (4, SEED):  # seed 4 put the model's logits 1.1e-5 from lib's: within float32's rounding
+        verdicts = grade_answers(float32_solution(solution), seed=seed)
+        assert lost(verdicts) == {}, {check: verdicts[check].feedback for check in lost(verdicts)}
+
+
+def test_limits_are_cpu_time_not_the_clock(solution):
+    """An answer cell that waits 3 s by the clock (using no CPU) under a 1 s CPU limit costs nothing; one that
+    burns CPU is stopped, and the feedback names the cell, the limit and the cause."""
+    waits = ["import time\ntime.sleep(3)\n" + solution[0], *solution[1:]]
+    assert lost(grade_answers(waits, seed=SEED, call_limit=1.0, checks=["check_softmax"])) == {}
+    burns = ["while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n"
+             + solution[0], *solution[1:]]
+    verdicts = grade_answers(burns, seed=SEED, call_limit=1.0, checks=["check_softmax", "check_causal_mask"])
+    assert lost(verdicts) == {"check_softmax": ["shape", "rows sum to 1 on the last axis", "values", "no overflow on scores ~1e3"]}
+    assert "answer cell 1 used more than its 1 s of CPU time" in verdicts["check_softmax"].feedback
+
+
+def test_a_large_allocation_on_a_busy_machine_costs_nothing(solution):
+    """A correct notebook that allocates 2 GB in its first cell, graded while two processes keep both cores busy."""
+    import subprocess
+    import sys
+
+    heavy = ["_big = np.ones(2**28)\n_big += 1\n" + solution[0], *solution[1:]]
+    burners = [subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 120\nwhile time.time() < end: pass"])
+               for _ in range(2)]
+    try:
+        verdicts = grade_answers(heavy, seed=SEED)
+    finally:
+        for burner in burners:
+            burner.kill()
+    assert lost(verdicts) == {}, {check: verdicts[check].feedback for check in lost(verdicts)}
 
 
 def test_independent_failures_each_cost_only_their_own_check(solution):
@@ -398,7 +614,7 @@ def test_infinite_loop_fails_only_its_checks(solution):
     looping = edit(solution, "even_marker_weight", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n    while True:\n        pass\n")
     verdicts = grade_answers(looping, seed=SEED, call_limit=1.0)
     only_these_lose(verdicts, {"check_even_marker_weight"})
-    assert "ran past 1 s" in verdicts["check_even_marker_weight"].feedback
+    assert "used up its 1 s of CPU time" in verdicts["check_even_marker_weight"].feedback
 
 
 def test_loop_that_swallows_the_timeout_is_killed_and_the_rest_still_graded(solution):
@@ -406,7 +622,7 @@ def test_loop_that_swallows_the_timeout_is_killed_and_the_rest_still_graded(solu
                    "    ### BEGIN SOLUTION\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass\n")
     verdicts = grade_answers(looping, seed=SEED, call_limit=1.0)
     only_these_lose(verdicts, {"check_previous_token_weight"})
-    assert "your code ran past 1 s" in verdicts["check_previous_token_weight"].feedback
+    assert "previous_token_weight used more than its 1 s of CPU time" in verdicts["check_previous_token_weight"].feedback
 
 
 def test_a_cell_that_never_ends_is_skipped_and_the_others_graded(solution):

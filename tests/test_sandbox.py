@@ -17,22 +17,56 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 needs_bubblewrap = pytest.mark.skipif(sandbox.bubblewrap() is None, reason=f"bubblewrap is not available ({sandbox.INSTALL})")
 
 
-def test_without_bubblewrap_grading_runs_unwrapped_and_says_so_once(monkeypatch, capsys):
+def test_without_bubblewrap_nothing_runs_unless_the_instructor_allowed_it(monkeypatch, capsys):
+    """Fail closed: no bwrap, no student code, with what to do; --unsandboxed (the variable) runs it unwrapped,
+    saying once which protections are missing."""
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
     sandbox.bubblewrap.cache_clear()
     sandbox.warn_once.cache_clear()
     try:
         message = sandbox.why_unprotected()
         assert "bubblewrap is not installed (apt-get install bubblewrap)" in message
-        assert "network" in message and "limits still apply" in message
+        assert "network" in message and "limits would still apply" in message
         inner = [sys.executable, "-c", "print(1)"]
+        with pytest.raises(sandbox.SandboxUnavailable, match="Nothing was graded.*--unsandboxed"):
+            sandbox.command(inner, sandbox.Sandbox(writable=()))
+        monkeypatch.setenv(sandbox.UNSANDBOXED, "1")
         assert sandbox.command(inner, sandbox.Sandbox(writable=())) is inner
-        sandbox.warn_once()
-        sandbox.warn_once()
+        sandbox.command(inner, sandbox.Sandbox(writable=()))
         assert capsys.readouterr().err.count("WARNING: bubblewrap is not installed") == 1
     finally:
         sandbox.bubblewrap.cache_clear()
         sandbox.warn_once.cache_clear()
+
+
+def test_the_hidden_checks_refuse_to_run_answers_without_the_sandbox(monkeypatch):
+    from autograder.grade import grade_answers
+
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
+    sandbox.bubblewrap.cache_clear()
+    try:
+        with pytest.raises(sandbox.SandboxUnavailable):
+            grade_answers(["def softmax(scores):\n    return scores\n"], seed=1, checks=["check_softmax"])
+    finally:
+        sandbox.bubblewrap.cache_clear()
+
+
+def test_classroom_refuses_without_the_sandbox_and_grades_nothing(tmp_path, monkeypatch, capsys):
+    from autograder import classroom
+
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
+    sandbox.bubblewrap.cache_clear()
+    try:
+        code = classroom.main(["--course", str(tmp_path / "course"), "--submissions", str(tmp_path / "none")])
+    finally:
+        sandbox.bubblewrap.cache_clear()
+    assert code == 3
+    error = capsys.readouterr().err
+    assert "REFUSED: bubblewrap is not installed" in error and "pass --unsandboxed" in error
+    assert not (tmp_path / "course").exists()
 
 
 def test_limits_are_set_before_the_command_starts():

@@ -3,6 +3,7 @@
     python -m autograder.report --course /srv/attention                      # every assignment in the gradebook
     python -m autograder.report --course /srv/attention --assignment attention
     python -m autograder.report --course demo --formgrader-url http://localhost:8888
+    python -m autograder.report --course demo --student ada --student bob --out /tmp/section-a   # some students
 
 Written by every ``python -m autograder.classroom`` run too. For each assignment it writes, in the course
 folder, ``reports/<assignment>.html`` (one self-contained page: plots embedded, no network) and beside it
@@ -59,7 +60,7 @@ KERNEL_ERRORS = {"DeadKernelError": "the kernel died", "NotebookTimeoutError": "
                  "CellTimeoutError": "the cell timed out and was interrupted",
                  "KeyboardInterrupt": "the cell timed out and was interrupted"}
 LEDGER = ".grading"
-SIMILAR_SHOWN = 25  # pairs shown side by side on the page (all of them in similarity.csv)
+SIMILAR_SHOWN = 20  # pairs shown side by side on the page, each folded (all of them in similarity.csv)
 
 
 @dataclass
@@ -246,9 +247,10 @@ def database_url(course: Path) -> str:
     return f"sqlite:///{course.absolute() / 'gradebook.db'}"
 
 
-def read_course(course: Path, assignment: str, db: str | None = None) -> tuple[list[Student], dict]:
+def read_course(course: Path, assignment: str, db: str | None = None, only=None) -> tuple[list[Student], dict]:
     """The students of ``assignment`` and what the report needs besides: {"notebooks", "checks" (in order),
-    "written" (in order), "release", "source"}. ``db``: the gradebook's URL (default: database_url)."""
+    "written" (in order), "release", "source"}. ``db``: the gradebook's URL (default: database_url); ``only``:
+    these students (default: everyone in the gradebook)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     students, info = [], {"checks": [], "written": [], "notebooks": []}
@@ -267,6 +269,8 @@ def read_course(course: Path, assignment: str, db: str | None = None) -> tuple[l
                                key=lambda c: (order.get(c.name, len(order)), c.name)):
                 (info["checks"] if cell.cell_type == "code" else info["written"]).append(cell.name)
         for record in sorted(gradebook.students, key=lambda s: s.id):
+            if only is not None and record.id not in only:
+                continue
             student = Student(record.id)
             try:
                 submission = gradebook.find_submission(assignment, record.id)
@@ -405,11 +409,11 @@ def mistake_key(message: str) -> str:
     return re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "#", text).strip()
 
 
-def example_line(code: str, solution: str) -> str:
-    """The first line of the student's code that is not in the solution (comments dropped, at most 100
-    characters): where the student's function differs. No name of the student is in it."""
+def example_line(code: str, solution: str) -> tuple[int, str]:
+    """(how many lines of the student's function are not in the solution, the first of them), comments dropped,
+    at most 100 characters: where the student's function differs. No name of the student is in it."""
     wanted = {squeeze(line.split("#")[0]) for line in solution.splitlines()}
-    body = []
+    body, changed = [], []
     for line in code.splitlines():
         text = line.split("#", 1)[0].rstrip() if '"' not in line and "'" not in line else line.rstrip()
         stripped = text.strip()
@@ -417,8 +421,9 @@ def example_line(code: str, solution: str) -> str:
             continue
         body.append(stripped)
         if squeeze(stripped) not in wanted:
-            return stripped[:100]
-    return body[0][:100] if body else ""
+            changed.append(stripped)
+    shown = changed[0] if changed else body[0] if body else ""
+    return len(changed), shown[:100]
 
 
 def mistakes_tables(answered: list[Student], info: dict):
@@ -450,13 +455,15 @@ def mistakes_tables(answered: list[Student], info: dict):
                 group["functions"].append(verdict.function)
             group["lost"] += max(0.0, verdict.top - verdict.points)
             group["top"] += verdict.top
-            if group["example"] is None:
-                code = s.code.get(verdict.function) or next(
-                    (cell for cell in s.code.values() if f"def {verdict.function}(" in cell), "")
-                group["example"] = example_line(code, solutions.get(verdict.function, ""))
+            code = s.code.get(verdict.function) or next(
+                (cell for cell in s.code.values() if f"def {verdict.function}(" in cell), "")
+            changed, line = example_line(code, solutions.get(verdict.function, ""))
+            if group["example"] is None or changed < group["example"][0]:
+                group["example"] = (changed, line)  # the student whose function is closest to the solution
     rows = [{"mistake": g["message"], "students": len(g["students"]), "functions": ", ".join(g["functions"]),
              "checks": ", ".join(sorted(g["checks"], key=info["checks"].index)), "points_lost": round(g["lost"], 2),
-             "share_lost": round(g["lost"] / g["top"], 3) if g["top"] else 0.0, "example": g["example"] or ""}
+             "share_lost": round(g["lost"] / g["top"], 3) if g["top"] else 0.0,
+             "example": g["example"][1] if g["example"] else ""}
             for g in groups.values()]
     rows.sort(key=lambda row: (-row["students"], -row["share_lost"], -row["points_lost"], row["mistake"]))
     mistakes = pd.DataFrame(rows, columns=["mistake", "students", "functions", "checks", "points_lost", "share_lost", "example"])
@@ -608,7 +615,8 @@ def table_html(frame, links: tuple = (), code: tuple = ()) -> str:
 
 def pair_html(pair, prints) -> str:
     """The two students' matching functions side by side, the matching lines marked."""
-    parts = [f"<h3>{html.escape(pair.a)} and {html.escape(pair.b)}: {pair.score:.2f}</h3>"]
+    parts = [f"<details><summary>{html.escape(pair.a)} and {html.escape(pair.b)}: {pair.score:.2f} "
+             f"(the matching lines marked)</summary>"]
     functions = [f for f in prints[pair.a].code if f in pair.lines.get("a", {}) or f in pair.lines.get("b", {})]
     for function in functions:
         columns = []
@@ -620,17 +628,19 @@ def pair_html(pair, prints) -> str:
             columns.append(f"<pre><b>{html.escape(student)}: {html.escape(function)}</b>\n" + "\n".join(
                 line if line.startswith("<span") else line + "\n" for line in lines).replace("</span>\n", "</span>") + "</pre>")
         parts.append(f'<div class="pair">{"".join(columns)}</div>')
-    return "\n".join(parts)
+    return "\n".join(parts) + "</details>"
 
 
-def write_report(course: Path, assignment: str, formgrader: str = "http://localhost:8888", db: str | None = None) -> Path:
-    """Write reports/<assignment>.html and reports/<assignment>/*.csv in ``course``; returns the page's path.
-    ``db``: the gradebook's URL (default: the course's, database_url)."""
+def write_report(course: Path, assignment: str, formgrader: str = "http://localhost:8888", db: str | None = None,
+                 students: list | None = None, out: Path | None = None) -> Path:
+    """Write <out>/<assignment>.html and <out>/<assignment>/*.csv (``out``: the course's reports/); returns the
+    page's path. ``db``: the gradebook's URL (default: the course's, database_url); ``students``: only these."""
     import pandas as pd
 
     started = time.perf_counter()
     course = Path(course)
-    students, info = read_course(course, assignment, db)
+    out = Path(out) if out is not None else course / "reports"
+    students, info = read_course(course, assignment, db, None if students is None else set(students))
     submitted = [s for s in students if s.submitted]
     answered = [s for s in submitted if s.state == "answered"]
     totals = totals_table(students, info)
@@ -644,7 +654,7 @@ def write_report(course: Path, assignment: str, formgrader: str = "http://localh
     similar = pd.DataFrame([{"a": p.a, "b": p.b, "score": round(p.score, 3), "share_of_a": round(p.shares[0], 3),
                              "share_of_b": round(p.shares[1], 3)} for p in pairs], columns=["a", "b", "score", "share_of_a", "share_of_b"])
 
-    folder = course / "reports" / assignment
+    folder = out / assignment
     folder.mkdir(parents=True, exist_ok=True)
     tables = {"totals": totals, "checks": checks, "properties": properties, "mistakes": mistakes, "failures": failures,
               "problems": problems, "written": written, "timing": timing, "slow_cells": slow, "similarity": similar}
@@ -708,7 +718,7 @@ def write_report(course: Path, assignment: str, formgrader: str = "http://localh
     ]
     page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(assignment)} report</title>"
             f"<style>{STYLE}</style></head><body>" + "\n".join(sections) + "</body></html>")
-    path = course / "reports" / f"{assignment}.html"
+    path = out / f"{assignment}.html"
     temporary = path.with_name(f".{path.name}.writing")
     temporary.write_text(page, encoding="utf-8")
     os.replace(temporary, path)
@@ -728,6 +738,8 @@ def main(argv=None) -> int:
     parser.add_argument("--assignment", action="append", help="the assignment (default: every one in the gradebook)")
     parser.add_argument("--formgrader-url", default="http://localhost:8888",
                         help="where the instructor's Jupyter server runs Formgrader (default http://localhost:8888)")
+    parser.add_argument("--student", action="append", help="only this student (repeat it for more; default: all)")
+    parser.add_argument("--out", type=Path, default=None, help="the folder of the pages (default: the course's reports/)")
     parser.add_argument("--db", default=None, metavar="URL",
                         help="the gradebook's database (default: the one the course's nbgrader_config.py names, else "
                              "its gradebook.db)")
@@ -739,7 +751,7 @@ def main(argv=None) -> int:
         return 1
     for assignment in args.assignment or assignments_of(args.course, db):
         started = time.perf_counter()
-        path = write_report(args.course, assignment, args.formgrader_url, db)
+        path = write_report(args.course, assignment, args.formgrader_url, db, args.student, args.out)
         print(f"{path} ({time.perf_counter() - started:.1f} s)")
     return 0
 

@@ -1,0 +1,344 @@
+"""The instructor's report (autograder.report), on a small course folder made here and on the graded class.
+
+The small course is a real nbgrader gradebook (nbgrader's Gradebook API) with seven students, whose autograded
+notebooks are the bundled submissions with verdicts written into their test cells in the format the hidden
+checks write (a ``check_x (function): p / q points`` line, then PASS / FAIL / n/a lines), the points of
+examples/expected.json, nbclient's timing of a few cells, a dead kernel and an unreadable notebook. It takes a
+second to make, so the report's tables are checked value by value without grading anything.
+
+The browser tests render the report in headless Chromium (Debian's package, driven by Playwright) and read
+the page's text and images; they are skipped, with the reason, where either is missing. The report of the
+truly graded class is checked on the class the pipeline tests grade once for the whole suite (conftest's
+``graded_class``), restricted to the bundled students.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder import report
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+EXAMPLES = REPOSITORY / "examples"
+EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
+CHROMIUM = Path("/usr/bin/chromium")
+MASK_LINE = "weights = weights * mask"  # where mask_after_softmax's attention differs from the solution
+
+# the properties of each check as the verdicts name them (docs/contracts.md); FAIL lines for the mistakes below
+PROPERTIES = {
+    "check_softmax": ["shape", "rows sum to 1 on the last axis", "values", "no overflow on scores ~1e3"],
+    "check_attention": ["returns (weights, output) of the right shapes", "rows sum to 1", "scaled by sqrt(d)", "values"],
+    "check_causal_mask": ["bool", "shape", "lower triangle incl. diagonal"],
+    "check_masked_attention": ["exactly 0.0 weight on masked positions", "rows sum to 1", "leak test", "values",
+                               "drives the store's model"],
+    "check_average_largest_weight": ["values scaled", "values unscaled"],
+    "check_split_heads": ["shape", "values (head h = columns h*d:(h+1)*d)"],
+    "check_join_heads": ["shape", "values (inverse of split)"],
+    "check_multi_head_attention": ["weights shape (heads, T, T)", "output shape (T, D)", "values (incl. output projection)"],
+    "check_previous_token_weight": ["shape (heads,)", "values on random patterns", "matches recorded statistics"],
+    "check_even_previous_weight": ["values"],
+    "check_description_positions": ["values (end marker out)"],
+    "check_far_back_weight": ["values", "markers excluded", "matches recorded statistics"],
+    "check_marker_weight": ["values"],
+    "check_even_far_back_weight": ["values"],
+    "check_even_marker_weight": ["values"],
+    "check_safe_softmax": ["no overflow", "fully masked row -> zeros", "values"],
+}
+MODEL = "with your attention in every head, the store's model's logits differ from lib's (largest difference {})"
+FAILS = {  # student -> {check: {property: message}}
+    "mask_after_softmax": {"check_masked_attention": {
+        "rows sum to 1": "the weights are softmax of all scores with the masked ones zeroed afterwards: mask BEFORE softmax",
+        "leak test": "changing only the last token changed the output at earlier position(s) [0, 1, 2]",
+        "values": "the masked weights are zeroed after softmax", "drives the store's model": MODEL.format(25.3)}},
+    "no_sqrt_scaling": {
+        "check_attention": {"scaled by sqrt(d)": "the weights match unscaled scores: divide by sqrt(d)",
+                            "values": "the same failure as above"},
+        "check_masked_attention": {"values": "the weights match unscaled scores: divide by sqrt(d)",
+                                   "drives the store's model": MODEL.format(11.3)}},
+    "copied_mask": {"check_masked_attention": {
+        "rows sum to 1": "the weights are softmax of all scores with the masked ones zeroed afterwards: mask BEFORE softmax",
+        "leak test": "changing only the last token changed the output at earlier position(s) [0, 4]",
+        "values": "the masked weights are zeroed after softmax", "drives the store's model": MODEL.format(19.0)}},
+}
+BLANK_FAIL = "{function}(array of shape (3, 5)) failed: NotImplementedError:  (answer cell 1, line 4, in {function})"
+
+
+def verdict_text(student: str, check: str, function: str, points: float) -> str:
+    top = EXPECTED["max_points"][check]
+    lines = [f"{check} ({function}): {points:g} / {top:g} points"]
+    fails = FAILS.get(student, {}).get(check, {})
+    for name in PROPERTIES[check]:
+        if student in ("blank_release", "unreadable"):
+            lines.append(f"  FAIL {name}: {BLANK_FAIL.format(function=function)}")
+        elif name in fails:
+            lines.append(f"  FAIL {name}: {fails[name]}")
+        elif name == "matches recorded statistics" and student == "crashed":
+            lines.append(f"  n/a  {name}: the store's model is not available")
+        else:
+            lines.append(f"  PASS {name}")
+    lines.append("Graded outside your notebook on inputs drawn at grading time (seed 1).")
+    return "\n".join(lines) + "\nIn your notebook the visible checks ran without an error.\n"
+
+
+STUDENTS = {  # student -> (bundled submission, points like)
+    "full_solution": "full_solution", "mask_after_softmax": "mask_after_softmax",
+    "no_sqrt_scaling": "no_sqrt_scaling", "blank_release": "blank_release", "crashed": "kernel_crash",
+    "unreadable": "blank_release", "copied_mask": "mask_after_softmax",
+}
+
+
+def make_course(root: Path) -> Path:
+    """A course folder as a classroom run leaves it: source/, release/, gradebook.db, autograded/, .grading/."""
+    from nbgrader.api import Gradebook
+
+    course = root / "course"
+    shutil.copytree(REPOSITORY / "source" / "attention", course / "source" / "attention",
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    (course / "release" / "attention").mkdir(parents=True)
+    shutil.copy(REPOSITORY / "release" / "attention" / "attention.ipynb", course / "release" / "attention")
+    source = json.loads((course / "source" / "attention" / "attention.ipynb").read_text())
+    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])  # alembic
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        gradebook.add_assignment("attention")
+        gradebook.add_notebook("attention", "attention")
+        for cell in source["cells"]:
+            meta = cell["metadata"].get("nbgrader", {})
+            if meta.get("grade"):
+                gradebook.add_grade_cell(meta["grade_id"], "attention", "attention", max_score=meta["points"],
+                                         cell_type=cell["cell_type"])
+        for student in [*STUDENTS, "absent"]:
+            gradebook.add_student(student)
+        for student, like in STUDENTS.items():
+            gradebook.add_submission("attention", student)
+            points = EXPECTED["students"][like]["points"]
+            for grade_id, value in points.items():
+                grade = gradebook.find_grade(grade_id, "attention", "attention", student)
+                grade.auto_score, grade.needs_manual_grade = value, value is None
+        gradebook.db.commit()
+    for student, like in STUDENTS.items():
+        notebook = json.loads((EXAMPLES / "submissions" / like / "attention" / "attention.ipynb").read_text())
+        if student == "copied_mask":  # the same code with a variable renamed and comments: a near-copy
+            for cell in notebook["cells"]:
+                text = "".join(cell["source"]).replace("weights", "probs").replace("scores", "logits")
+                cell["source"] = "\n".join(f"{line}  # mine" if line.strip().startswith("probs") else line
+                                           for line in text.splitlines())
+        if student == "unreadable":
+            notebook["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source":
+                                         "**Your submission could not be graded: the file is empty.** It was graded "
+                                         "as the blank assignment (0 points)."})
+        for number, cell in enumerate(notebook["cells"]):
+            meta = cell["metadata"].get("nbgrader", {})
+            if cell["cell_type"] == "code":
+                cell["metadata"]["execution"] = {"iopub.execute_input": "2026-01-01T10:00:00.000000Z",
+                                                 "shell.execute_reply": f"2026-01-01T10:00:0{1 + number % 3}.500000Z"}
+            if meta.get("grade") and cell["cell_type"] == "code":
+                check = meta["grade_id"]
+                function = "attention" if check == "check_masked_attention" else check.removeprefix("check_")
+                points = EXPECTED["students"][STUDENTS[student]]["points"][check]
+                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": verdict_text(student, check, function, points)},
+                                   {"output_type": "execute_result", "data": {"text/plain": f"{points:g}"},
+                                    "metadata": {}, "execution_count": 1}]
+            if student == "crashed" and cell["cell_type"] == "code" and "os._exit" in "".join(cell["source"]):
+                cell["outputs"] = [{"output_type": "error", "ename": "DeadKernelError", "evalue": "Kernel died",
+                                    "traceback": []}]
+        target = course / "autograded" / student / "attention"
+        target.mkdir(parents=True)
+        (target / "attention.ipynb").write_text(json.dumps(notebook))
+        ledger = course / ".grading" / "students"
+        ledger.mkdir(parents=True, exist_ok=True)
+        note = "graded as blank: the file is empty" if student == "unreadable" else ""
+        (ledger / f"{student}.json").write_text(json.dumps({"student": student, "fingerprint": "f", "note": note,
+                                                            "seconds": 150.0, "worker": "here:1"}))
+    return course
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    return make_course(tmp_path_factory.mktemp("report"))
+
+
+@pytest.fixture(scope="module")
+def written(course) -> Path:
+    return report.write_report(course, "attention")
+
+
+def table(course: Path, name: str) -> list[dict]:
+    with open(course / "reports" / "attention" / f"{name}.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_totals_and_states(course, written):
+    rows = {row["student"]: row for row in table(course, "totals")}
+    assert sorted(rows) == sorted([*STUDENTS, "absent"])
+    assert {s: rows[s]["state"] for s in rows} == {
+        "full_solution": "answered", "mask_after_softmax": "answered", "no_sqrt_scaling": "answered",
+        "blank_release": "blank", "crashed": "answered", "unreadable": "unreadable", "copied_mask": "answered",
+        "absent": "not submitted"}
+    assert float(rows["mask_after_softmax"]["auto"]) == pytest.approx(25.8)
+    assert rows["no_sqrt_scaling"]["lost"] == "attention masked_attention"
+    assert rows["full_solution"]["written_to_grade"] == "4"
+    page = written.read_text()
+    assert "Mean <b>19.29</b>, median <b>25.80</b>" in page  # (29 + 25.8 + 25.4 + 0 + 29 + 0 + 25.8) / 7
+    assert "1 blank and 1 unreadable notebooks" in page
+
+
+def test_checks_and_properties(course, written):
+    checks = {row["check"]: row for row in table(course, "checks")}
+    assert list(checks) == [c for c in EXPECTED["max_points"] if c.startswith("check_")]
+    masked = checks["check_masked_attention"]
+    assert masked["function"] == "attention"
+    assert (masked["students"], masked["full_points"]) == ("5", "2")  # blank and unreadable left out
+    assert float(masked["difficulty"]) == pytest.approx((1 + 0.2 + 0.6 + 1 + 0.2) / 5, abs=1e-3)
+    # against the rest of the total (29 - 4 = 25 for all but no_sqrt_scaling, 23): no correlation
+    assert float(masked["discrimination"]) == pytest.approx(0.0, abs=1e-3)
+    assert float(masked["top_minus_bottom_third"]) == pytest.approx(1 - 0.6)  # crashed (29) less no_sqrt (25.4)
+    attention = checks["check_attention"]  # shares 1, 1, 0.5, 1, 1 against rests 25, 21.8, 23.4, 25, 21.8
+    assert float(attention["discrimination"]) == pytest.approx(0.0, abs=1e-3)
+    assert checks["check_softmax"]["discrimination"] == ""  # everyone passes: no correlation
+    properties = {(row["check"], row["property"]): row for row in table(course, "properties")}
+    rows = properties["check_masked_attention", "rows sum to 1"]
+    assert (rows["passed"], rows["failed"], rows["difficulty"]) == ("3", "2", "0.6")
+    scaled = properties["check_attention", "scaled by sqrt(d)"]  # fails for no_sqrt_scaling only
+    passed, rest = [1, 1, 0, 1, 1], [29 - 4, 25.8 - 4, 25.4 - 2, 29 - 4, 25.8 - 4]  # full, mask, no_sqrt, crashed, copied
+    assert float(scaled["discrimination"]) == pytest.approx(np.corrcoef(passed, rest)[0, 1], abs=1e-3)
+    statistics = properties["check_previous_token_weight", "matches recorded statistics"]
+    assert (statistics["passed"], statistics["not_applicable"]) == ("4", "1")
+
+
+def test_named_mistakes_most_frequent_first(course, written):
+    mistakes = table(course, "mistakes")
+    top = mistakes[0]
+    assert top["mistake"].startswith("the weights are softmax of all scores with the masked ones zeroed afterwards")
+    assert (top["students"], top["functions"], top["checks"]) == ("2", "attention", "check_masked_attention")
+    assert top["example"] == MASK_LINE, "taken from the student whose function is closest to the solution"
+    second = mistakes[1]
+    assert second["mistake"] == "the weights match unscaled scores: divide by sqrt(d)"
+    assert (second["students"], second["checks"]) == ("1", "check_attention, check_masked_attention")
+    assert second["example"] == "scores = queries @ np.swapaxes(keys, -1, -2)"
+    assert len(mistakes) == 2, "blank and unreadable notebooks are not mistakes; later failures follow the first"
+    failures = {(row["check"], row["property"]): row for row in table(course, "failures")}
+    model = failures["check_masked_attention", "drives the store's model"]
+    assert model["students"] == "3", "the same message with other numbers is one failure"
+    assert "NotImplementedError" not in str(failures), "blank notebooks left out"
+
+
+def test_problems_written_timing(course, written):
+    problems = {(row["student"], row["reason"].split(":")[0]) for row in table(course, "problems")}
+    assert problems == {("crashed", "the kernel died"), ("unreadable", "graded as blank")}
+    pending = table(course, "written")
+    assert [row["student"] for row in pending] == ["full_solution"] * 4
+    assert pending[0]["formgrader"].startswith("http://localhost:8888/formgrader/submissions/")
+    timing = {row["student"]: row for row in table(course, "timing")}
+    assert float(timing["full_solution"]["total"]) == 150.0
+    assert 0 < float(timing["full_solution"]["kernel"]) < 150.0
+    slow = table(course, "slow_cells")
+    assert float(slow[0]["total"]) >= float(slow[-1]["total"])
+
+
+def test_similar_pairs_listed_with_lines(course, written):
+    pairs = {(row["a"], row["b"]): float(row["score"]) for row in table(course, "similarity")}
+    assert pairs[("copied_mask", "mask_after_softmax")] >= 0.9
+    assert ("blank_release", "full_solution") not in pairs
+    page = written.read_text()
+    assert "A flag is a reason to look at the two notebooks, not a verdict" in page
+    assert 'class="hit"' in page
+
+
+def test_command_line_and_student_filter(course, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "autograder.report", "--course", str(course), "--student", "crashed",
+                           "--student", "full_solution", "--out", str(tmp_path)],
+                          cwd=REPOSITORY, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "attention.html").exists()
+    with open(tmp_path / "attention" / "totals.csv", newline="") as handle:
+        assert [row["student"] for row in csv.DictReader(handle)] == ["crashed", "full_solution"]
+    missing = subprocess.run([sys.executable, "-m", "autograder.report", "--course", str(tmp_path / "nowhere")],
+                             cwd=REPOSITORY, capture_output=True, text=True, timeout=300)
+    assert missing.returncode == 1 and "grade the class first" in missing.stderr
+
+
+def test_closing_table_fits_120_columns(course):
+    from autograder.classroom import grade_table, show
+
+    from autograder.export import ChecksExport
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        ChecksExport(to=str(course / "checks.csv"), course_root=str(course)).export(gradebook)
+    notes = {"crashed": "kernel died in cell 41; later cells not run",
+             "unreadable": "graded as blank: the file is not a notebook: NotJSONError: " + "x" * 200}
+    text = show(grade_table(course / "checks.csv", notes))
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 120, text
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert " 25.4 / 29 " in rows["no_sqrt_scaling"] and "attention masked_attention" in rows["no_sqrt_scaling"]
+    assert "every check" in rows["blank_release"] and "kernel died" in rows["crashed"]
+    assert "4 to grade" in rows["full_solution"]
+
+
+# --- in a browser --------------------------------------------------------------------------------------------
+
+
+def browser_page(path: Path, screenshot: Path) -> tuple[str, list]:
+    """(the page's text, [(image loaded, natural width)]) of ``path`` in headless Chromium; a full-page screenshot."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"no {CHROMIUM}: apt-get install chromium")
+    playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed: pip install -e '.[browser]'")
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            requests = []
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(path.as_uri())
+            page.wait_for_load_state("load")
+            text = page.inner_text("body")
+            images = page.evaluate("Array.from(document.images).map(i => [i.complete, i.naturalWidth])")
+            page.screenshot(path=str(screenshot), full_page=True)
+        finally:
+            browser.close()
+    outside = [url for url in requests if not url.startswith(("file:", "data:"))]
+    assert not outside, f"the page asked the network for {outside}"
+    print(f"\nscreenshot {screenshot}")
+    return text, images
+
+
+def test_report_in_a_browser(written, tmp_path):
+    text, images = browser_page(written, tmp_path / "report-small-course.png")
+    assert len(images) >= 2 and all(done and width > 0 for done, width in images), images
+    mistakes = text.split("Named mistakes", 1)[1]
+    assert mistakes.index("the weights are softmax of all scores") < mistakes.index("the weights match unscaled")
+    assert "copied_mask and mask_after_softmax" in text
+
+
+def test_bundled_class_report_in_a_browser(graded_class, tmp_path):
+    """The report of the class graded by the pipeline (written by the classroom run), and of its bundled
+    students alone: there the top mistake is mask_after_softmax's (its line of code is the example)."""
+    whole = graded_class.course / "reports" / "attention.html"
+    assert whole.exists(), graded_class.stdout[-2000:]
+    assert f"report {whole}" in graded_class.stdout
+    bundled = sorted(EXPECTED["students"])
+    started = time.perf_counter()
+    page = report.write_report(graded_class.course, "attention", students=bundled, out=tmp_path / "bundled")
+    print(f"\nreport of the bundled class: {time.perf_counter() - started:.2f} s")
+    with open(tmp_path / "bundled" / "attention" / "mistakes.csv", newline="") as handle:
+        top = next(csv.DictReader(handle))
+    assert (top["example"], top["functions"], top["checks"]) == (MASK_LINE, "attention", "check_masked_attention")
+    text, images = browser_page(page, tmp_path / "report-bundled-class.png")
+    assert all(done and width > 0 for done, width in images) and len(images) >= 2, images
+    first_row = text.split("Named mistakes", 1)[1].split("example", 1)[1]
+    assert first_row.index(MASK_LINE) < first_row.index("Notebooks that timed out")
+    whole_text, whole_images = browser_page(whole, tmp_path / "report-graded-class.png")
+    assert all(done and width > 0 for done, width in whole_images), whole_images
+    for student in ("kernel_crash", "never_ends"):
+        assert student in whole_text.split("Notebooks that timed out", 1)[1].split("Written answers", 1)[0]

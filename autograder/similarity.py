@@ -51,6 +51,8 @@ class Fingerprint:
     code: dict  # {function: the cell's code as the student wrote it}
     hashes: set = field(default_factory=set)
     positions: dict = field(default_factory=dict)  # {hash: [positions in text]}
+    kept: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # every kept hash, in text order
+    starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # where each begins
     coverage: float = 0.0  # characters of text covered by the kept fingerprints
 
 
@@ -166,6 +168,9 @@ def fingerprint(student: str, code: dict, starter: dict | None = None, keep: set
     result = Fingerprint(student, text, origin, dict(code))
     if len(text) >= K:
         result.hashes, result.positions, result.coverage = winnowed(text)
+        pairs = sorted((position, value) for value, places in result.positions.items() for position in places)
+        result.starts = np.array([position for position, _ in pairs], dtype=np.int64)
+        result.kept = np.array([value for _, value in pairs], dtype=np.int64)
     return result
 
 
@@ -202,7 +207,7 @@ def _slices(side: Fingerprint, shared: set) -> np.ndarray:
 
     if not shared:
         return np.zeros((2, 0), dtype=int)
-    starts = np.concatenate([np.asarray(side.positions[h]) for h in shared])
+    starts = side.starts[np.isin(side.kept, np.fromiter(shared, dtype=np.int64, count=len(shared)))]
     return get_copied_slices(starts, K)
 
 
@@ -218,6 +223,8 @@ def _lines(side: Fingerprint, slices: np.ndarray) -> dict:
 
 def compare(a: Fingerprint, b: Fingerprint, lines: bool = True) -> Pair:
     """The pair's score and shares; the matching lines of both sides too unless ``lines`` is False."""
+    if not lines and a.text == b.text and a.coverage:  # the same normalised code: all of it matches
+        return Pair(a.student, b.student, 1.0, (1.0, 1.0), {})
     shared = a.hashes & b.hashes
     slices_a, slices_b = _slices(a, shared), _slices(b, shared)
     covered_a, covered_b = int(np.sum(slices_a[1] - slices_a[0])), int(np.sum(slices_b[1] - slices_b[0]))

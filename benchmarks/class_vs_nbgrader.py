@@ -83,6 +83,24 @@ def points(course: Path) -> dict:
             if all(score is not None for name, score in scores.items() if name.startswith("check_"))}
 
 
+def report_seconds(course: Path, grading: float) -> None:
+    """The instructor's report of the graded class (autograder.report) and its similarity part alone, timed;
+    the report's share of the class's grading time (goal: under 10%) and the pairs compared per minute."""
+    from autograder import classroom, report
+
+    started = time.monotonic()
+    students, info = report.read_course(course, classroom.ASSIGNMENT)
+    answered = [student for student in students if student.state == "answered"]
+    pairs, _, _, compared = report.similarity_pairs(answered, info)
+    similarity = time.monotonic() - started
+    started = time.monotonic()
+    page = report.write_report(course, classroom.ASSIGNMENT)
+    whole = time.monotonic() - started
+    print(f"similarity: {compared} notebooks, {compared * (compared - 1) // 2} pairs, {len(pairs)} flagged, "
+          f"{similarity:.1f} s with reading the course (goal < 60 s)")
+    print(f"autograder.report: {whole:.1f} s, {100 * whole / grading:.1f}% of the grading time (goal < 10%); {page}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=200)
@@ -118,6 +136,7 @@ def main(argv=None) -> int:
         seconds["project"] = time.monotonic() - started
         print(f"autograder.grading.grade_class: {seconds['project']:.0f} s "
               f"(graded {len(summary.graded)}, failed {len(summary.failed)})")
+        report_seconds(scratch / "project", seconds["project"])
 
         if args.project_only:
             print(f"this project only: {seconds['project']:.1f} s for {len(students)} submissions, no ratio")

@@ -6,7 +6,7 @@
     nbgrader export --to grades.csv             # the gradebook as CSV
 
 Autograding runs the student's notebook in its own kernel as usual (the visible checks and plots), then
-autograder.preprocessor.ExternalVerdicts grades each check outside that kernel, on inputs drawn at
+autograder.notebook_grading.ExternalVerdicts grades each check outside that kernel, on inputs drawn at
 grading time, and writes the verdict into the test cell before nbgrader saves the grade.
 """
 
@@ -18,15 +18,18 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
                                     IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from autograder.execute import SurvivingExecute  # noqa: E402
-from autograder.preprocessor import DropEmptyMetadata, ExternalVerdicts, RestoreCellFlags, StartVerdicts  # noqa: E402
+from autograder.student_kernel import SurvivingExecute  # noqa: E402
+from autograder.notebook_grading import DropEmptyMetadata, ExternalVerdicts, RestoreCellFlags, StartVerdicts  # noqa: E402
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
 c.CourseDirectory.course_id = "attention"
 
+# An assignment's hidden checks live beside its source notebook (source/<assignment>/checks.py): never released
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "checks.py"]
+
 # Each cell of a student's notebook gets 60 s in the student's kernel; a cell past that is interrupted
-# and the rest of the notebook still runs. The hidden checks have their own limits (autograder.grade).
+# and the rest of the notebook still runs. The hidden checks have their own limits (autograder.answer_grading).
 c.SurvivingExecute.timeout = 60
 c.SurvivingExecute.interrupt_on_timeout = True
 c.SurvivingExecute.startup_timeout = 120

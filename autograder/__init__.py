@@ -1,13 +1,12 @@
-"""The course's grading engine: hidden checks judged outside the student's kernel.
+"""The course's grading engine, read as the path a class's work takes, from a class to one check:
 
-- operations: the graded functions, lib's reference of each, and what each may call (isolation);
-- runner: the separate process that runs a student's answer cells and calls their functions;
-- checks: one check per graded test cell (grade_id), drawing inputs and judging properties with lib;
-- grade: grade_answers(sources) -> {check id: Verdict}, and answer_sources(notebook);
-- preprocessor: ExternalVerdicts, which writes the verdicts into nbgrader's autograded notebook;
-- execute: SurvivingExecute, nbgrader's Execute that survives a student's kernel dying;
-- model: what the checks need from the store's model (recorded statistics, patterns, logits);
-- sandbox, kernel: bubblewrap and limits around the runner and the student's kernel;
-- grading: a class on Dask, one task per submission, each result recorded atomically in the gradebook;
-- classroom: the whole pipeline from the command line; export: ChecksExport, one CSV row per student per check.
+- classroom: a class of uploads -> nbgrader's gradebook, grades.csv, checks.csv, reports/<assignment>.html;
+- class_grading: one submission -> one task on Dask -> one transaction in the gradebook (ledger, lock);
+- notebook_grading: one notebook -> nbgrader's Autograde: cells restored, student_kernel runs it, verdicts in;
+- answer_grading: one notebook's answers -> answer_runner calls the student's functions -> each check judged;
+- checks: one check -> its calls and properties; an assignment's own are source/<assignment>/checks.py.
+
+Beside the path: assignments (an assignment found by name), sandbox (bubblewrap and limits for student
+code), model (the store's model, measured for the checks), export (ChecksExport, one CSV row per student
+per check), report and similarity (the instructor's page after a run).
 """

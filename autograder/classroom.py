@@ -2,6 +2,7 @@
 
     python -m autograder.classroom                                   # course demo/, the bundled submissions
     python -m autograder.classroom --course /srv/attention --submissions /srv/collected
+    python -m autograder.classroom --assignment positions --source /srv/assignments   # another assignment
     python -m autograder.classroom --jobs 8                          # 8 local worker processes (default: one per core)
     python -m autograder.classroom --scheduler tcp://10.0.0.5:8786   # on a Dask cluster
     python -m autograder.classroom --regrade                         # grade every submission again
@@ -9,17 +10,18 @@
 
 Steps, each checked:
 
-1. the course folder: made on the first run (source/ copied from the repository, a ``nbgrader_config.py``
-   that loads the repository's one and sets the course root, ``lib`` linked in, so the notebooks' setup
-   cell finds the course library as it does in the repository); later runs keep it and its gradebook,
-   and refresh source/ (``--fresh`` starts it again from nothing);
+1. the course folder: made on the first run (a ``nbgrader_config.py`` that loads the repository's one and
+   sets the course root, ``lib`` linked in, so the notebooks' setup cell finds the course library as it
+   does in the repository); later runs keep it and its gradebook; each run copies the assignment's folder
+   (its notebook and checks.py) from ``--source`` (default: the repository's source/) into the course's
+   source/, beside the other assignments graded there (``--fresh`` starts the course again from nothing);
 2. the assignment and the new students in gradebook.db (nbgrader's Gradebook API, as ``nbgrader db
    assignment add`` and ``nbgrader db student import`` do);
 3. ``generate_assignment`` (nbgrader's NbGraderAPI, in this process): source/ -> release/, skipped when
    source/ has not changed since the last release;
-4. collection, as nbgrader documents it: each ``<submissions>/<student>/attention/`` is copied to
-   ``submitted/<student>/attention/`` (only when it changed);
-5. grading (autograder.grading): each new or changed submission is one task on a Dask worker, which runs
+4. collection, as nbgrader documents it: each ``<submissions>/<student>/<assignment>/`` is copied to
+   ``submitted/<student>/<assignment>/`` (only when it changed);
+5. grading (autograder.class_grading): each new or changed submission is one task on a Dask worker, which runs
    nbgrader's Autograde and GenerateFeedback on it in a private folder, the notebook's kernel and the
    hidden checks in their sandboxes; each result is recorded in gradebook.db as it arrives, atomically;
 6. grades.csv with nbgrader's CsvExportPlugin (what ``nbgrader export --to grades.csv`` writes, one row per
@@ -31,13 +33,16 @@ Steps, each checked:
    time or could not be read.
 
 One run grades a course at a time: a second one stops, naming the running one (host, process, since when),
-or waits for it with ``--wait``; the lock of a run that was killed is taken over (autograder.grading.CourseLock).
+or waits for it with ``--wait``; the lock of a run that was killed is taken over (autograder.class_grading.CourseLock).
 The gradebook is the course's gradebook.db (SQLite), or the database ``--db URL`` names (PostgreSQL:
 ``postgresql://user@host/db``), which is written into the course's nbgrader_config.py so that nbgrader's own
 commands and Formgrader use it too; later runs read it from there.
 
+An assignment is a folder of the source folder: its notebook and its hidden checks (checks.py), chosen with
+``--assignment`` (default: the only one there); nothing here knows an assignment by name.
+
 Every upload under the submissions folder is accounted for: each student's notebook (nbgrader's
-<student>/attention/attention.ipynb, or the name in another case, a copy such as "attention (1).ipynb", the
+<student>/<assignment>/<notebook>.ipynb, or the name in another case, a copy such as "attention (1).ipynb", the
 notebook directly in the student's folder), and the rest listed as "NOT GRADED: <path>: why", in the table too.
 Exit status: 0 all graded; 1 a step failed, or a student could not be graded; 2 every student graded, but some
 uploads were not (other notebooks, copies).
@@ -61,21 +66,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-ASSIGNMENT = "attention"
-NOTEBOOK = "attention"
-MARKER = ".classroom"  # written into every course folder this command makes
-COURSE_CONFIG = '''"""nbgrader configuration of this course folder, written by autograder.classroom: the repository's own
-configuration ({repository_config}), with this folder as the course root."""
-import os
+from autograder.assignments import Layout, NoAssignment, find
+from autograder.class_grading import REPOSITORY, course_config
 
-c = get_config()  # noqa: F821 (nbgrader provides it)
-_repository_config = {repository_config!r}
-if not os.path.exists(_repository_config):  # load_subconfig would skip a missing file without a word
-    raise FileNotFoundError(f"the course configuration {{_repository_config}} is missing")
-load_subconfig(_repository_config)  # noqa: F821
-c.CourseDirectory.root = {root!r}
-'''
+MARKER = ".classroom"  # written into every course folder this command makes
 
 
 class PipelineError(RuntimeError):
@@ -144,17 +138,19 @@ def run_nbgrader(course: Path, *args: str, log: Path | None = None, timeout: flo
 
 def write_course_config(course: Path, extra: str = "") -> Path:
     path = course / "nbgrader_config.py"
-    path.write_text(COURSE_CONFIG.format(repository_config=str(REPOSITORY / "nbgrader_config.py"), root=str(course)) + extra)
+    path.write_text(course_config(course, "this course folder", extra))
     return path
 
 
 def release_notebook(source: Path, scratch: Path) -> bytes:
-    """The release version of ``source`` (an attention source folder), made by nbgrader generate_assignment in ``scratch``."""
+    """The release version of the assignment folder ``source`` (source/<assignment>/), made by nbgrader
+    generate_assignment in ``scratch``."""
+    layout = find(source.parent, source.name)
     (scratch / "source").mkdir(parents=True)
-    shutil.copytree(source, scratch / "source" / ASSIGNMENT)
+    shutil.copytree(source, scratch / "source" / layout.name)
     write_course_config(scratch)
-    run_nbgrader(scratch, "generate_assignment", ASSIGNMENT, "--force")
-    return (scratch / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes()
+    run_nbgrader(scratch, "generate_assignment", layout.name, "--force")
+    return (scratch / "release" / layout.name / f"{layout.notebook}.ipynb").read_bytes()
 
 
 # --- the steps -----------------------------------------------------------------------------------------
@@ -181,11 +177,13 @@ def check_course_folder(course: Path) -> None:
                                 f"(no {MARKER} file in it): choose another --course, or empty it yourself")
 
 
-def prepare_course(course: Path, cell_timeout: int | None, fresh: bool = False, db: str | None = None) -> None:
-    """Make the course folder, or keep the one an earlier run made (with its gradebook) and refresh its source/.
+def prepare_course(course: Path, source: Path, layout: Layout, cell_timeout: int | None, fresh: bool = False,
+                   db: str | None = None) -> None:
+    """Make the course folder, or keep the one an earlier run made (with its gradebook); copy the assignment's
+    folder from ``source`` into its source/.
     ``db``: the gradebook's URL when it is not the course's gradebook.db (written into the course's
     nbgrader_config.py, so nbgrader's own commands and Formgrader use it too)."""
-    from autograder.grading import LEDGER
+    from autograder.class_grading import LEDGER
 
     check_course_folder(course)
     if fresh and course.exists():  # everything but the lock this run holds
@@ -197,13 +195,14 @@ def prepare_course(course: Path, cell_timeout: int | None, fresh: bool = False, 
             else:
                 shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
         if db is not None and not db.startswith("sqlite"):
-            from autograder.grading import shown_url
+            from autograder.class_grading import shown_url
 
             say(f"      --fresh: the gradebook at {shown_url(db)} is kept (only the course's own gradebook.db is deleted)")
     course.mkdir(parents=True, exist_ok=True)
     (course / MARKER).write_text("made by python -m autograder.classroom; --fresh deletes and recreates this folder\n")
-    shutil.rmtree(course / "source", ignore_errors=True)
-    shutil.copytree(REPOSITORY / "source", course / "source", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    shutil.rmtree(course / "source" / layout.name, ignore_errors=True)
+    shutil.copytree(source / layout.name, course / "source" / layout.name,
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     if not (course / "lib").is_symlink():
         (course / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
     write_course_config(course, timeout_config(cell_timeout) + db_config(course, db))
@@ -211,7 +210,7 @@ def prepare_course(course: Path, cell_timeout: int | None, fresh: bool = False, 
 
 def db_config(course: Path, db: str | None) -> str:
     """nbgrader configuration lines for a gradebook other than the course's gradebook.db ("" for that one)."""
-    from autograder.grading import sqlite_url
+    from autograder.class_grading import sqlite_url
 
     if db is None or db == sqlite_url(course):
         return ""
@@ -221,7 +220,7 @@ def db_config(course: Path, db: str | None) -> str:
 def course_db(course: Path, db: str | None = None) -> str:
     """The gradebook's URL: ``db`` (--db), else the one the course's nbgrader_config.py names
     (CourseDirectory.db_url, as nbgrader reads it), else the course's gradebook.db."""
-    from autograder.grading import sqlite_url
+    from autograder.class_grading import sqlite_url
 
     if db:
         return db
@@ -243,8 +242,9 @@ def timeout_config(cell_timeout: int | None) -> str:
     return "" if cell_timeout is None else f"\n# --cell-timeout\nc.SurvivingExecute.timeout = {int(cell_timeout)}\n"
 
 
-# a copy of the notebook as a browser or a file manager names it: "attention (1)", "attention-copy", "Attention 2"
-COPY = re.compile(rf"{NOTEBOOK}(?:\s*\(\d+\)|[ _-]?copy(?:\s*\d+)?|[ _-]\d+)?", re.IGNORECASE)
+def copy_pattern(notebook: str) -> re.Pattern:
+    """A copy of the notebook as a browser or a file manager names it: "attention (1)", "attention-copy", "Attention 2"."""
+    return re.compile(rf"{re.escape(notebook)}(?:\s*\(\d+\)|[ _-]?copy(?:\s*\d+)?|[ _-]\d+)?", re.IGNORECASE)
 
 
 @dataclass
@@ -252,7 +252,7 @@ class Uploads:
     """What a submissions folder holds: the notebook graded for each student, and every upload that is not
     graded, with why (``not_graded``: {path under the submissions folder: why})."""
 
-    folders: dict = field(default_factory=dict)  # {student: the folder handed in as submitted/<student>/attention/}
+    folders: dict = field(default_factory=dict)  # {student: the folder handed in as submitted/<student>/<assignment>/}
     notebooks: dict = field(default_factory=dict)  # {student: the notebook's name in that folder}
     not_graded: dict = field(default_factory=dict)
     students_not_graded: dict = field(default_factory=dict)  # {student id: why none of their uploads is graded}
@@ -271,40 +271,43 @@ class Uploads:
         return {student: note if note.startswith("not graded") else f"not graded: {note}" for student, note in notes.items()}
 
 
-def survey(submissions: Path) -> Uploads:
-    """Each student's notebook under ``submissions``, by nbgrader's layout (<student>/attention/attention.ipynb)
+def survey(submissions: Path, layout: Layout) -> Uploads:
+    """Each student's notebook under ``submissions``, by nbgrader's layout (<student>/<assignment>/<notebook>.ipynb)
     and the course's own rules for what students actually hand in: the name in another case
     (``Attention.ipynb``, an ``Attention/`` folder), a copy (``attention (1).ipynb``) when it is the only one,
     the notebook directly in the student's folder. Every other upload is listed with why it is not graded.
     Names starting with a dot (.ipynb_checkpoints, .DS_Store) are not uploads and are left out."""
     if not submissions.is_dir():
         raise PipelineError(f"no submissions folder {submissions}" + (" (it is a file)" if submissions.exists() else ""))
+    assignment, notebook, copy = layout.name, layout.notebook, copy_pattern(layout.notebook)
+    expected = f"<student>/{assignment}/{notebook}.ipynb"
     found = Uploads()
     for entry in sorted(submissions.iterdir()):
         name = entry.name
         if name.startswith("."):
             continue
         if not entry.is_dir() or entry.is_symlink():
-            found.not_graded[name] = "not in a student's folder (expected <student>/attention/attention.ipynb)"
+            found.not_graded[name] = f"not in a student's folder (expected {expected})"
             continue
         if name != name.strip() or not name:
             found.students_not_graded[name] = "not graded: nbgrader strips spaces around a student id"
             found.not_graded[name] = found.students_not_graded[name].removeprefix("not graded: ")
             continue
-        folder = entry / ASSIGNMENT
+        folder = entry / assignment
         if not folder.is_dir():
-            same = [inner for inner in sorted(entry.iterdir()) if inner.is_dir() and inner.name.lower() == ASSIGNMENT]
+            same = [inner for inner in sorted(entry.iterdir()) if inner.is_dir() and inner.name.lower() == assignment.lower()]
             folder = same[0] if same else entry  # one level up: the notebook directly in the student's folder
         notebooks = sorted(path.name for path in folder.iterdir() if path.suffix.lower() == ".ipynb" and path.is_file()
                            and not path.is_symlink() and not path.name.startswith("."))
-        exact = [n for n in notebooks if n == f"{NOTEBOOK}.ipynb"]
-        close = exact or [n for n in notebooks if n[:-6].lower() == NOTEBOOK] or [n for n in notebooks if COPY.fullmatch(n[:-6])]
+        exact = [n for n in notebooks if n == f"{notebook}.ipynb"]
+        close = (exact or [n for n in notebooks if n[:-6].lower() == notebook.lower()]
+                 or [n for n in notebooks if copy.fullmatch(n[:-6])])
         prefix = folder.relative_to(submissions).as_posix()
         if not close:
             uploads = sorted(path.relative_to(entry).as_posix() for path in entry.rglob("*")
                              if path.is_file() and not any(part.startswith(".") for part in path.relative_to(entry).parts))
             listed = ", ".join(uploads[:5]) + (f" and {len(uploads) - 5} more" if len(uploads) > 5 else "")
-            why = f"no {NOTEBOOK}.ipynb" + (f" (found {listed})" if uploads else " (the folder is empty)")
+            why = f"no {notebook}.ipynb" + (f" (found {listed})" if uploads else " (the folder is empty)")
             found.students_not_graded[name] = f"not graded: {why}"
             found.not_graded[name] = why
             continue
@@ -313,28 +316,28 @@ def survey(submissions: Path) -> Uploads:
         for other in notebooks:
             if other == chosen:
                 continue
-            why = (f"another copy of the notebook ({chosen} is graded)" if other in close or COPY.fullmatch(other[:-6])
+            why = (f"another copy of the notebook ({chosen} is graded)" if other in close or copy.fullmatch(other[:-6])
                    else f"not the assignment's notebook ({chosen} is graded)")
             found.not_graded[f"{prefix}/{other}"] = why
     if not found.folders:
-        raise PipelineError(f"no submissions in {submissions}: expected <student>/{ASSIGNMENT}/{NOTEBOOK}.ipynb folders"
+        raise PipelineError(f"no submissions in {submissions}: expected {expected} folders"
                             + "".join(f"\n  not graded: {path}: {why}" for path, why in found.not_graded.items()))
     return found
 
 
-def find_submissions(submissions: Path) -> list[str]:
+def find_submissions(submissions: Path, layout: Layout) -> list[str]:
     """The ids of the students with a notebook to grade (see ``survey``)."""
-    return survey(submissions).students
+    return survey(submissions, layout).students
 
 
-def register(course: Path, students: list[str], db: str | None = None) -> list[str]:
+def register(course: Path, layout: Layout, students: list[str], db: str | None = None) -> list[str]:
     """The assignment and the students in gradebook.db (nbgrader's Gradebook API, what ``nbgrader db assignment
     add`` and ``nbgrader db student import`` do); returns the students added."""
     from nbgrader.api import Gradebook
 
     os.environ["PATH"] = nbgrader_environment()["PATH"]  # a new gradebook runs alembic from PATH
     with Gradebook(db or course_db(course)) as gradebook:
-        gradebook.update_or_create_assignment(ASSIGNMENT)
+        gradebook.update_or_create_assignment(layout.name)
         known = {student.id for student in gradebook.students}
         added = [student for student in students if student not in known]
         for student in added:
@@ -342,20 +345,20 @@ def register(course: Path, students: list[str], db: str | None = None) -> list[s
     return added
 
 
-def release(course: Path) -> bool:
-    """nbgrader generate_assignment (in-process, nbgrader's NbGraderAPI) when source/ changed since the last
-    release or release/ is missing; returns whether it ran."""
-    from autograder.grading import LEDGER, folder_files, digest, nbgrader_api
+def release(course: Path, layout: Layout) -> bool:
+    """nbgrader generate_assignment (in-process, nbgrader's NbGraderAPI) when the assignment's source changed
+    since its last release or its release is missing; returns whether it ran."""
+    from autograder.class_grading import assignment_folder, digest, folder_files, nbgrader_api
 
-    stamp = course / LEDGER / "release.json"
-    source = digest(folder_files(course / "source" / ASSIGNMENT).items())
-    released = course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    stamp = assignment_folder(course, layout.name) / "release.json"
+    source = digest(folder_files(course / "source" / layout.name).items())
+    released = course / "release" / layout.name / f"{layout.notebook}.ipynb"
     if released.exists() and stamp.exists() and json.loads(stamp.read_text()).get("source") == source:
         return False
-    result = nbgrader_api(course).generate_assignment(ASSIGNMENT, force=True)
+    result = nbgrader_api(course).generate_assignment(layout.name, force=True)
     if not result.get("success"):
         raise PipelineError(f"nbgrader generate_assignment failed in {course}:\n{result.get('log', '')[-3000:]}\n{result.get('error', '')}")
-    stamp.parent.mkdir(exist_ok=True)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.write_text(json.dumps({"source": source}))
     return True
 
@@ -379,30 +382,32 @@ def export(course: Path, db: str | None = None) -> None:
                 raise PipelineError(f"could not write {course / name}: {error}") from None
 
 
-def collect(course: Path, submissions: Path, students: list[str] | Uploads) -> list[str]:
-    """Manual collection: each student's assignment folder goes to submitted/<student>/attention/, byte for byte,
-    when it differs from what is there (a new folder is swapped in whole), its notebook named attention.ipynb
-    and the other notebooks (copies, other names: not graded, see ``survey``) left out. ``students``: a
-    survey, or ids laid out as nbgrader's <student>/attention/attention.ipynb. Returns the students copied."""
-    from autograder.grading import folder_files
+def collect(course: Path, submissions: Path, layout: Layout, students: list[str] | Uploads) -> list[str]:
+    """Manual collection: each student's assignment folder goes to submitted/<student>/<assignment>/, byte for
+    byte, when it differs from what is there (a new folder is swapped in whole), its notebook named as the
+    assignment's and the other notebooks (copies, other names: not graded, see ``survey``) left out.
+    ``students``: a survey, or ids laid out as nbgrader's <student>/<assignment>/<notebook>.ipynb. Returns the
+    students copied."""
+    from autograder.class_grading import folder_files
 
+    named = f"{layout.notebook}.ipynb"
     if not isinstance(students, Uploads):
-        students = Uploads({s: submissions / s / ASSIGNMENT for s in students}, {s: f"{NOTEBOOK}.ipynb" for s in students})
+        students = Uploads({s: submissions / s / layout.name for s in students}, {s: named for s in students})
     copied = []
     for student in students.students:
-        source, target = students.folders[student], course / "submitted" / student / ASSIGNMENT
+        source, target = students.folders[student], course / "submitted" / student / layout.name
         notebook = students.notebooks[student]
-        wanted = {(f"{NOTEBOOK}.ipynb" if path == notebook else path): data for path, data in folder_files(source).items()
+        wanted = {(named if path == notebook else path): data for path, data in folder_files(source).items()
                   if path == notebook or not path.lower().endswith(".ipynb") or "/" in path}
         if target.exists() and folder_files(target) == wanted:
             continue
-        fresh = target.with_name(f".{ASSIGNMENT}.collecting")
+        fresh = target.with_name(f".{layout.name}.collecting")
         shutil.rmtree(fresh, ignore_errors=True)
         shutil.copytree(source, fresh, symlinks=True,  # links stay links
                         ignore=lambda folder, names: [n for n in names if n == ".ipynb_checkpoints" or (
                             Path(folder) == source and n.lower().endswith(".ipynb") and n != notebook)])
-        if notebook != f"{NOTEBOOK}.ipynb":
-            os.replace(fresh / notebook, fresh / f"{NOTEBOOK}.ipynb")
+        if notebook != named:
+            os.replace(fresh / notebook, fresh / named)
         if target.exists():
             shutil.rmtree(target)
         os.replace(fresh, target)
@@ -410,11 +415,11 @@ def collect(course: Path, submissions: Path, students: list[str] | Uploads) -> l
     return copied
 
 
-def kernel_notes(course: Path, students: list[str]) -> dict[str, str]:
+def kernel_notes(course: Path, layout: Layout, students: list[str]) -> dict[str, str]:
     """{student: note} for notebooks whose kernel died, or whose cells ran out of time, in nbgrader's kernel."""
     notes = {}
     for student in students:
-        path = course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+        path = course / "autograded" / student / layout.name / f"{layout.notebook}.ipynb"
         if not path.exists():
             notes[student] = "not autograded"
             continue
@@ -436,13 +441,15 @@ def kernel_notes(course: Path, students: list[str]) -> dict[str, str]:
     return notes
 
 
-def grade_table(checks_csv: Path, notes: dict[str, str]):
+def grade_table(checks_csv: Path, notes: dict[str, str], assignment: str | None = None):
     """The class's closing table (pandas DataFrame): one row per student, the automatic total, the written
     answers, the functions that lost points (short names) and a note. Every check's points are in checks.csv
     and the report (reports/<assignment>.html)."""
     import pandas as pd
 
     rows = pd.read_csv(checks_csv, dtype={"student_id": str})
+    if assignment is not None:
+        rows = rows[rows["assignment"] == assignment]
     auto = rows[rows["cell_type"] == "code"]
     written = rows[rows["cell_type"] != "code"]
     order = list(dict.fromkeys(auto["grade_id"]))
@@ -486,14 +493,21 @@ def show(table, width: int = 120) -> str:
 
 def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = None, jobs: int | None = None,
                  scheduler: str | None = None, regrade: bool = False, fresh: bool = False, progress: bool = True,
-                 db: str | None = None, wait: bool = False) -> dict:
+                 db: str | None = None, wait: bool = False, assignment: str | None = None,
+                 source: Path | None = None) -> dict:
     """Every step, holding the course's lock (one run per course at a time; ``wait``: wait for a running one
-    instead of refusing). Returns {"students", "table", "notes", "summary", "seconds", "uploads"}. Raises
-    PipelineError when a step fails."""
-    from autograder.grading import LEDGER, CourseLock, GradingError
+    instead of refusing), for ``assignment`` of the folder ``source`` (default: the repository's source/, and
+    the only assignment there). Returns {"students", "table", "notes", "summary", "seconds", "uploads",
+    "layout", ...}. Raises PipelineError when a step fails."""
+    from autograder.class_grading import LEDGER, CourseLock, GradingError
 
     course, submissions = course.absolute(), submissions.absolute()
-    uploads = survey(submissions)
+    source = (source or REPOSITORY / "source").absolute()
+    try:
+        layout = find(source, assignment)
+    except NoAssignment as error:
+        raise PipelineError(str(error)) from None
+    uploads = survey(submissions, layout)
     check_course_folder(course)
     (course / LEDGER).mkdir(parents=True, exist_ok=True)
     if not (course / MARKER).exists():
@@ -504,14 +518,16 @@ def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = Non
     except GradingError as error:
         raise PipelineError(str(error)) from None
     try:
-        result = _run_locked(course, submissions, uploads, cell_timeout, jobs, scheduler, regrade, fresh, progress, db)
+        result = _run_locked(course, submissions, source, layout, uploads, cell_timeout, jobs, scheduler, regrade, fresh,
+                             progress, db)
     finally:
         lock.__exit__(None, None, None)
     return result
 
 
-def _run_locked(course, submissions, uploads, cell_timeout, jobs, scheduler, regrade, fresh, progress, db) -> dict:
-    from autograder.grading import GradingError, grade_class, shown_url
+def _run_locked(course, submissions, source, layout, uploads, cell_timeout, jobs, scheduler, regrade, fresh, progress,
+                db) -> dict:
+    from autograder.class_grading import GradingError, grade_class, shown_url
 
     students = uploads.students
     db = course_db(course, db)  # before the course's configuration is written again
@@ -521,21 +537,21 @@ def _run_locked(course, submissions, uploads, cell_timeout, jobs, scheduler, reg
         say(f"[{number}/7] {title}")
         return time.monotonic()
 
-    started = step(1, f"the course folder {course}")
-    prepare_course(course, cell_timeout, fresh, db)
+    started = step(1, f"the course folder {course}, assignment {layout.name}")
+    prepare_course(course, source, layout, cell_timeout, fresh, db)
     seconds["prepare"] = time.monotonic() - started
 
     started = step(2, f"the assignment and {len(students)} students in the gradebook {shown_url(db)}")
-    added = register(course, students, db)
+    added = register(course, layout, students, db)
     say(f"      {len(added)} new students")
     seconds["gradebook"] = time.monotonic() - started
 
     started = step(3, "releasing: nbgrader generate_assignment")
-    say("      released" if release(course) else "      source/ unchanged since the last release")
+    say("      released" if release(course, layout) else f"      source/{layout.name} unchanged since the last release")
     seconds["release"] = time.monotonic() - started
 
     started = step(4, f"collecting {len(students)} submissions from {submissions} into submitted/")
-    copied = collect(course, submissions, uploads)
+    copied = collect(course, submissions, layout, uploads)
     say(f"      {len(copied)} new or changed")
     seconds["collect"] = time.monotonic() - started
 
@@ -543,7 +559,7 @@ def _run_locked(course, submissions, uploads, cell_timeout, jobs, scheduler, reg
     started = step(5, f"grading new and changed submissions on {where}: nbgrader autograde and feedback, "
                       "each notebook in its own sandboxed kernel, the hidden checks outside it")
     try:
-        summary = grade_class(course, students, scheduler=scheduler, jobs=jobs, config=timeout_config(cell_timeout),
+        summary = grade_class(course, layout.name, students, scheduler=scheduler, jobs=jobs, config=timeout_config(cell_timeout),
                               progress=progress, regrade=regrade, db=db)
     except GradingError as error:
         raise PipelineError(str(error)) from None
@@ -559,12 +575,12 @@ def _run_locked(course, submissions, uploads, cell_timeout, jobs, scheduler, reg
     seconds["export"] = time.monotonic() - started
 
     step(7, "the class's grades")
-    notes = kernel_notes(course, [s for s in students if s not in summary.failed])
+    notes = kernel_notes(course, layout, [s for s in students if s not in summary.failed])
     for student, note in summary.notes.items():
         notes[student] = "; ".join(filter(None, [note, notes.get(student)]))
     for student, note in uploads.notes().items():
         notes[student] = "; ".join(filter(None, [notes.get(student), note]))
-    table = grade_table(course / "checks.csv", notes)
+    table = grade_table(course / "checks.csv", notes, layout.name)
     for student in sorted(uploads.students_not_graded):  # a row each, with why
         table.loc[student] = ""
         table.loc[student, "note"] = uploads.students_not_graded[student]
@@ -572,12 +588,12 @@ def _run_locked(course, submissions, uploads, cell_timeout, jobs, scheduler, reg
     try:  # the instructor's report (autograder.report): a failure to write it loses no grade
         from autograder.report import write_report
 
-        report = str(write_report(course, ASSIGNMENT, db=db))
+        report = str(write_report(course, layout.name, db=db))
     except Exception as error:  # noqa: BLE001 - said in the closing lines, the grades are recorded
         report = f"not written ({type(error).__name__}: {error})"
     seconds["report"] = time.monotonic() - started
     return {"students": students, "table": table, "notes": notes, "summary": summary, "seconds": seconds,
-            "uploads": uploads, "db": db, "report": report}
+            "uploads": uploads, "db": db, "report": report, "layout": layout}
 
 
 def main(argv=None) -> int:
@@ -585,7 +601,12 @@ def main(argv=None) -> int:
     parser.add_argument("--course", type=Path, default=REPOSITORY / "demo",
                         help="the course folder, made on the first run and kept (default: demo/ in the repository, not committed)")
     parser.add_argument("--submissions", type=Path, default=REPOSITORY / "examples" / "submissions",
-                        help="folder of <student>/attention/attention.ipynb (default: examples/submissions)")
+                        help="folder of <student>/<assignment>/<notebook>.ipynb (default: examples/submissions)")
+    parser.add_argument("--assignment", default=None,
+                        help="the assignment to grade: a folder of --source with its notebook and checks.py "
+                             "(default: the only one there)")
+    parser.add_argument("--source", type=Path, default=REPOSITORY / "source",
+                        help="the folder holding the assignments (default: the repository's source/)")
     parser.add_argument("--cell-timeout", type=int, default=None,
                         help="seconds per cell in the student's kernel (default: nbgrader_config.py's)")
     parser.add_argument("--jobs", type=int, default=None,
@@ -615,7 +636,8 @@ def main(argv=None) -> int:
     started = time.monotonic()
     try:
         result = run_pipeline(args.course, args.submissions, args.cell_timeout, args.jobs, args.scheduler,
-                              args.regrade, args.fresh, db=args.db, wait=args.wait)
+                              args.regrade, args.fresh, db=args.db, wait=args.wait, assignment=args.assignment,
+                              source=args.source)
     except PipelineError as error:
         print(f"FAILED: {error}", file=sys.stderr, flush=True)
         return 1
@@ -629,10 +651,10 @@ def main(argv=None) -> int:
     uploads = result["uploads"]
     for path, why in uploads.not_graded.items():
         say(f"NOT GRADED: {path}: {why}")
-    from autograder.grading import shown_url
+    from autograder.class_grading import shown_url
 
     say(f"gradebook {shown_url(result['db'])}; grades {course / 'grades.csv'}; per check {course / 'checks.csv'}; "
-        f"feedback {course / 'feedback'}/<student>/{ASSIGNMENT}/{NOTEBOOK}.html")
+        f"feedback {course / 'feedback'}/<student>/{result['layout'].name}/{result['layout'].notebook}.html")
     say(f"report {result['report']}")
     steps = ", ".join(f"{name} {value:.0f} s" for name, value in result["seconds"].items())
     say(f"done in {time.monotonic() - started:.0f} s ({steps})")

@@ -220,17 +220,19 @@ def squeeze(code: str) -> str:
     return re.sub(r"\s+", "", code)
 
 
-def ledger_entries(course: Path) -> dict:
-    """{student: ledger entry} from .grading/students/*.json (each names its student), or the older
-    .grading/<student>.json files."""
+def ledger_entries(course: Path, assignment: str) -> dict:
+    """{student: ledger entry} of ``assignment`` from .grading/assignments/*/students/*.json (each names its
+    student and assignment), or the older .grading/students/*.json and .grading/<student>.json files."""
     entries = {}
     folder = course / LEDGER
-    for path in sorted(folder.glob("students/*.json")) + sorted(folder.glob("*.json")):
+    paths = [*sorted(folder.glob("assignments/*/students/*.json")), *sorted(folder.glob("students/*.json")),
+             *sorted(folder.glob("*.json"))]
+    for path in paths:
         try:
             entry = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
-        if isinstance(entry, dict) and "fingerprint" in entry:
+        if isinstance(entry, dict) and "fingerprint" in entry and entry.get("assignment", assignment) == assignment:
             entries.setdefault(entry.get("student") or path.stem, entry)
     return entries
 
@@ -289,7 +291,7 @@ def read_course(course: Path, assignment: str, db: str | None = None, only=None)
             students.append(student)
     info["release"] = {name: read_notebook(course / "release" / assignment / f"{name}.ipynb") for name in notebooks}
     info["source"] = {name: read_notebook(course / "source" / assignment / f"{name}.ipynb") for name in notebooks}
-    entries = ledger_entries(course)
+    entries = ledger_entries(course, assignment)
     for student in students:
         student.ledger = entries.get(student.id, {})
         if not student.submitted:

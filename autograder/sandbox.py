@@ -2,8 +2,8 @@
 
 Two kinds of student process run during grading, and both go through here:
 
-- the notebook's kernel (autograder.kernel.SandboxedKernelManager), which runs the whole notebook;
-- the runner (autograder.runner, started by autograder.grade), which runs the answer cells for the
+- the notebook's kernel (autograder.student_kernel.SandboxedKernelManager), which runs the whole notebook;
+- the runner (autograder.answer_runner, started by autograder.answer_grading), which runs the answer cells for the
   hidden checks.
 
 With bubblewrap (``apt-get install bubblewrap``) each runs in a sandbox of its own:
@@ -45,10 +45,10 @@ MISSING = ("network access, and reading or writing the instructor's files, other
 UNSANDBOXED = "ATTENTION_UNSANDBOXED"  # "1": the instructor allowed student code to run without bubblewrap
 SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
-# Limits of a student's kernel (the runner has its own, in autograder.grade)
+# Limits of a student's kernel (the runner has its own, in autograder.answer_grading)
 KERNEL_MEMORY = 4 * 2**30      # bytes of address space
 KERNEL_FILES = 256 * 2**20     # the largest file it may write
-KERNEL_PROCESSES = 16          # processes it may run before the watchdog stops it (autograder.kernel)
+KERNEL_PROCESSES = 16          # processes it may run before the watchdog stops it (autograder.student_kernel)
 PROCESS_CAP = 64               # RLIMIT_NPROC: processes beyond what the user runs already (a fork bomb stops here)
 
 

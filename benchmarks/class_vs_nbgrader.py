@@ -11,7 +11,7 @@ collected) and copied twice, so both sides start from the same bytes:
 
 - nbgrader, the usual way: ``nbgrader autograde attention`` then ``nbgrader generate_feedback attention``,
   one command each, with this course's nbgrader_config.py (the same preprocessors, the same limits);
-- this project: ``autograder.grading.grade_class``, on every core (--jobs, default one per core), which
+- this project: ``autograder.class_grading.grade_class``, on every core (--jobs, default one per core), which
   also records lib's forward passes of the notebook's 300 texts once for the class
   (grading.shared_forward_cache), so each kernel reads them instead of recomputing them.
 
@@ -37,6 +37,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+ATTENTION = ("attention", "attention")  # the assignment these measure: its name and its notebook
 sys.path.insert(0, str(REPOSITORY))
 GOAL = 1.8
 SEED = 20261129
@@ -62,13 +63,14 @@ def generate_class(folder: Path, count: int) -> dict[str, str]:
 
 def prepare(course: Path, submissions: Path, students: list[str]) -> None:
     from autograder import classroom
+    from autograder.assignments import Layout
 
-    classroom.prepare_course(course, None)
+    classroom.prepare_course(course, REPOSITORY / "source", Layout(*ATTENTION), None)
     with open(course / "nbgrader_config.py", "a") as handle:
         handle.write(f"\n# benchmarks/class_vs_nbgrader.py: the same inputs on both sides\nc.ExternalVerdicts.seed = {SEED}\n")
-    classroom.register(course, students)
-    classroom.release(course)
-    classroom.collect(course, submissions, students)
+    classroom.register(course, Layout(*ATTENTION), students)
+    classroom.release(course, Layout(*ATTENTION))
+    classroom.collect(course, submissions, Layout(*ATTENTION), students)
 
 
 def points(course: Path) -> dict:
@@ -89,12 +91,12 @@ def report_seconds(course: Path, grading: float) -> None:
     from autograder import classroom, report
 
     started = time.monotonic()
-    students, info = report.read_course(course, classroom.ASSIGNMENT)
+    students, info = report.read_course(course, "attention")
     answered = [student for student in students if student.state == "answered"]
     pairs, _, _, compared = report.similarity_pairs(answered, info)
     similarity = time.monotonic() - started
     started = time.monotonic()
-    page = report.write_report(course, classroom.ASSIGNMENT)
+    page = report.write_report(course, "attention")
     whole = time.monotonic() - started
     print(f"similarity: {compared} notebooks, {compared * (compared - 1) // 2} pairs, {len(pairs)} flagged, "
           f"{similarity:.1f} s with reading the course (goal < 60 s)")
@@ -109,7 +111,7 @@ def main(argv=None) -> int:
                         help="time only this project's side (for tuning it; no ratio, no comparison of grades)")
     args = parser.parse_args(argv)
 
-    from autograder import classroom, grading
+    from autograder import class_grading as grading, classroom
 
     with tempfile.TemporaryDirectory(prefix="class-benchmark-") as scratch:
         scratch = Path(scratch)
@@ -131,10 +133,10 @@ def main(argv=None) -> int:
         print(f"nbgrader autograde + generate_feedback: {seconds['nbgrader']:.0f} s")
 
         started = time.monotonic()
-        summary = grading.grade_class(scratch / "project", students, jobs=args.jobs,
+        summary = grading.grade_class(scratch / "project", "attention", students, jobs=args.jobs,
                                       config=f"\nc.ExternalVerdicts.seed = {SEED}\n", progress=True)
         seconds["project"] = time.monotonic() - started
-        print(f"autograder.grading.grade_class: {seconds['project']:.0f} s "
+        print(f"autograder.class_grading.grade_class: {seconds['project']:.0f} s "
               f"(graded {len(summary.graded)}, failed {len(summary.failed)})")
         report_seconds(scratch / "project", seconds["project"])
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPOSITORY))
 sys.path.insert(0, str(REPOSITORY / "tests"))
 os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
-from autograder import grading  # noqa: E402
+from autograder import class_grading as grading  # noqa: E402
 
 ASSIGNMENT = NOTEBOOK = "attention"
 PER_STUDENT = {"student": ["id"], "submitted_assignment": ["id", "student_id"],
@@ -67,7 +67,7 @@ def structure(url: str):
 def synthetic(student: str, fingerprint: str = "0" * 64, rng=random) -> grading.Outcome:
     grades, solutions = notebook_cells()
     return grading.Outcome(
-        student, fingerprint, autograded={f"{NOTEBOOK}.ipynb": b"{}" * 200}, feedback={f"{NOTEBOOK}.html": b"<p>ok</p>" * 200},
+        student, fingerprint, ASSIGNMENT, autograded={f"{NOTEBOOK}.ipynb": b"{}" * 200}, feedback={f"{NOTEBOOK}.html": b"<p>ok</p>" * 200},
         grades=[{"notebook": NOTEBOOK, "name": name, "auto_score": None if kind == "markdown" else rng.choice([0.0, points]),
                  "needs_manual_grade": kind == "markdown"} for name, points, kind in grades],
         comments=[{"notebook": NOTEBOOK, "name": name, "auto_comment": "No response." if rng.random() < 0.5 else None}
@@ -212,7 +212,7 @@ def coordinator(size: int, jobs: int):
 
         grading.record = timed
         try:
-            summary = grading.grade_class(course, students, jobs=jobs, progress=False, db=url, task=instant)
+            summary = grading.grade_class(course, "attention", students, jobs=jobs, progress=False, db=url, task=instant)
         finally:
             grading.record = record
         assert len(summary.graded) == size, summary.failed
@@ -231,7 +231,7 @@ def rerun(size: int, small: int):
         for folder in ("source", "release"):
             (course / folder / ASSIGNMENT).mkdir(parents=True)
             (course / folder / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
-        assignment = grading.load_assignment(course, "", url)
+        assignment = grading.load_assignment(course, "attention", "", url)
         for student in students:
             folder = course / "submitted" / student / ASSIGNMENT
             folder.mkdir(parents=True)
@@ -239,9 +239,9 @@ def rerun(size: int, small: int):
             (course / "autograded" / student / ASSIGNMENT).mkdir(parents=True)
             (course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
             submission = grading.load_submission(course, student, assignment)
-            grading._write_json(grading.ledger_path(course, student), {"student": student, "fingerprint": submission.fingerprint})
+            grading._write_json(grading.ledger_path(course, "attention", student), {"student": student, "fingerprint": submission.fingerprint})
         started = time.perf_counter()
-        summary = grading.grade_class(course, students, progress=False, db=url, task=instant)
+        summary = grading.grade_class(course, "attention", students, progress=False, db=url, task=instant)
         seconds = time.perf_counter() - started
         assert len(summary.skipped) == len(students), (len(summary.skipped), len(students))
         print(f"re-run with nothing new, {len(students)} students: {seconds:.1f} s to find all up to date", flush=True)

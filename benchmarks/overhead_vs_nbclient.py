@@ -8,7 +8,7 @@ the other, alternating which goes first:
 
 - execute: nbclient.NotebookClient(...).execute() in the notebook's folder of a course, a plain kernel
   (the usual ipykernel over TCP, no sandbox, no limits), nothing else;
-- grade: autograder.grading.grade_submission, what a worker does for one student: a private course folder,
+- grade: autograder.class_grading.grade_submission, what a worker does for one student: a private course folder,
   nbgrader's Autograde (its sanitising steps, the notebook in a sandboxed kernel, the hidden checks in
   their sandboxed runner, the gradebook) and GenerateFeedback (the HTML page), every result read back.
 
@@ -38,6 +38,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+ATTENTION = ("attention", "attention")  # the assignment these measure: its name and its notebook
 sys.path.insert(0, str(REPOSITORY))
 GOAL = 1.3
 
@@ -45,11 +46,12 @@ GOAL = 1.3
 def prepared_course(scratch: Path) -> Path:
     """A course folder with the assignment released and its gradebook (what grade_submission needs)."""
     from autograder import classroom
+    from autograder.assignments import Layout
 
     course = scratch / "course"
-    classroom.prepare_course(course, None)
-    classroom.register(course, [])
-    classroom.release(course)
+    classroom.prepare_course(course, REPOSITORY / "source", Layout(*ATTENTION), None)
+    classroom.register(course, Layout(*ATTENTION), [])
+    classroom.release(course, Layout(*ATTENTION))
     return course
 
 
@@ -69,7 +71,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
 
-    from autograder import grading, sandbox
+    from autograder import class_grading as grading, sandbox
 
     notebook = REPOSITORY / "examples" / "submissions" / args.student / "attention" / "attention.ipynb"
     print(f"submission: {notebook.relative_to(REPOSITORY)}; bubblewrap: {'yes' if sandbox.bubblewrap() else 'no'}; "
@@ -79,7 +81,7 @@ def main(argv=None) -> int:
         folder = course / "executed" / args.student / "attention"
         folder.mkdir(parents=True)
         shutil.copy(notebook, folder / "attention.ipynb")
-        assignment = grading.load_assignment(course)
+        assignment = grading.load_assignment(course, "attention")
         in_class = dataclasses.replace(assignment, forward_cache=grading.shared_forward_cache(course))
         submission = grading.Submission(args.student, {"attention.ipynb": notebook.read_bytes()}, "benchmark")
         grading.grade_submission(assignment, submission)  # warm: the model's measurements, imports, caches

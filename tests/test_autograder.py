@@ -17,12 +17,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder import model, sandbox
-from autograder.checks import CHECKS
-from autograder.grade import answer_sources, grade_answers
+from autograder import assignments, model, sandbox
+from autograder.answer_grading import answer_sources
+from autograder.answer_grading import grade_answers as grade_with
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"
+ATTENTION = assignments.load(NOTEBOOK.parent)
+CHECKS = ATTENTION.checks
+
+
+def grade_answers(sources, **options):
+    """The attention assignment's verdicts on ``sources``."""
+    return grade_with(ATTENTION, sources, **options)
 SEED = 20260101
 DRIVE = "drives the store's model"
 RECORDED = "matches recorded statistics"

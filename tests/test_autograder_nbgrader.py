@@ -17,12 +17,19 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from nbgrader.api import Gradebook
 from nbgrader.utils import determine_grade
 
-from autograder.checks import CHECKS
-from autograder.preprocessor import ExternalVerdicts
+from autograder import assignments
+from autograder.notebook_grading import ExternalVerdicts, StartVerdicts
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"
+CHECKS = assignments.load(NOTEBOOK.parent).checks
 SEED = 424242
+ATTENTION = {"nbgrader": {"assignment": "attention"}}  # what nbgrader's resources say of the notebook
+
+
+def verdicts(cls=ExternalVerdicts):
+    """The step, finding the attention assignment's checks in the repository's source/."""
+    return cls(seed=SEED, source=str(REPOSITORY / "source"))
 
 
 def check_cells(nb):
@@ -44,7 +51,7 @@ def test_check_cells_get_the_verdicts_not_the_kernel_outputs():
     nb = as_kernel_left_it(nbformat.read(str(NOTEBOOK), as_version=4))
     assert determine_grade(check_cells(nb)["check_softmax"])[0] == 0  # what nbgrader alone would give
     manual = [copy.deepcopy(cell) for cell in nb.cells if cell.cell_type == "markdown"]
-    nb, _ = ExternalVerdicts(seed=SEED).preprocess(nb, {})
+    nb, _ = verdicts().preprocess(nb, dict(ATTENTION))
     for grade_id, cell in check_cells(nb).items():
         assert [o.output_type for o in cell.outputs] == ["stream", "execute_result"]
         assert cell.outputs[0].name == "stdout" and f"{grade_id} (" in cell.outputs[0].text
@@ -59,7 +66,7 @@ def test_partial_credit_reaches_nbgrader():
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("solution") and "def attention(" in cell.source:
             cell.source = cell.source.replace(" / np.sqrt(d)", "")
-    nb, _ = ExternalVerdicts(seed=SEED).preprocess(nb, {})
+    nb, _ = verdicts().preprocess(nb, dict(ATTENTION))
     assert determine_grade(check_cells(nb)["check_attention"]) == (2.0, 4.0)
     assert determine_grade(check_cells(nb)["check_softmax"]) == (2.0, 2.0)
 
@@ -68,24 +75,24 @@ def test_partial_credit_reaches_nbgrader():
 def test_verdicts_started_early_are_used_only_for_the_same_answers():
     """StartVerdicts grades before the kernel runs; ExternalVerdicts takes those verdicts only when the
     answers it sees are the ones graded then, and grades again otherwise."""
-    from autograder.preprocessor import EARLY, StartVerdicts
+    from autograder.notebook_grading import EARLY
 
     nb = nbformat.read(str(NOTEBOOK), as_version=4)
-    resources = {}
-    StartVerdicts(seed=SEED).preprocess(nb, resources)
-    assert resources[EARLY][2].result().keys() == check_cells(nb).keys()
+    resources = dict(ATTENTION)
+    verdicts(StartVerdicts).preprocess(nb, resources)
+    assert resources[EARLY].verdicts.result().keys() == check_cells(nb).keys()
     for cell in nb.cells:  # the answers change after the early start (they never do in nbgrader's pipeline)
         if cell.metadata.get("nbgrader", {}).get("solution") and "def attention(" in cell.source:
             cell.source = cell.source.replace(" / np.sqrt(d)", "")
-    nb, resources = ExternalVerdicts(seed=SEED).preprocess(nb, resources)
+    nb, resources = verdicts().preprocess(nb, resources)
     assert EARLY not in resources
     assert determine_grade(check_cells(nb)["check_attention"]) == (2.0, 4.0)  # graded again, not the early 4
 
     nb = nbformat.read(str(NOTEBOOK), as_version=4)
-    resources = {}
-    StartVerdicts(seed=SEED).preprocess(nb, resources)
-    early = resources[EARLY][2]
-    nb, _ = ExternalVerdicts(seed=SEED).preprocess(nb, resources)
+    resources = dict(ATTENTION)
+    verdicts(StartVerdicts).preprocess(nb, resources)
+    early = resources[EARLY].verdicts
+    nb, _ = verdicts().preprocess(nb, resources)
     assert early.done() and determine_grade(check_cells(nb)["check_attention"]) == (4.0, 4.0)
 
 
@@ -95,7 +102,7 @@ CONFIG = '''
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
                                     LimitOutput, SaveAutoGrades)
-from autograder.preprocessor import ExternalVerdicts
+from autograder.notebook_grading import ExternalVerdicts
 
 c = get_config()
 c.CourseDirectory.root = {root!r}
@@ -116,7 +123,7 @@ def answer_cell(grade_id, source):
 
 
 def check_cell(grade_id, points, visible):
-    source = f"{visible}\n### BEGIN HIDDEN TESTS\n# graded outside this kernel: autograder.checks.{grade_id}\n### END HIDDEN TESTS\n"
+    source = f"{visible}\n### BEGIN HIDDEN TESTS\n# graded outside this kernel: checks.py, {grade_id}\n### END HIDDEN TESTS\n"
     return new_code_cell(source, metadata={"nbgrader": {
         "grade": True, "grade_id": grade_id, "locked": True, "points": points, "schema_version": 3, "solution": False, "task": False}})
 
@@ -157,6 +164,7 @@ def test_autograde_stores_the_external_verdicts_in_the_gradebook(tmp_path):
     (root / "source" / "ps1").mkdir(parents=True)
     (root / "nbgrader_config.py").write_text(textwrap.dedent(CONFIG.format(root=str(root), seed=SEED)))
     nbformat.write(course_notebook(), str(root / "source" / "ps1" / "ps1.ipynb"))
+    (root / "source" / "ps1" / "checks.py").write_bytes((NOTEBOOK.parent / "checks.py").read_bytes())  # its checks
     nbgrader(root, "generate_assignment", "ps1", "--force")
 
     submission = nbformat.read(str(root / "release" / "ps1" / "ps1.ipynb"), as_version=4)

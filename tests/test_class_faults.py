@@ -18,11 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from autograder import classroom, grading
+from autograder import class_grading as grading, classroom
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_gradebook_record import make_course, outcome, scores  # noqa: E402
 from test_gradebook_servers import alembic_version_once  # noqa: E402, F401
+from autograder.assignments import Layout  # noqa: E402
+
+ATTENTION = Layout("attention", "attention")  # the assignment these grade
+REPOSITORY = Path(__file__).resolve().parent.parent
 
 ASSIGNMENT = NOTEBOOK = "attention"
 
@@ -130,7 +134,7 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
     for path, text in layout.items():
         (submissions / path).parent.mkdir(parents=True, exist_ok=True)
         (submissions / path).write_text(text)
-    uploads = classroom.survey(submissions)
+    uploads = classroom.survey(submissions, ATTENTION)
     assert uploads.students == ["ada", "bo", "cy", "di", "gus", "x[1]"]
     assert uploads.not_graded == {
         "ada/attention/attention (1).ipynb": "another copy of the notebook (attention.ipynb is graded)",
@@ -143,13 +147,13 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
     assert uploads.notes()["ada"] == "not graded: attention/attention (1).ipynb: another copy of the notebook (attention.ipynb is graded)"
 
     course = tmp_path / "course"
-    assert sorted(classroom.collect(course, submissions, uploads)) == uploads.students
+    assert sorted(classroom.collect(course, submissions, ATTENTION, uploads)) == uploads.students
     submitted = {s: sorted(p.name for p in (course / "submitted" / s / ASSIGNMENT).iterdir()) for s in uploads.students}
     assert submitted == {"ada": ["attention.ipynb", "data.csv"], "bo": ["attention.ipynb"], "cy": ["attention.ipynb"],
                          "di": ["attention.ipynb", "notes.txt"], "gus": ["attention.ipynb"], "x[1]": ["attention.ipynb"]}
     assert [(course / "submitted" / s / ASSIGNMENT / "attention.ipynb").read_text() for s in uploads.students] == \
         ["1", "2", "3", "4", "5", "6"]
-    assert classroom.collect(course, submissions, uploads) == [], "unchanged uploads are not copied again"
+    assert classroom.collect(course, submissions, ATTENTION, uploads) == [], "unchanged uploads are not copied again"
 
 
 def test_a_course_that_is_a_file_is_refused_with_a_message(tmp_path, capsys):
@@ -161,20 +165,22 @@ def test_a_course_that_is_a_file_is_refused_with_a_message(tmp_path, capsys):
     assert "is a file, not a folder" in capsys.readouterr().err
 
 
-ODD_IDS = ["x[1]", "release", "new-kid", "old-timer", "forward-pass", "lock", "tmp", "students", "journal", "a*b", "..."]
+ODD_IDS = ["x[1]", "release", "new-kid", "old-timer", "forward-pass", "lock", "tmp", "students", "journal", "a*b", "...",
+           "assignments", "attention"]
 
 
 def test_ids_that_are_globs_or_the_graders_own_names_are_graded(tmp_path, cluster):
     course, url = synthetic_course(tmp_path, {student: str(n % 3) for n, student in enumerate(ODD_IDS)})
-    (course / ".grading").mkdir()
-    (course / ".grading" / "release.json").write_text('{"source": "kept"}')
-    summary = grading.grade_class(course, ODD_IDS, scheduler=cluster, progress=False, db=url, task=instant)
+    stamp = grading.assignment_folder(course, "attention") / "release.json"
+    stamp.parent.mkdir(parents=True)
+    stamp.write_text('{"source": "kept"}')
+    summary = grading.grade_class(course, "attention", ODD_IDS, scheduler=cluster, progress=False, db=url, task=instant)
     assert sorted(summary.graded) == sorted(ODD_IDS) and not summary.failed
     for n, student in enumerate(ODD_IDS):
         assert scores(url, student)["check_a"] == (float(n % 3), None), student
-        assert grading.ledger(course, student)["student"] == student
-    assert (course / ".grading" / "release.json").read_text() == '{"source": "kept"}'
-    again = grading.grade_class(course, ODD_IDS, scheduler=cluster, progress=False, db=url, task=instant)
+        assert grading.ledger(course, "attention", student)["student"] == student
+    assert stamp.read_text() == '{"source": "kept"}'
+    again = grading.grade_class(course, "attention", ODD_IDS, scheduler=cluster, progress=False, db=url, task=instant)
     assert sorted(again.skipped) == sorted(ODD_IDS), "a re-run graded odd ids again"
 
 
@@ -210,18 +216,18 @@ def test_a_full_disk_or_a_failed_record_stops_that_student_only(tmp_path, cluste
 
     monkeypatch.setattr(grading, "_place", failing_place)
     monkeypatch.setattr(grading.GradebookWriter, "write", failing_write)
-    summary = grading.grade_class(course, list(students), scheduler=cluster, progress=False, db=url, task=instant)
+    summary = grading.grade_class(course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant)
     assert sorted(summary.graded) == ["ada", "di"]
     assert "No space left on device" in summary.failed["bo"] and "graded again next run" in summary.failed["bo"]
     assert "no_such_cell" in summary.failed["cy"]
     assert scores(url, "bo") == {} and scores(url, "cy") == {}, "a failed student is half-recorded"
     assert scores(url, "ada")["check_a"] == (1.0, None) and scores(url, "di")["check_a"] == (2.0, None)
     assert not (course / "feedback" / "bo").exists() or not list((course / "feedback" / "bo").rglob("*.html"))
-    assert grading.ledger(course, "bo") == {} and grading.ledger(course, "cy") == {}
-    assert not list((course / ".grading" / "tmp").iterdir()) and not list((course / ".grading" / "journal").iterdir())
+    assert grading.ledger(course, "attention", "bo") == {} and grading.ledger(course, "attention", "cy") == {}
+    assert not list((course / ".grading" / "tmp").iterdir()) and not list((grading.assignment_folder(course, "attention") / "journal").iterdir())
 
     monkeypatch.undo()  # space again: the next run grades bo and cy only
-    again = grading.grade_class(course, list(students), scheduler=cluster, progress=False, db=url, task=instant)
+    again = grading.grade_class(course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant)
     assert sorted(again.graded) == ["bo", "cy"] and sorted(again.skipped) == ["ada", "di"]
     assert scores(url, "cy")["check_a"] == (0.0, None)
 
@@ -250,7 +256,7 @@ def test_a_scheduler_without_workers_says_so(tmp_path):
     with LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=None,
                       silence_logs=50) as empty:
         with pytest.raises(grading.GradingError, match="has no workers .none joined in 0.5 s.: start some"):
-            grading.grade_class(course, ["ada"], scheduler=empty.scheduler_address, progress=False, db=url,
+            grading.grade_class(course, "attention", ["ada"], scheduler=empty.scheduler_address, progress=False, db=url,
                                 task=instant, wait_for_workers=0.5)
     assert scores(url, "ada") == {}
 
@@ -289,7 +295,7 @@ def test_workers_that_cannot_import_the_project_are_named_and_left_out(tmp_path,
 
         students = {f"s{n}": "1" for n in range(6)}
         course, url = synthetic_course(tmp_path, students)
-        summary = grading.grade_class(course, list(students), scheduler=cluster, progress=False, db=url, task=instant)
+        summary = grading.grade_class(course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant)
         assert sorted(summary.graded) == sorted(students) and not summary.failed
         assert list(summary.refused_workers) == [bad_address]
     finally:
@@ -320,12 +326,12 @@ def test_a_glob_id_is_graded_and_a_non_notebook_upload_is_escaped_in_the_page(tm
     characters, and the feedback page shows them as text, not as a live tag."""
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     course = tmp_path / "course"
-    classroom.prepare_course(course, 20)
-    classroom.register(course, ["x[1]"])
-    classroom.release(course)
+    classroom.prepare_course(course, REPOSITORY / "source", ATTENTION, 20)
+    classroom.register(course, ATTENTION, ["x[1]"])
+    classroom.release(course, ATTENTION)
     payload = b"<img src=x onerror=alert(document.cookie)> not a notebook"
     hand_in(course, "x[1]", payload.decode())
-    assignment = grading.load_assignment(course, classroom.timeout_config(20))
+    assignment = grading.load_assignment(course, "attention", classroom.timeout_config(20))
     result = grading.grade_submission(assignment, grading.load_submission(course, "x[1]", assignment))
     assert result.error == "" and result.student == "x[1]"
     assert result.note.startswith("graded as blank: the file is not a notebook") and "<img src=x" in result.note

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder import classroom, grading
+from autograder import class_grading as grading, classroom
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_class_faults import cluster, instant, synthetic_course  # noqa: E402, F401
@@ -28,14 +28,14 @@ ASSISTANT = r'''
 import json, sys, time
 from pathlib import Path
 from nbgrader.api import Gradebook
-from autograder import grading
+from autograder import class_grading as grading
 
 course, url, stop = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 done = {"manual": [], "added": []}
 with Gradebook(url) as gradebook:
     print("ready", flush=True)
     while not stop.exists():
-        for path in sorted((course / ".grading" / "students").glob("*.json")) if (course / ".grading" / "students").is_dir() else []:
+        for path in sorted((course / ".grading").glob("assignments/*/students/*.json")):
             student = json.loads(path.read_text())["student"]
             if student in done["manual"]:
                 continue
@@ -66,7 +66,7 @@ def test_nothing_written_during_a_class_run_is_lost(tmp_path, database, cluster)
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert assistant.stdout.readline().strip() == "ready", assistant.stderr.read()
-        summary = grading.grade_class(course, list(students), scheduler=cluster, progress=False, db=url, task=slow_instant)
+        summary = grading.grade_class(course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=slow_instant)
     finally:
         stop.touch()
         out, err = assistant.communicate(timeout=60)

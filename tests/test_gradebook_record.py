@@ -1,4 +1,4 @@
-"""autograder.grading's recording, at unit level (synthetic outcomes, no kernels): one transaction per
+"""autograder.class_grading's recording, at unit level (synthetic outcomes, no kernels): one transaction per
 submission through nbgrader's Gradebook, manual work kept, and a recording killed at each of its steps
 repaired by the next run. Run against SQLite, and against PostgreSQL where tests/test_gradebook_servers.py can
 start a throwaway server.
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import grading
+from autograder import class_grading as grading
+from autograder.assignments import Layout
 
 ASSIGNMENT = NOTEBOOK = "attention"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -36,7 +37,7 @@ def make_course(root: Path, url: str) -> Path:
 
 def outcome(student: str, version: int, a: float = 2.0, b: float = 1.0) -> grading.Outcome:
     return grading.Outcome(
-        student, f"{version:064d}",
+        student, f"{version:064d}", ASSIGNMENT,
         autograded={f"{NOTEBOOK}.ipynb": f"graded v{version}".encode()},
         feedback={f"{NOTEBOOK}.html": f"<p>feedback v{version}</p>".encode()},
         grades=[{"notebook": NOTEBOOK, "name": "check_a", "auto_score": a, "needs_manual_grade": False},
@@ -92,8 +93,8 @@ def test_a_record_is_one_transaction_and_keeps_manual_work(course):
         writer.close()
     assert scores(url, "ada") == {"check_a": (2.0, None), "check_b": (0.0, None), "written": (None, 1.0),
                                   "comment written": ("auto v3", "well argued")}
-    assert grading.ledger(course, "ada")["fingerprint"] == f"{3:064d}"
-    assert not list((course / ".grading" / "journal").iterdir())
+    assert grading.ledger(course, "attention", "ada")["fingerprint"] == f"{3:064d}"
+    assert not list((grading.assignment_folder(course, "attention") / "journal").iterdir())
 
 
 def dataclass_replace(value, **changes):
@@ -138,19 +139,19 @@ def test_a_recording_killed_at_each_step_is_repaired_by_the_next_run(course, ste
         repaired = grading.repair(course, writer)
         submission = grading.Submission("ada", {}, second.fingerprint)
         (course / "autograded" / "ada" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").parent.mkdir(parents=True, exist_ok=True)
-        current = grading.up_to_date(course, submission, grading.students_in_gradebook(url))
+        current = grading.up_to_date(course, Layout(ASSIGNMENT, NOTEBOOK), submission, grading.students_in_gradebook(url, ASSIGNMENT))
         if step in ("committed", "ledger"):
             assert repaired == {"ada": "recorded in full before the stop: ledger completed"}
-            assert current and grading.ledger(course, "ada")["fingerprint"] == second.fingerprint
+            assert current and grading.ledger(course, "attention", "ada")["fingerprint"] == second.fingerprint
         else:
             assert repaired == {"ada": "the recording stopped half-way: graded again"}
-            assert not current and grading.ledger(course, "ada") == {}
+            assert not current and grading.ledger(course, "attention", "ada") == {}
             grading.record(course, second, writer)  # the next run grades her again
     finally:
         writer.close()
     assert scores(url, "ada")["check_a"] == (2.0, None) and scores(url, "ada")["comment written"][0] == "auto v2"
     assert (course / "feedback" / "ada" / ASSIGNMENT / f"{NOTEBOOK}.html").read_bytes() == b"<p>feedback v2</p>"
     assert (course / "autograded" / "ada" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes() == b"graded v2"
-    assert grading.ledger(course, "ada")["fingerprint"] == second.fingerprint
+    assert grading.ledger(course, "attention", "ada")["fingerprint"] == second.fingerprint
     leftovers = [p.name for p in (course / ".grading").rglob("*") if p.is_file() and p.parent.name in ("journal", "tmp")]
     assert not leftovers and not list((course / ".grading" / "tmp").iterdir())

@@ -1,4 +1,4 @@
-"""autograder.grading: a Dask cluster of separate processes, re-runs that grade only what changed, a run killed
+"""autograder.class_grading: a Dask cluster of separate processes, re-runs that grade only what changed, a run killed
 half-way, and the gradebook written one whole submission at a time.
 
 The class here is small and quick (notebooks whose kernel stops early or whose answers are stubs), so the
@@ -18,9 +18,11 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import grading
+from autograder import class_grading as grading
+from autograder.assignments import Layout
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+ATTENTION = Layout("attention", "attention")
 BUNDLED = REPOSITORY / "examples" / "submissions"
 ASSIGNMENT = NOTEBOOK = "attention"
 EXPECTED = json.loads((REPOSITORY / "examples" / "expected.json").read_text())
@@ -117,7 +119,7 @@ def test_a_dask_cluster_grades_then_reruns_grade_only_what_changed(cluster, tmp_
     check_points(points, "ada", "blank_release")
     check_points(points, "bo", "kernel_crash")
     check_points(points, "cy", "blank_release")
-    workers = {student: grading.ledger(course, student)["worker"] for student in ("ada", "bo", "cy")}
+    workers = {student: grading.ledger(course, "attention", student)["worker"] for student in ("ada", "bo", "cy")}
     pids = {int(worker.rsplit(":", 1)[1]) for worker in workers.values()}
     assert pids <= worker_pids, f"graded by {workers}, not by the cluster's workers {worker_pids}"
     assert "graded 3, up to date 0, failed 0" in first.stdout
@@ -134,7 +136,7 @@ def test_a_dask_cluster_grades_then_reruns_grade_only_what_changed(cluster, tmp_
     check_points(points, "cy", "kernel_crash")
     check_points(points, "di", "blank_release")
     check_points(points, "ada", "blank_release")
-    assert grading.ledger(course, "ada")["worker"] == workers["ada"], "ada was graded again"
+    assert grading.ledger(course, "attention", "ada")["worker"] == workers["ada"], "ada was graded again"
 
 
 def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
@@ -146,21 +148,21 @@ def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
         hand_in(submissions, student, bundled("kernel_crash" if student.endswith(("1", "3")) else "blank_release"))
     from autograder import classroom as pipeline
 
-    pipeline.prepare_course(course, None)
-    pipeline.register(course, students)
-    pipeline.release(course)
-    pipeline.collect(course, submissions, students)
-    run = [sys.executable, "-c", "import sys; from pathlib import Path; from autograder.grading import grade_class; "
-           "grade_class(Path(sys.argv[1]), sys.argv[2:], jobs=1, progress=False)", str(course), *students]
+    pipeline.prepare_course(course, REPOSITORY / "source", ATTENTION, None)
+    pipeline.register(course, ATTENTION, students)
+    pipeline.release(course, ATTENTION)
+    pipeline.collect(course, submissions, ATTENTION, students)
+    run = [sys.executable, "-c", "import sys; from pathlib import Path; from autograder.class_grading import grade_class; "
+           "grade_class(Path(sys.argv[1]), 'attention', sys.argv[2:], jobs=1, progress=False)", str(course), *students]
 
     process = start(run, tmp_path / "killed.log")
     deadline = time.monotonic() + 300
-    while len(list((course / ".grading").glob("students/student_*.json"))) < 2 and time.monotonic() < deadline:
+    while len(list((course / ".grading").glob("assignments/attention/students/student_*.json"))) < 2 and time.monotonic() < deadline:
         assert process.poll() is None, (tmp_path / "killed.log").read_text()
         time.sleep(0.05)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-    recorded = sorted(path.stem for path in (course / ".grading").glob("students/student_*.json"))
+    recorded = sorted(path.stem for path in (course / ".grading").glob("assignments/attention/students/student_*.json"))
     assert 2 <= len(recorded) < len(students), recorded
 
     points = automatic_points(course)
@@ -170,15 +172,16 @@ def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
     for student in recorded:
         assert (course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
 
-    ledgers = {student: grading.ledger(course, student) for student in recorded}
+    ledgers = {student: grading.ledger(course, "attention", student) for student in recorded}
     finished = subprocess.run(run, cwd=REPOSITORY, capture_output=True, text=True, timeout=600)
     assert finished.returncode == 0, finished.stderr[-3000:]
     for student in recorded:
-        assert grading.ledger(course, student) == ledgers[student], f"{student} was graded again"
+        assert grading.ledger(course, "attention", student) == ledgers[student], f"{student} was graded again"
     points = automatic_points(course)
     for student in students:
         check_points(points, student, "kernel_crash" if student.endswith(("1", "3")) else "blank_release")
-    leftovers = [path.name for folder in ("tmp", "journal") for path in (course / ".grading" / folder).iterdir()]
+    leftovers = [path.name for folder in (course / ".grading" / "tmp", grading.assignment_folder(course, "attention") / "journal")
+                 for path in folder.iterdir()]
     assert not leftovers, f"a killed run's half-written files were not tidied: {leftovers}"
 
 
@@ -194,7 +197,7 @@ def test_record_in_gradebook_is_all_or_nothing(tmp_path, monkeypatch):
         gradebook.add_grade_cell("check_a", NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="code")
         gradebook.add_grade_cell("check_b", NOTEBOOK, ASSIGNMENT, max_score=1, cell_type="code")
     before = automatic_points(course)
-    outcome = grading.Outcome("ada", "f" * 64, grades=[
+    outcome = grading.Outcome("ada", "f" * 64, "attention", grades=[
         {"notebook": NOTEBOOK, "name": "check_a", "auto_score": 2.0, "needs_manual_grade": False},
         {"notebook": NOTEBOOK, "name": "check_missing", "auto_score": 1.0, "needs_manual_grade": False}])
     with pytest.raises(Exception):

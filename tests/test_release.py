@@ -25,6 +25,11 @@ def test_release_is_up_to_date_with_source(tmp_path):
         "from the repository root (with .venv/bin on PATH) and commit release/")
 
 
+def test_release_holds_the_notebook_only():
+    assert sorted(path.name for path in RELEASED.parent.iterdir()) == ["attention.ipynb"]
+    assert (SOURCE / "checks.py").exists()  # the hidden checks, beside the source notebook, are not released
+
+
 def test_release_has_no_solution_and_no_hidden_check(released):
     text = json.dumps(released)
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "autograder.checks", "import autograder"):

@@ -154,11 +154,11 @@ def make_course(root: Path) -> Path:
         target = course / "autograded" / student / "attention"
         target.mkdir(parents=True)
         (target / "attention.ipynb").write_text(json.dumps(notebook))
-        ledger = course / ".grading" / "students"
+        ledger = course / ".grading" / "assignments" / "attention" / "students"
         ledger.mkdir(parents=True, exist_ok=True)
         note = "graded as blank: the file is empty" if student == "unreadable" else ""
-        (ledger / f"{student}.json").write_text(json.dumps({"student": student, "fingerprint": "f", "note": note,
-                                                            "seconds": 150.0, "worker": "here:1"}))
+        (ledger / f"{student}.json").write_text(json.dumps({"student": student, "assignment": "attention", "fingerprint": "f",
+                                                            "note": note, "seconds": 150.0, "worker": "here:1"}))
     return course
 
 

@@ -11,7 +11,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder import sandbox
-from autograder.kernel import SandboxedKernelManager
+from autograder.student_kernel import SandboxedKernelManager
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 needs_bubblewrap = pytest.mark.skipif(sandbox.bubblewrap() is None, reason=f"bubblewrap is not available ({sandbox.INSTALL})")
@@ -41,14 +41,16 @@ def test_without_bubblewrap_nothing_runs_unless_the_instructor_allowed_it(monkey
 
 
 def test_the_hidden_checks_refuse_to_run_answers_without_the_sandbox(monkeypatch):
-    from autograder.grade import grade_answers
+    from autograder import assignments
+    from autograder.answer_grading import grade_answers
 
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
     sandbox.bubblewrap.cache_clear()
     try:
         with pytest.raises(sandbox.SandboxUnavailable):
-            grade_answers(["def softmax(scores):\n    return scores\n"], seed=1, checks=["check_softmax"])
+            grade_answers(assignments.load(REPOSITORY / "source" / "attention"), ["def softmax(scores):\n    return scores\n"],
+                          seed=1, checks=["check_softmax"])
     finally:
         sandbox.bubblewrap.cache_clear()
 
@@ -128,7 +130,7 @@ def test_the_kernel_sees_its_folder_lib_and_data_and_nothing_else(tmp_path):
 def test_the_kernel_reads_the_class_forward_cache_and_cannot_change_it(tmp_path, monkeypatch, given_by):
     from traitlets.config import Config
 
-    from autograder import kernel
+    from autograder import student_kernel as kernel
     from lib import transformer
     from lib.products import product_texts
 

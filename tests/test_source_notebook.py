@@ -13,9 +13,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.checks import CHECKS
+from autograder import assignments
 
 SOURCE = Path(__file__).resolve().parent.parent / "source" / "attention" / "attention.ipynb"
+CHECKS = assignments.load(SOURCE.parent).checks
 WRITTEN = {"answer_scaling_prediction": 1, "answer_read_a_head": 1, "answer_copy_prediction": 1,
            "answer_mask_after_softmax": 1}
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
@@ -78,7 +79,7 @@ def test_check_cells_are_locked_and_their_hidden_block_names_only_the_check(note
         grade_id = flags(cell)["grade_id"]
         assert flags(cell)["locked"] and not flags(cell)["solution"]
         blocks = HIDDEN.findall(cell.source)
-        assert blocks == [f"# graded outside this kernel: autograder.checks.{grade_id}\n"], (
+        assert blocks == [f"# graded outside this kernel: checks.py, {grade_id}\n"], (
             f"{grade_id}'s hidden block must only name its check, not hold test code: {blocks}")
         visible = HIDDEN.sub("", cell.source)
         assert "assert" in visible, f"{grade_id} has no visible check for the student"

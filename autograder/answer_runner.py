@@ -4,7 +4,7 @@ This file is the only code of the course inside that process. It imports the sta
 NumPy (from SITE, a folder that holds NumPy and nothing else) and nothing of the course: no lib, no
 recorded statistics, no checks, no grader. It runs the answer cells, then calls the student's
 functions on the arrays the grader sends, and sends back what they returned. It holds no expected
-value and computes no verdict (autograder.grade does both, in the grader's process).
+value and computes no verdict (autograder.answer_grading does both, in the grader's process).
 
 The grader talks to it over its stdin and stdout, which it moves to private descriptors before any
 student code runs (the student's prints go to a tail kept for the feedback). Each message is a

@@ -1,55 +1,43 @@
-"""ExternalVerdicts: nbgrader's autograde step takes each check's grade from autograder/, not from the kernel.
+"""One notebook through nbgrader's Autograde: its cells restored, its kernel run, each check's verdict written.
 
-nbgrader's SaveAutoGrades reads a grade test cell's outputs (nbgrader.utils.determine_grade):
-an "error" output or a "stderr" stream gives 0 points; otherwise the first "execute_result" whose
-text/plain is a number gives those points (partial credit); otherwise full points. So whatever
-the student's kernel printed into a test cell (a failing visible check, a warning on stderr, a
-patched assert that prints nothing) would decide the grade. This preprocessor runs after Execute
-and before SaveAutoGrades and REPLACES the outputs of every grade cell whose grade_id is a
-known check (autograder.checks.CHECKS) with:
+nbgrader's steps for one notebook (nbgrader_config.py lists them in order):
 
-- a stdout stream: the check's feedback (each property, passed or failed and why, the points,
-  the seed of the inputs), plus one line about what the visible checks did in the kernel;
-- an execute_result whose text/plain is the points earned, scaled to the cell's points.
+- RestoreCellFlags (sanitising): a test or grade cell whose nbgrader flags the student changed is restored
+  from the assignment, so nbgrader's OverwriteCells can restore it and the rest is graded as usual;
+- DropEmptyMetadata (sanitising): a cell that nbgrader's DeduplicateIds emptied becomes the student's own;
+- StartVerdicts (before the kernel): the hidden checks start on the answers at once, in their own process;
+- SurvivingExecute (autograder.student_kernel): the student's kernel runs the notebook, for the visible checks
+  and plots;
+- ExternalVerdicts (before SaveAutoGrades): REPLACES the outputs of every grade cell whose grade_id is one of
+  the assignment's checks (source/<assignment>/checks.py) with the verdict: a stdout stream (each property,
+  passed or failed and why, the points, the seed) and an execute_result whose text/plain is the points. So
+  nothing the kernel printed, patched or deleted decides a grade: nbgrader's SaveAutoGrades reads a grade
+  cell's outputs (an error or stderr gives 0, else the first number, else full points).
 
 Other cells (manually graded answers, unknown grade ids) are left as they are.
-
-The intended nbgrader_config.py lines (the project must be installed, `pip install -e .`, or the
-repository root be on sys.path, so that `autograder` imports):
-
-    from nbconvert.preprocessors import ClearMetadataPreprocessor
-    from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
-                                        LimitOutput, SaveAutoGrades)
-    from autograder.preprocessor import ExternalVerdicts
-
-    c = get_config()
-    c.Autograde.autograde_preprocessors = [
-        Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-        ExternalVerdicts,  # after the kernel ran, before the grades are saved
-        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
-    ]
-    # optional: c.ExternalVerdicts.timeout = 120; c.ExternalVerdicts.seed = 1234 (reproduce a run)
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
 
 from nbformat.v4 import new_output
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade
-from traitlets import Float, Integer
+from traitlets import Float, Integer, Unicode
 
-from autograder.checks import CHECKS
-from autograder.grade import CALL_LIMIT, TIMEOUT, Verdict, answer_sources, grade_answers
+from autograder import assignments
+from autograder.answer_grading import CALL_LIMIT, TIMEOUT, Verdict, answer_sources, grade_answers
 
 
-def graded_cells(nb):
-    """The code cells that are grade cells of a known check, in order."""
+def check_cells(nb, checks: assignments.AssignmentChecks) -> list:
+    """The code cells that are grade cells of one of the assignment's checks, in order."""
     return [
         cell for cell in nb.cells
-        if cell.cell_type == "code" and is_grade(cell) and cell.metadata["nbgrader"].get("grade_id") in CHECKS
+        if cell.cell_type == "code" and is_grade(cell) and cell.metadata["nbgrader"].get("grade_id") in checks.checks
     ]
 
 
@@ -89,27 +77,51 @@ def verdict_outputs(cell, verdict: Verdict) -> list:
     ]
 
 
-EARLY = "autograder_early_verdicts"  # the resources key StartVerdicts leaves for ExternalVerdicts
+EARLY = "autograder_early_verdicts"  # the resources key where StartVerdicts leaves EarlyVerdicts
+
+
+@dataclass(frozen=True)
+class EarlyVerdicts:
+    """What StartVerdicts hands ExternalVerdicts: the answers and checks it started on, and the verdicts to come."""
+
+    sources: list
+    checks: list
+    verdicts: Future
 
 
 class ExternalVerdicts(NbGraderPreprocessor):
-    """Replace the outputs of known check cells with the verdicts of autograder.grade.grade_answers."""
+    """Replace the outputs of the assignment's check cells with the verdicts of answer_grading.grade_answers."""
 
-    timeout = Float(TIMEOUT, help="Seconds for grading one notebook's answers in all").tag(config=True)
-    call_limit = Float(CALL_LIMIT, help="Seconds for one answer cell or one call of a student's function").tag(config=True)
+    timeout = Float(TIMEOUT, help="CPU seconds for grading one notebook's answers in all").tag(config=True)
+    call_limit = Float(CALL_LIMIT, help="CPU seconds for one answer cell or one call of a student's function").tag(config=True)
     seed = Integer(None, allow_none=True, help="Seed of the inputs (default: fresh each run, to reproduce one)").tag(config=True)
+    source = Unicode("", help="The folder holding <assignment>/checks.py (default: source/ of the course folder the "
+                              "notebook is graded in, nbgrader's <step>/<student>/<assignment>/ layout)").tag(config=True)
+
+    def assignment(self, resources) -> assignments.AssignmentChecks:
+        """The checks of the assignment being graded, from its source folder."""
+        name = resources["nbgrader"]["assignment"]
+        source = Path(self.source) if self.source else Path(resources["metadata"]["path"]).resolve().parents[2] / "source"
+        return assignments.load(source / name)
+
+    def plan(self, nb, resources):
+        """(the assignment's checks, its check cells in this notebook, their ids, the answers' sources)."""
+        checks = self.assignment(resources)
+        cells = check_cells(nb, checks)
+        return checks, cells, [cell.metadata["nbgrader"]["grade_id"] for cell in cells], answer_sources(nb)
+
+    def grade(self, checks, sources, ids) -> dict:
+        return grade_answers(checks, sources, seed=self.seed, timeout=self.timeout, call_limit=self.call_limit, checks=ids)
 
     def preprocess(self, nb, resources):
-        cells = graded_cells(nb)
+        checks, cells, ids, sources = self.plan(nb, resources)
         if not cells:
             return nb, resources
-        checks = [cell.metadata["nbgrader"]["grade_id"] for cell in cells]
-        sources = answer_sources(nb)
         early = resources.pop(EARLY, None)
-        if early is not None and early[:2] == (sources, checks):  # started by StartVerdicts on these very answers
-            verdicts = early[2].result()
+        if isinstance(early, EarlyVerdicts) and (early.sources, early.checks) == (sources, ids):  # the very answers
+            verdicts = early.verdicts.result()
         else:
-            verdicts = grade_answers(sources, seed=self.seed, timeout=self.timeout, call_limit=self.call_limit, checks=checks)
+            verdicts = self.grade(checks, sources, ids)
         for cell in cells:
             verdict = verdicts[cell.metadata["nbgrader"]["grade_id"]]
             cell.outputs = verdict_outputs(cell, verdict)
@@ -127,13 +139,10 @@ class StartVerdicts(ExternalVerdicts):
     """
 
     def preprocess(self, nb, resources):
-        cells = graded_cells(nb)
+        checks, cells, ids, sources = self.plan(nb, resources)
         if cells:
-            checks = [cell.metadata["nbgrader"]["grade_id"] for cell in cells]
-            sources = answer_sources(nb)
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hidden-checks")
-            resources[EARLY] = (sources, checks, pool.submit(
-                grade_answers, sources, seed=self.seed, timeout=self.timeout, call_limit=self.call_limit, checks=checks))
+            resources[EARLY] = EarlyVerdicts(sources, ids, pool.submit(self.grade, checks, sources, ids))
             pool.shutdown(wait=False)
         return nb, resources
 

@@ -1,6 +1,6 @@
 """Grade a class on every core, or on a Dask cluster, into one nbgrader gradebook.
 
-    from autograder.grading import grade_class
+    from autograder.class_grading import grade_class
     summary = grade_class(Path("course"), ["ada", "bob"])                    # local: one worker per core
     summary = grade_class(Path("course"), students, scheduler="tcp://10.0.0.5:8786")
 
@@ -52,18 +52,28 @@ from pathlib import Path
 from urllib.parse import quote
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-ASSIGNMENT = "attention"
-NOTEBOOK = "attention"
 LEDGER = ".grading"  # in the course folder: the ledger and the folders being written
-# What decides a grade: a change to any of these grades everyone again (not classroom.py or export.py)
+# What decides a grade: a change to any of these grades everyone again (not classroom, export, report, similarity);
+# an assignment's own checks.py is part of its source, and so of its fingerprint
 GRADER_CODE = ["nbgrader_config.py", "lib/*.py", *(f"autograder/{name}.py" for name in (
-    "checks", "execute", "grade", "grading", "kernel", "model", "operations", "preprocessor", "runner", "sandbox"))]
-WORKER_CONFIG = '''"""nbgrader configuration of a private grading folder, written by autograder.grading."""
-c = get_config()  # noqa: F821
-load_subconfig({repository_config!r})  # noqa: F821
+    "answer_grading", "answer_runner", "assignments", "checks", "class_grading", "model", "notebook_grading",
+    "sandbox", "student_kernel"))]
+COURSE_CONFIG = '''"""nbgrader configuration of {what}, written by autograder: the repository's own configuration
+({repository_config}), with this folder as the course's root."""
+import os
+
+c = get_config()  # noqa: F821 (nbgrader provides it)
+_repository_config = {repository_config!r}
+if not os.path.exists(_repository_config):  # load_subconfig would skip a missing file without a word
+    raise FileNotFoundError(f"the course configuration {{_repository_config}} is missing")
+load_subconfig(_repository_config)  # noqa: F821
 c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "attention"
 '''
+
+
+def course_config(root: Path, what: str, extra: str = "") -> str:
+    """The nbgrader_config.py of a course folder or a private grading folder: the repository's, rooted at ``root``."""
+    return COURSE_CONFIG.format(what=what, repository_config=str(REPOSITORY / "nbgrader_config.py"), root=str(root)) + extra
 
 
 class GradingError(RuntimeError):
@@ -77,8 +87,10 @@ class GradingError(RuntimeError):
 class Assignment:
     """What every worker needs: the course's gradebook after generate_assignment, the source, the release."""
 
+    name: str  # the assignment's name (its folder in source/)
+    notebook: str  # its notebook's name, without .ipynb
     gradebook: bytes
-    source: dict  # {path relative to source/attention/: bytes}
+    source: dict  # {path relative to source/<assignment>/: bytes}, its checks.py included
     release: bytes  # the release notebook, graded in place of a notebook that cannot be read
     config: str  # lines added to the private folder's nbgrader_config.py (e.g. the cell timeout)
     fingerprint: str
@@ -88,7 +100,7 @@ class Assignment:
 @dataclass(frozen=True)
 class Submission:
     student: str
-    files: dict  # {path relative to submitted/<student>/attention/: bytes}
+    files: dict  # {path relative to submitted/<student>/<assignment>/: bytes}
     fingerprint: str
 
 
@@ -96,6 +108,7 @@ class Submission:
 class Outcome:
     student: str
     fingerprint: str
+    assignment: str = ""
     autograded: dict = field(default_factory=dict)  # {relative path: bytes}
     feedback: dict = field(default_factory=dict)
     grades: list = field(default_factory=list)  # {notebook, name, auto_score, needs_manual_grade}
@@ -161,15 +174,18 @@ def gradebook_template(db: str) -> bytes:
         return path.read_bytes()
 
 
-def load_assignment(course: Path, config: str = "", db: str | None = None) -> Assignment:
-    """The Assignment of ``course`` (after nbgrader generate_assignment), its gradebook at ``db`` (default the
-    course's gradebook.db)."""
+def load_assignment(course: Path, name: str, config: str = "", db: str | None = None) -> Assignment:
+    """The Assignment ``name`` of ``course`` (after nbgrader generate_assignment), its gradebook at ``db``
+    (default the course's gradebook.db)."""
+    from autograder import assignments
+
+    (notebook,) = assignments.notebooks(course / "source" / name)
     gradebook = gradebook_template(db or sqlite_url(course))
-    source = folder_files(course / "source" / ASSIGNMENT)
-    release = (course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes()
+    source = folder_files(course / "source" / name)
+    release = (course / "release" / name / f"{notebook}.ipynb").read_bytes()
     fingerprint = digest([*(("source/" + k, v) for k, v in source.items()), ("config", config.encode()),
                           ("grader", grader_fingerprint().encode())])
-    return Assignment(gradebook, source, release, config, fingerprint)
+    return Assignment(name, notebook, gradebook, source, release, config, fingerprint)
 
 
 CACHED_TEXTS = 300  # the notebook measures heads on the first 300 validation products (sections 7 and 8)
@@ -197,7 +213,7 @@ def shared_forward_cache(course: Path) -> str | None:
 
 
 def load_submission(course: Path, student: str, assignment: Assignment) -> Submission:
-    files = folder_files(course / "submitted" / student / ASSIGNMENT)
+    files = folder_files(course / "submitted" / student / assignment.name)
     return Submission(student, files, digest([*files.items(), ("assignment", assignment.fingerprint.encode())]))
 
 
@@ -260,11 +276,11 @@ def nbgrader_api(root: Path):
     return NbGraderAPI(config=config)
 
 
-def _read_results(root: Path, student: str, outcome: Outcome, handed_in: set):
+def _read_results(root: Path, student: str, outcome: Outcome, handed_in: set, notebook_name: str):
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        submission = gradebook.find_submission(ASSIGNMENT, student)
+    with Gradebook(sqlite_url(root)) as gradebook:
+        submission = gradebook.find_submission(outcome.assignment, student)
         outcome.timestamp = submission.timestamp
         for notebook in submission.notebooks:
             outcome.penalties[notebook.name] = notebook.late_submission_penalty
@@ -276,9 +292,9 @@ def _read_results(root: Path, student: str, outcome: Outcome, handed_in: set):
                                          "auto_comment": comment.auto_comment})
     # nbgrader's autograded folder: the graded notebook and the files the student handed in; not what the
     # student's kernel wrote there while it ran (scratch files, or junk to fill the instructor's disk)
-    autograded = folder_files(root / "autograded" / student / ASSIGNMENT)
-    outcome.autograded = {path: data for path, data in autograded.items() if path in handed_in or path == f"{NOTEBOOK}.ipynb"}
-    outcome.feedback = folder_files(root / "feedback" / student / ASSIGNMENT)
+    autograded = folder_files(root / "autograded" / student / outcome.assignment)
+    outcome.autograded = {path: data for path, data in autograded.items() if path in handed_in or path == f"{notebook_name}.ipynb"}
+    outcome.feedback = folder_files(root / "feedback" / student / outcome.assignment)
 
 
 def _autograde(root: Path, student: str, outcome: Outcome) -> str | None:
@@ -286,7 +302,7 @@ def _autograde(root: Path, student: str, outcome: Outcome) -> str | None:
     api = nbgrader_api(root)
     for step, run in [("autograde", api.autograde), ("generate_feedback", api.generate_feedback)]:
         started = time.monotonic()
-        result = run(ASSIGNMENT, student, force=True)
+        result = run(outcome.assignment, student, force=True)
         if step == "generate_feedback":
             outcome.feedback_seconds = time.monotonic() - started
         if not result.get("success"):
@@ -317,7 +333,7 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
     quiet_nbgrader_warnings()
     from autograder import sandbox
 
-    outcome = Outcome(submission.student, submission.fingerprint, worker=worker_name(),
+    outcome = Outcome(submission.student, submission.fingerprint, assignment.name, worker=worker_name(),
                       unprotected=sandbox.why_unprotected())
     global _swept
     if not _swept:  # once per worker process: private folders of workers killed before they could remove them
@@ -327,18 +343,18 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
         root = Path(scratch)
         (root / "gradebook.db").write_bytes(assignment.gradebook)
         for relative, data in assignment.source.items():
-            (root / "source" / ASSIGNMENT / relative).parent.mkdir(parents=True, exist_ok=True)
-            (root / "source" / ASSIGNMENT / relative).write_bytes(data)
+            (root / "source" / assignment.name / relative).parent.mkdir(parents=True, exist_ok=True)
+            (root / "source" / assignment.name / relative).write_bytes(data)
         (root / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
-        config = WORKER_CONFIG.format(repository_config=str(REPOSITORY / "nbgrader_config.py"), root=str(root))
+        config = course_config(root, "a private grading folder")
         if assignment.forward_cache and Path(assignment.forward_cache).exists():  # not on a worker of another machine
             config += f"c.SandboxedKernelManager.forward_cache = {assignment.forward_cache!r}\n"  # its kernels read it
         (root / "nbgrader_config.py").write_text(config + assignment.config)
-        submitted = root / "submitted" / PRIVATE_ID / ASSIGNMENT
+        submitted = root / "submitted" / PRIVATE_ID / assignment.name
         for relative, data in submission.files.items():
             (submitted / relative).parent.mkdir(parents=True, exist_ok=True)
             (submitted / relative).write_bytes(data)
-        notebook = submitted / f"{NOTEBOOK}.ipynb"
+        notebook = submitted / f"{assignment.notebook}.ipynb"
         reason = unreadable(notebook.read_bytes())
         failure = None
         if reason is None:
@@ -352,7 +368,7 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
             if failure is not None:
                 outcome.error = failure
                 return outcome
-        _read_results(root, PRIVATE_ID, outcome, set(submission.files))
+        _read_results(root, PRIVATE_ID, outcome, set(submission.files), assignment.notebook)
     outcome.seconds = time.monotonic() - started
     return outcome
 
@@ -361,12 +377,12 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
 #
 # .grading/ in the course folder, the coordinator's own files (no name in it is made from a student id
 # unless it is under students/ or journal/, so no id can collide with them):
-#   lock                      who is grading the class now (autograder.grading.CourseLock)
-#   students/<id>.json        the ledger: one per student, written last (see record)
-#   journal/<id>.json         a recording in progress: what it is about to write (see record and repair)
-#   tmp/                      folders being written or swapped out, emptied by every run
-#   forward/<model digest>/   the class's forward cache (shared_forward_cache)
-#   release.json              the source/ digest of the last release (autograder.classroom)
+#   lock                                    who is grading the class now (autograder.class_grading.CourseLock)
+#   assignments/<name>/students/<id>.json   the ledger: one per student, written last (see record)
+#   assignments/<name>/journal/<id>.json    a recording in progress: what it is about to write (see record, repair)
+#   assignments/<name>/release.json         the source digest of the last release (autograder.classroom)
+#   tmp/                                    folders being written or swapped out, emptied by every run
+#   forward/<model digest>/                 the class's forward cache (shared_forward_cache)
 # <id> is the student id, percent-quoted (urllib.parse.quote, nothing safe), or a hash of it when that is long.
 
 RECORD_STEPS = ("journal", "autograded", "feedback", "in-transaction", "committed", "ledger")
@@ -382,12 +398,17 @@ def file_key(student: str) -> str:
     return quoted if len(quoted) <= 200 else "sha256-" + hashlib.sha256(student.encode()).hexdigest()
 
 
-def ledger_path(course: Path, student: str) -> Path:
-    return course / LEDGER / "students" / f"{file_key(student)}.json"
+def assignment_folder(course: Path, assignment: str) -> Path:
+    """The coordinator's files about one assignment (its name percent-quoted like a student id)."""
+    return course / LEDGER / "assignments" / file_key(assignment)
 
 
-def journal_path(course: Path, student: str) -> Path:
-    return course / LEDGER / "journal" / f"{file_key(student)}.json"
+def ledger_path(course: Path, assignment: str, student: str) -> Path:
+    return assignment_folder(course, assignment) / "students" / f"{file_key(student)}.json"
+
+
+def journal_path(course: Path, assignment: str, student: str) -> Path:
+    return assignment_folder(course, assignment) / "journal" / f"{file_key(student)}.json"
 
 
 def scratch_folder(course: Path) -> Path:
@@ -538,15 +559,15 @@ class GradebookWriter:
 
 def _write_outcome(gradebook, outcome: Outcome):
     gradebook.update_or_create_student(outcome.student)
-    submission = gradebook.update_or_create_submission(ASSIGNMENT, outcome.student, timestamp=outcome.timestamp)
+    submission = gradebook.update_or_create_submission(outcome.assignment, outcome.student, timestamp=outcome.timestamp)
     for notebook in submission.notebooks:
         notebook.late_submission_penalty = outcome.penalties.get(notebook.name)
     for entry in outcome.grades:
-        grade = gradebook.find_grade(entry["name"], entry["notebook"], ASSIGNMENT, outcome.student)
+        grade = gradebook.find_grade(entry["name"], entry["notebook"], outcome.assignment, outcome.student)
         grade.auto_score = entry["auto_score"]
         grade.needs_manual_grade = entry["needs_manual_grade"]
     for entry in outcome.comments:
-        comment = gradebook.find_comment(entry["name"], entry["notebook"], ASSIGNMENT, outcome.student)
+        comment = gradebook.find_comment(entry["name"], entry["notebook"], outcome.assignment, outcome.student)
         comment.auto_comment = entry["auto_comment"]
 
 
@@ -570,13 +591,13 @@ def _score(value):
     return None if value is None else float(value)
 
 
-def gradebook_digest(gradebook, student: str) -> str | None:
+def gradebook_digest(gradebook, assignment: str, student: str) -> str | None:
     """recorded_digest of what the gradebook holds for ``student`` now (None: no submission). Only the
     autograder's own columns count: a grader's manual score or comment since then changes nothing."""
     from nbgrader.api import MissingEntry
 
     try:
-        submission = gradebook.find_submission(ASSIGNMENT, student)
+        submission = gradebook.find_submission(assignment, student)
     except MissingEntry:
         return None
     items = []
@@ -595,7 +616,7 @@ def record(course: Path, outcome: Outcome, writer: GradebookWriter):
     """Record a finished outcome, in this order (the journal makes every step repairable, see ``repair``):
 
     1. journal/<id>.json: what is about to be written (the ledger entry, a digest of the grades, of the files);
-    2. autograded/<id>/attention/, then feedback/<id>/attention/: each written under tmp/ and renamed in;
+    2. autograded/<id>/<assignment>/, then feedback/<id>/<assignment>/: each written under tmp/ and renamed in;
     3. the gradebook: one transaction (GradebookWriter.write);
     4. students/<id>.json, the ledger: the submission's fingerprint; from now on it is up to date;
     5. the journal removed.
@@ -603,21 +624,23 @@ def record(course: Path, outcome: Outcome, writer: GradebookWriter):
     A failure at any step (a full disk, the database refusing) raises; ``repair`` then puts things right at
     once, and a run killed at any step is repaired by the next run.
     """
-    entry = {"student": outcome.student, "fingerprint": outcome.fingerprint, "note": outcome.note,
+    entry = {"student": outcome.student, "assignment": outcome.assignment, "fingerprint": outcome.fingerprint,
+             "note": outcome.note,
              "worker": outcome.worker, "seconds": round(outcome.seconds, 2),
+             "feedback_seconds": round(outcome.feedback_seconds, 2),
              "recorded": datetime.now().isoformat(timespec="seconds")}
-    journal = journal_path(course, outcome.student)
+    journal = journal_path(course, outcome.assignment, outcome.student)
     _write_json(journal, {"ledger": entry, "gradebook": recorded_digest(outcome),
                           "files": files_digest(outcome.autograded, outcome.feedback)})
     checkpoint("journal")
     scratch = scratch_folder(course)
-    _place(outcome.autograded, course / "autograded" / outcome.student / ASSIGNMENT, scratch)
+    _place(outcome.autograded, course / "autograded" / outcome.student / outcome.assignment, scratch)
     checkpoint("autograded")
-    _place(outcome.feedback, course / "feedback" / outcome.student / ASSIGNMENT, scratch)
+    _place(outcome.feedback, course / "feedback" / outcome.student / outcome.assignment, scratch)
     checkpoint("feedback")
     writer.write(outcome)
     checkpoint("committed")
-    _write_json(ledger_path(course, outcome.student), entry)
+    _write_json(ledger_path(course, outcome.assignment, outcome.student), entry)
     checkpoint("ledger")
     journal.unlink()
 
@@ -629,53 +652,53 @@ def repair(course: Path, writer: GradebookWriter, only: str | None = None) -> di
     ledger is removed, so the student is graded again (the gradebook holds the previous grades whole, or
     none; the files are replaced when they are graded again)."""
     done = {}
-    folder = course / LEDGER / "journal"
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for path in sorted((course / LEDGER / "assignments").glob("*/journal/*.json")):
         try:
             journal = json.loads(path.read_text())
-            student = journal["ledger"]["student"]
+            student, assignment = journal["ledger"]["student"], journal["ledger"]["assignment"]
         except (OSError, ValueError, KeyError, TypeError):
             path.unlink(missing_ok=True)  # cannot be: journals are renamed in whole
             continue
         if only is not None and student != only:
             continue
-        files = files_digest(folder_files(course / "autograded" / student / ASSIGNMENT),
-                             folder_files(course / "feedback" / student / ASSIGNMENT))
-        in_gradebook = gradebook_digest(writer.gradebook, student)
+        files = files_digest(folder_files(course / "autograded" / student / assignment),
+                             folder_files(course / "feedback" / student / assignment))
+        in_gradebook = gradebook_digest(writer.gradebook, assignment, student)
         writer.gradebook.db.remove()
         if files == journal["files"] and in_gradebook == journal["gradebook"]:
-            _write_json(ledger_path(course, student), journal["ledger"])
+            _write_json(ledger_path(course, assignment, student), journal["ledger"])
             done[student] = "recorded in full before the stop: ledger completed"
         else:
-            ledger_path(course, student).unlink(missing_ok=True)
+            ledger_path(course, assignment, student).unlink(missing_ok=True)
             done[student] = "the recording stopped half-way: graded again"
         path.unlink()
     return done
 
 
-def ledger(course: Path, student: str) -> dict:
+def ledger(course: Path, assignment: str, student: str) -> dict:
     try:
-        return json.loads(ledger_path(course, student).read_text())
+        return json.loads(ledger_path(course, assignment, student).read_text())
     except (OSError, ValueError):
         return {}
 
 
-def students_in_gradebook(db: str) -> set:
-    """The students with a submission of the assignment in the gradebook at ``db`` (read once per run)."""
+def students_in_gradebook(db: str, name: str) -> set:
+    """The students with a submission of assignment ``name`` in the gradebook at ``db`` (read once per run)."""
     from nbgrader.api import Gradebook, SubmittedAssignment
 
     with Gradebook(db) as gradebook:
-        assignment = gradebook.find_assignment(ASSIGNMENT)
+        assignment = gradebook.find_assignment(name)
         rows = gradebook.db.query(SubmittedAssignment.student_id).filter(
             SubmittedAssignment.assignment_id == assignment.id)
         return {student for (student,) in rows}
 
 
-def up_to_date(course: Path, submission: Submission, in_gradebook: set) -> bool:
+def up_to_date(course: Path, assignment, submission: Submission, in_gradebook: set) -> bool:
     """True when this exact submission was graded by this grader and everything it left is in place
-    (``in_gradebook``: students_in_gradebook)."""
-    return (ledger(course, submission.student).get("fingerprint") == submission.fingerprint
-            and (course / "autograded" / submission.student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
+    (``assignment``: its ``name`` and ``notebook``, an Assignment or an assignments.Layout; ``in_gradebook``:
+    students_in_gradebook)."""
+    return (ledger(course, assignment.name, submission.student).get("fingerprint") == submission.fingerprint
+            and (course / "autograded" / submission.student / assignment.name / f"{assignment.notebook}.ipynb").exists()
             and submission.student in in_gradebook)
 
 
@@ -685,7 +708,7 @@ def tidy(course: Path):
     scratch = course / LEDGER / "tmp"
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True, exist_ok=True)
-    for folder in (course / LEDGER, course / LEDGER / "students", course / LEDGER / "journal"):
+    for folder in [course / LEDGER, *(course / LEDGER / "assignments").glob("*/*")]:
         for leftover in folder.glob(".*.tmp") if folder.is_dir() else []:
             leftover.unlink(missing_ok=True)
 
@@ -816,7 +839,7 @@ def make_client(scheduler: str | None, jobs: int | None):
     return Client(cluster), cluster
 
 
-WORKER_CHECK = "__import__('autograder.grading', fromlist=['grading']).grader_fingerprint()"
+WORKER_CHECK = "__import__('autograder.class_grading', fromlist=['grading']).grader_fingerprint()"
 
 
 def usable_workers(client, where: str, wait: float = 30.0) -> tuple[list, dict]:
@@ -850,10 +873,11 @@ def usable_workers(client, where: str, wait: float = 30.0) -> tuple[list, dict]:
     return good, bad
 
 
-def grade_class(course: Path, students: list[str], scheduler: str | None = None, jobs: int | None = None,
-                config: str = "", progress: bool = True, regrade: bool = False, db: str | None = None,
-                task=None, forward_cache: bool | None = None, wait_for_workers: float = 30.0) -> Summary:
-    """Grade the submitted/ notebooks of ``students`` in ``course`` that are new or changed (all with
+def grade_class(course: Path, assignment: str, students: list[str], scheduler: str | None = None,
+                jobs: int | None = None, config: str = "", progress: bool = True, regrade: bool = False,
+                db: str | None = None, task=None, forward_cache: bool | None = None,
+                wait_for_workers: float = 30.0) -> Summary:
+    """Grade the submitted/ notebooks of ``assignment`` of ``students`` in ``course`` that are new or changed (all with
     ``regrade``), in parallel, recording each as it finishes into the gradebook at ``db`` (default the
     course's gradebook.db). The course must have run generate_assignment. The caller holds the course's
     lock (CourseLock). ``task`` replaces grade_submission (benchmarks and tests: an instant grader);
@@ -870,10 +894,10 @@ def grade_class(course: Path, students: list[str], scheduler: str | None = None,
     try:
         repaired = repair(course, writer)
         warned = {socket.gethostname(): sandbox.warn_once()} if task is grade_submission else {}
-        assignment = load_assignment(course, config, db)
+        assignment = load_assignment(course, assignment, config, db)
         submissions = [load_submission(course, student, assignment) for student in students]
-        in_gradebook = set() if regrade else students_in_gradebook(db)
-        todo = [s for s in submissions if regrade or not up_to_date(course, s, in_gradebook)]
+        in_gradebook = set() if regrade else students_in_gradebook(db, assignment.name)
+        todo = [s for s in submissions if regrade or not up_to_date(course, assignment, s, in_gradebook)]
         summary = Summary([], [s.student for s in submissions if s not in todo], {}, {}, 0.0, repaired)
         if todo:
             _grade(course, todo, assignment, summary, writer, scheduler, jobs, progress, task, forward_cache,
@@ -881,7 +905,7 @@ def grade_class(course: Path, students: list[str], scheduler: str | None = None,
     finally:
         writer.close()
     for student in summary.skipped:
-        note = ledger(course, student).get("note")
+        note = ledger(course, assignment.name, student).get("note")
         if note:
             summary.notes[student] = note
     summary.seconds = time.monotonic() - started
@@ -907,7 +931,8 @@ def _grade(course, todo, assignment, summary, writer, scheduler, jobs, progress,
         for address, why in summary.refused_workers.items():
             print(f"WARNING: Dask worker {address} is not used: {why}", file=sys.stderr, flush=True)
         shared = client.scatter(assignment, broadcast=True, workers=good)
-        futures = [client.submit(task, shared, submission, key=f"grade-{file_key(submission.student)}-{submission.fingerprint[:12]}",
+        futures = [client.submit(task, shared, submission,
+                                 key=f"grade-{file_key(assignment.name)}-{file_key(submission.student)}-{submission.fingerprint[:12]}",
                                  pure=False, retries=0, workers=good, allow_other_workers=False) for submission in todo]
         student_of = {future.key: submission.student for future, submission in zip(futures, todo)}
         bar = tqdm(total=len(futures), desc="grading", unit="notebook", disable=not progress, file=sys.stdout,

@@ -1,20 +1,22 @@
 """Grade a student's answers: draw inputs, have a sandboxed runner call the student's functions, judge here.
 
-    from autograder.grade import answer_sources, grade_answers
-    verdicts = grade_answers(answer_sources("submitted/ada/attention/attention.ipynb"))
+    from autograder import assignments
+    from autograder.answer_grading import answer_sources, grade_answers
+    attention = assignments.load("source/attention")
+    verdicts = grade_answers(attention, answer_sources("submitted/ada/attention/attention.ipynb"))
     verdicts["check_softmax"].points, verdicts["check_softmax"].feedback
 
-Flow: each check (autograder.checks) draws its inputs from a generator seeded by ``seed`` (fresh
+Flow: each check (the assignment's checks.py, autograder.assignments) draws its inputs from a generator seeded by ``seed`` (fresh
 from os.urandom unless given, and printed in every feedback so a TA can reproduce the run). A runner
-process (autograder/runner.py, run as a script by a bare Python with NumPy only) executes the answer
+process (autograder/answer_runner.py, run as a script by a bare Python with NumPy only) executes the answer
 cells and calls the student's functions on those inputs; the arrays come back over a pipe, and each
 check's properties are judged here, with lib.
 
 Nothing of the course is inside the runner's process (docs/contracts.md, "Where student code runs"):
-the model's calls (the store's model driven by the student's attention, a statistic over every
-recorded pattern) are driven from here, one plain call of the student's function at a time; a graded
-function that a student's function may call while it is graded (its softmax, while attention is
-graded) is computed here when the runner asks, and only for the call in progress.
+driven calls (the store's model driven by the student's attention, a statistic over every recorded
+pattern) run here and call the student's function one plain call at a time; a graded function that a
+student's function may call while it is graded (its softmax, while attention is graded) is computed
+here, by the assignment's stand_in, when the runner asks, and only for the call in progress.
 
 Limits are CPU time, so the grader's own parallelism and the machine's load decide no grade: a cell or
 call gets ``call_limit`` CPU seconds (a statistic over the model's patterns several), a notebook
@@ -40,9 +42,9 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import model, runner, sandbox
-from autograder.checks import CHECKS, Broken, Call, Check, Outputs, Result, Unavailable, lazy
-from autograder.operations import FORWARD_WITH_ATTENTION, GRADED, OVER_MODEL_PATTERNS, stand_in_for
+from autograder import answer_runner, sandbox
+from autograder.assignments import AssignmentChecks
+from autograder.checks import Broken, Call, Check, Outputs, Result, Unavailable, lazy
 
 TIMEOUT = 120.0  # CPU seconds for the whole grading of one notebook
 CALL_LIMIT = 10.0  # CPU seconds for one cell or one call
@@ -53,7 +55,7 @@ MEMORY = 4 * 2**30  # bytes of address space for the runner
 OUTPUT_FILES = 256 * 2**20  # the largest file the runner may write
 RECEIVED = 2**30  # bytes of arrays one message from the runner may carry
 ATTEMPTS = 4  # runner starts per grading, at most (each one after a hang or crash)
-RUNNER = Path(runner.__file__).resolve()
+RUNNER = Path(answer_runner.__file__).resolve()
 RUNNER_INSIDE = "/run/grader/runner.py"  # where the runner's one file appears in its sandbox
 SITE_INSIDE = "/run/site"  # the folder that holds NumPy (and nothing else) in the sandbox
 
@@ -103,25 +105,25 @@ def check_generator(seed: int, check_id: str) -> np.random.Generator:
 
 @dataclass(frozen=True)
 class Limits:
-    """CPU seconds for one cell or call and for a whole notebook (autograder.grade's defaults)."""
+    """CPU seconds for one cell or call and for a whole notebook (autograder.answer_grading's defaults)."""
 
     call: float = CALL_LIMIT
     total: float = TIMEOUT
 
 
-def grade_answers(sources: list[str], seed: int | None = None, timeout: float = TIMEOUT,
+def grade_answers(assignment: AssignmentChecks, sources: list[str], seed: int | None = None, timeout: float = TIMEOUT,
                   call_limit: float = CALL_LIMIT, checks: list[str] | None = None) -> dict[str, Verdict]:
-    """{check id: Verdict} for the student's answer cells ``sources``.
+    """{check id: Verdict} for the student's answer cells ``sources``, by ``assignment``'s checks.
 
     seed: the inputs' seed (default: fresh from os.urandom); timeout: CPU seconds for the whole run;
     call_limit: CPU seconds for one cell or call; checks: ids to grade (default: all).
     Raises sandbox.SandboxUnavailable where bubblewrap is missing and unsandboxed grading was not allowed.
     """
     seed = fresh_seed() if seed is None else int(seed)
-    chosen = [CHECKS[check_id] for check_id in (checks or CHECKS)]
+    chosen = [assignment.checks[check_id] for check_id in (checks or assignment.checks)]
     plans = {check.check_id: check.calls(check_generator(seed, check.check_id)) for check in chosen}
     with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
-        session = Session(list(sources), Limits(call_limit, timeout), Path(scratch))
+        session = Session(assignment, list(sources), Limits(call_limit, timeout), Path(scratch))
         try:
             results = {check_id: [session.perform(call) for call in calls] for check_id, calls in plans.items()}
         finally:
@@ -191,7 +193,7 @@ def feedback(check: Check, points: float, properties: list[Property], seed: int)
         said.add(p.message)
         lines.append(f"  {mark} {p.name}" + (f": {message}" if message else ""))
     lines.append(f"Graded outside your notebook on inputs drawn at grading time (seed {seed}; "
-                 f"autograder.grade.grade_answers(sources, seed={seed}) reproduces them).")
+                 f"autograder.answer_grading.grade_answers(sources, seed={seed}) reproduces them).")
     return "\n".join(lines)
 
 
@@ -336,13 +338,13 @@ class Runner:
 
     def send(self, header: dict, arrays=()):
         try:
-            runner.send(self.writing, header, arrays)
+            answer_runner.send(self.writing, header, arrays)
         except OSError:
             self.died()
 
     def receive(self):
         try:
-            return runner.receive(self.reading, np, read=self.read, limit=RECEIVED)
+            return answer_runner.receive(self.reading, np, read=self.read, limit=RECEIVED)
         except EOFError:
             self.died()
         except (ValueError, KeyError, TypeError, json.JSONDecodeError) as error:
@@ -381,10 +383,10 @@ class Runner:
 
     # the protocol ------------------------------------------------------------------------------
 
-    def start(self, sources: list[str], skip: dict, limits: Limits) -> dict:
-        """Run the answer cells; {"cells": {index: error}, "missing": [...], "output": str}."""
+    def start(self, sources: list[str], skip: dict, limits: Limits, names: tuple) -> dict:
+        """Run the answer cells; {"cells": {index: error}, "missing": [names not defined], "output": str}."""
         self.send({"op": "cells", "cells": sources, "skip": {str(k): v for k, v in skip.items()},
-                   "names": list(GRADED), "seconds": limits.call})
+                   "names": list(names), "seconds": limits.call})
         cells = {}
         while True:
             message, _ = self.receive()
@@ -398,11 +400,13 @@ class Runner:
             else:
                 self.kill(f"the runner sent {op!r} while running the answer cells")
 
-    def call(self, function: str, args: tuple, kwargs: dict, stand_ins: tuple, items: int, seconds: float) -> tuple[Result, float]:
-        """(Result, CPU seconds used) of one call of the student's ``function``; stand-in requests served here."""
+    def call(self, function: str, args: tuple, kwargs: dict, stand_ins: tuple, items: int, seconds: float,
+             stand_in=None) -> tuple[Result, float]:
+        """(Result, CPU seconds used) of one call of the student's ``function``; stand-in requests served here,
+        by ``stand_in(function, name)``."""
         arrays = []
-        header = {"op": "call", "function": function, "args": [runner.pack(a, arrays) for a in args],
-                  "kwargs": {key: runner.pack(value, arrays) for key, value in kwargs.items()},
+        header = {"op": "call", "function": function, "args": [answer_runner.pack(a, arrays) for a in args],
+                  "kwargs": {key: answer_runner.pack(value, arrays) for key, value in kwargs.items()},
                   "stand_ins": list(stand_ins), "items": items, "seconds": seconds}
         self.begin({"function": function}, seconds)
         self.send(header, arrays)
@@ -410,7 +414,7 @@ class Runner:
             message, received = self.receive()
             op = message.get("op")
             if op == "stand_in":
-                self.serve(function, message, received, stand_ins)
+                self.serve(function, message, received, stand_ins, stand_in)
             elif op == "error":
                 return Result(str(message.get("message"))), self.cpu() - self.cpu_at
             elif op == "result":
@@ -422,20 +426,20 @@ class Runner:
             else:
                 self.kill(f"the runner sent {op!r} during a call of {function}")
 
-    def serve(self, function: str, message: dict, received: list, stand_ins: tuple):
-        """Answer a stand-in request: computed with lib when the name is one ``function`` may call now."""
+    def serve(self, function: str, message: dict, received: list, stand_ins: tuple, stand_in):
+        """Answer a stand-in request: computed by the assignment when the name is one ``function`` may call now."""
         name = message.get("name")
-        if name not in stand_ins:
+        if name not in stand_ins or stand_in is None:
             allowed = ", ".join(stand_ins) or "none"
             self.send({"op": "refused", "message": f"{name} is not computed for you while {function} is graded "
                                                    f"(what it may call instead: {allowed})"})
             return
         try:
-            args = [runner.unpack(value, received) for value in message.get("args", [])]
-            kwargs = {str(key): runner.unpack(value, received) for key, value in message.get("kwargs", {}).items()}
-            value = stand_in_for(function, name)(*args, **kwargs)
+            args = [answer_runner.unpack(value, received) for value in message.get("args", [])]
+            kwargs = {str(key): answer_runner.unpack(value, received) for key, value in message.get("kwargs", {}).items()}
+            value = stand_in(function, name)(*args, **kwargs)
             arrays = []
-            packed = runner.pack(value, arrays)
+            packed = answer_runner.pack(value, arrays)
         except Exception as error:  # noqa: BLE001 - the student's call of the stand-in was malformed
             self.send({"op": "refused", "message": f"{name}(...) could not be computed for you: {type(error).__name__}: {error}"})
             return
@@ -445,8 +449,8 @@ class Runner:
 class Session:
     """The runner processes of one grading: a new one after a hang or crash, without what caused it."""
 
-    def __init__(self, sources: list[str], limits: Limits, scratch: Path):
-        self.sources, self.limits, self.scratch = sources, limits, scratch
+    def __init__(self, assignment: AssignmentChecks, sources: list[str], limits: Limits, scratch: Path):
+        self.assignment, self.sources, self.limits, self.scratch = assignment, sources, limits, scratch
         self.cells: dict[int, str | None] = {}
         self.missing: list[str] = []
         self.output = ""
@@ -464,7 +468,7 @@ class Session:
             self.attempts += 1
             started = Runner(self.scratch / f"work-{self.attempts}", self.limits, self.spent)
             try:
-                report = started.start(self.sources, self.skip, self.limits)
+                report = started.start(self.sources, self.skip, self.limits, self.assignment.graded)
             except RunnerDied as died:
                 self.spent += started.last_cpu
                 self.blame_cell(died)
@@ -490,7 +494,8 @@ class Session:
         if active is None:
             return Result(f"not run: {self.fatal}"), 0.0
         try:
-            return active.call(function, args, kwargs or {}, stand_ins, items, seconds or self.limits.call)
+            return active.call(function, args, kwargs or {}, stand_ins, items, seconds or self.limits.call,
+                               self.assignment.stand_in)
         except RunnerDied as died:
             self.spent += active.last_cpu
             self.runner = None
@@ -500,102 +505,15 @@ class Session:
             return Result(died.reason), 0.0
 
     def perform(self, call: Call) -> Result:
-        """One planned call of a check: a plain call, or one of the model's calls driven from here."""
+        """One planned call of a check: a plain call with its stand-ins, or a driven call run here."""
         seconds = call.slow * self.limits.call
-        if call.special == FORWARD_WITH_ATTENTION:
-            return forward_with_attention(self, call.args[0], seconds)
-        if call.special == OVER_MODEL_PATTERNS:
-            return over_model_patterns(self, call.function, *call.args, seconds=seconds, **call.kwargs)
-        result, _ = self.call(call.function, call.args, call.kwargs, call.isolated(), call.items, seconds)
+        if call.drive is not None:
+            return call.drive(self.call, call.function, *call.args, seconds=seconds, **call.kwargs)
+        stand_ins = tuple(self.assignment.isolate.get(call.function, ()))
+        result, _ = self.call(call.function, call.args, call.kwargs, stand_ins, call.items, seconds)
         return result
 
     def close(self):
         if self.runner is not None:
             self.runner.close()
             self.runner = None
-
-
-# --- the model's calls, driven from the grader ---------------------------------------------------------
-
-
-class StudentFailed(Exception):
-    """A call of the student's function inside one of the model's calls failed; the message says how."""
-
-
-def lowest_precision(returned: list[dict]) -> str:
-    """The least precise float dtype among the student's returns ("float64" when all are)."""
-    floats = [np.dtype(r["dtype"]) for r in returned if np.dtype(r["dtype"]).kind == "f"]
-    return str(min(floats, key=lambda dtype: dtype.itemsize)) if floats else "float64"
-
-
-class Budget:
-    """CPU seconds shared by the student's calls inside one of the model's calls."""
-
-    def __init__(self, seconds: float):
-        self.left = seconds
-
-    def charge(self, result: Result, used: float) -> Result:
-        self.left -= used
-        if result.error is not None:
-            raise StudentFailed(result.error)
-        return result
-
-
-def forward_with_attention(session: Session, ids, seconds: float) -> Result:
-    """The store's model's logits (T, V) with the student's attention in every head, as written (no stand-ins)."""
-    from lib import transformer
-
-    if not (model.MODEL_DIR / "weights.npz").exists():
-        return Result(model.UNAVAILABLE)
-    budget, returned = Budget(seconds), []
-
-    def students_attention(*args, **kwargs):
-        if budget.left <= 0:
-            raise StudentFailed(f"attention used up the {seconds:g} s of CPU time for driving the model")
-        result = budget.charge(*session.call("attention", args, kwargs, (), 2, budget.left))
-        returned.extend(result.returned)
-        return result.values
-
-    try:
-        logits = transformer.forward(np.asarray(ids, dtype=np.int64), attention=students_attention)
-    except StudentFailed as failure:
-        return Result(str(failure))
-    except Exception as error:  # noqa: BLE001 - what the student returned did not fit the model
-        return Result(f"the store's model could not use what your attention returned ({type(error).__name__}: {error})")
-    return Result(None, (np.asarray(logits, dtype=np.float64),),
-                  ({"type": "numpy.ndarray", "dtype": lowest_precision(returned), "shape": list(np.shape(logits))},))
-
-
-def over_model_patterns(session: Session, function: str, index, queries, offsets, per: str, layers: int, heads: int,
-                        seconds: float) -> Result:
-    """The student's statistic over every recorded text's patterns: (layers, heads, N).
-
-    index: (texts, 3) rows (offset into the flat patterns file, T, sep); text t's description positions
-    are queries[offsets[t]:offsets[t+1]]. Each text's layers go in one call, stacked as layers * heads
-    heads. per: "head" (F(pattern) -> (heads,), one column per text) or "query" (F(pattern, sep,
-    queries) -> (heads, Q), one column per description token; a text without one is left out, as
-    lib.heads.head_statistics leaves it out).
-    """
-    flat = np.load(model.cache().file, mmap_mode="r")
-    stacked, budget, columns, returned = layers * heads, Budget(seconds), [], []
-    try:
-        for text, (offset, positions, sep) in enumerate(np.asarray(index).tolist()):
-            mine = np.asarray(queries[offsets[text]:offsets[text + 1]])
-            if per == "query" and not len(mine):
-                continue
-            pattern = np.array(flat[offset:offset + stacked * positions * positions], dtype=np.float64)
-            pattern = pattern.reshape(stacked, positions, positions)
-            args, expected = ((pattern,), (stacked,)) if per == "head" else ((pattern, int(sep), mine.copy()), (stacked, len(mine)))
-            if budget.left <= 0:
-                raise StudentFailed(f"{function} used up its {seconds:g} s of CPU time before the last of the model's texts")
-            result = budget.charge(*session.call(function, args, {}, (), 1, budget.left))
-            where = f"for the model's text {text}, its {layers} layers' patterns stacked as {stacked} heads"
-            if tuple(result.values[0].shape) != expected:
-                raise StudentFailed(f"returned shape {tuple(result.values[0].shape)} {where} "
-                                    f"{(stacked, positions, positions)}; expected {expected}")
-            returned.extend(result.returned)
-            columns.append(result.values[0].reshape(layers, heads, -1))
-    except StudentFailed as failure:
-        return Result(str(failure))
-    value = np.concatenate(columns, axis=-1)
-    return Result(None, (value,), ({"type": "numpy.ndarray", "dtype": lowest_precision(returned), "shape": list(value.shape)},))

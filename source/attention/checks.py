@@ -1,0 +1,1148 @@
+"""The hidden checks of the attention assignment: one Check per graded test cell of attention.ipynb.
+
+Loaded by autograder.assignments (never by the student's process, and never shipped to students: nbgrader's
+CourseDirectory.ignore leaves it out of the release). Each check draws its inputs at grading time, names the
+calls of the student's function to make, and judges the results with lib, the reference (contracts.md).
+
+The assignment's interface to the engine: CHECKS (grade id -> Check), ISOLATE (what a graded function may
+call while it is graded) and stand_in (what such a call computes, in the grader's process).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from autograder import model
+from autograder.checks import (
+    ATOL, EXACT, Broken, Budget, Call, Check, Result, StudentFailed, Tolerance, Unavailable, close, describe_call,
+    diagnose, driven_result, largest_difference, require_shape, scalar,
+)
+from lib import attention as ops
+from lib import heads as stats
+
+# graded function -> lib's function that computes the same operation (the yardstick, and what a stand-in computes)
+REFERENCES = {
+    "softmax": "attention.softmax",
+    "attention": "attention.attention",
+    "causal_mask": "attention.causal_mask",
+    "average_largest_weight": "attention.average_largest_weight",
+    "split_heads": "attention.split_heads",
+    "join_heads": "attention.join_heads",
+    "multi_head_attention": "attention.multi_head_attention",
+    "previous_token_weight": "heads.previous_token_weight",
+    "even_previous_weight": "heads.even_previous_weight",
+    "description_positions": "heads.description_positions",
+    "far_back_weight": "heads.far_back_weight",
+    "marker_weight": "heads.marker_weight",
+    "even_far_back_weight": "heads.even_far_back_weight",
+    "even_marker_weight": "heads.even_marker_weight",
+    "safe_softmax": "attention.softmax",
+}
+
+# graded function -> the other graded functions it may call, computed by the grader while it is graded
+# (contracts.md, "Isolation"): a mistake loses points on its own exercise only. safe_softmax gets the textbook
+# softmax: lib's softmax already is a safe softmax, so handing it over would hand over the answer.
+ISOLATE = {
+    "attention": ("softmax",),
+    "average_largest_weight": ("softmax", "attention"),
+    "multi_head_attention": ("softmax", "attention", "causal_mask", "split_heads", "join_heads"),
+    "safe_softmax": ("softmax",),
+    "even_previous_weight": ("previous_token_weight",),  # the statistic of an even pattern
+    "even_marker_weight": ("marker_weight",),
+}
+
+
+def textbook_softmax(scores):
+    """Softmax over the last axis with the row maximum subtracted; a fully masked row gives NaN."""
+    scores = np.asarray(scores, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        exps = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return exps / exps.sum(axis=-1, keepdims=True)
+
+
+TEXTBOOK = {("safe_softmax", "softmax"): textbook_softmax}
+
+
+def reference(function: str):
+    """lib's function that computes graded ``function``'s operation."""
+    module, name = REFERENCES[function].split(".")
+    return getattr(importlib.import_module(f"lib.{module}"), name)
+
+
+def stand_in(graded: str, name: str):
+    """What ``graded`` gets when it calls graded function ``name`` while it is graded (ISOLATE's names only)."""
+    if name not in ISOLATE.get(graded, ()):
+        raise KeyError(f"{graded} may not call a stand-in for {name}")
+    return TEXTBOOK.get((graded, name)) or reference(name)
+
+
+# --- the store's model, driven from the grader ----------------------------------------------------------
+
+
+def forward_with_attention(student, function: str, ids, seconds: float) -> Result:
+    """The store's model's logits (T, V) with the student's ``function`` (attention) in every head, as written
+    (no stand-ins)."""
+    from lib import transformer
+
+    if not (model.MODEL_DIR / "weights.npz").exists():
+        return Result(model.UNAVAILABLE)
+    budget, returned = Budget(seconds), []
+
+    def students_attention(*args, **kwargs):
+        if budget.left <= 0:
+            raise StudentFailed(f"attention used up the {seconds:g} s of CPU time for driving the model")
+        result = budget.charge(*student(function, args, kwargs, (), 2, budget.left))
+        returned.extend(result.returned)
+        return result.values
+
+    try:
+        logits = transformer.forward(np.asarray(ids, dtype=np.int64), attention=students_attention)
+    except StudentFailed as failure:
+        return Result(str(failure))
+    except Exception as error:  # noqa: BLE001 - what the student returned did not fit the model
+        return Result(f"the store's model could not use what your attention returned ({type(error).__name__}: {error})")
+    return driven_result(logits, returned)
+
+
+def over_model_patterns(student, function: str, index, queries, offsets, per: str, layers: int, heads: int,
+                        seconds: float) -> Result:
+    """The student's statistic over every recorded text's patterns: (layers, heads, N).
+
+    index: (texts, 3) rows (offset into the flat patterns file, T, sep); text t's description positions
+    are queries[offsets[t]:offsets[t+1]]. Each text's layers go in one call, stacked as layers * heads
+    heads. per: "head" (F(pattern) -> (heads,), one column per text) or "query" (F(pattern, sep,
+    queries) -> (heads, Q), one column per description token; a text without one is left out, as
+    lib.heads.head_statistics leaves it out).
+    """
+    flat = np.load(model.cache().file, mmap_mode="r")
+    stacked, budget, columns, returned = layers * heads, Budget(seconds), [], []
+    try:
+        for text, (offset, positions, sep) in enumerate(np.asarray(index).tolist()):
+            mine = np.asarray(queries[offsets[text]:offsets[text + 1]])
+            if per == "query" and not len(mine):
+                continue
+            pattern = np.array(flat[offset:offset + stacked * positions * positions], dtype=np.float64)
+            pattern = pattern.reshape(stacked, positions, positions)
+            args, expected = ((pattern,), (stacked,)) if per == "head" else ((pattern, int(sep), mine.copy()), (stacked, len(mine)))
+            if budget.left <= 0:
+                raise StudentFailed(f"{function} used up its {seconds:g} s of CPU time before the last of the model's texts")
+            result = budget.charge(*student(function, args, {}, (), 1, budget.left))
+            where = f"for the model's text {text}, its {layers} layers' patterns stacked as {stacked} heads"
+            if tuple(result.values[0].shape) != expected:
+                raise StudentFailed(f"returned shape {tuple(result.values[0].shape)} {where} "
+                                    f"{(stacked, positions, positions)}; expected {expected}")
+            returned.extend(result.returned)
+            columns.append(result.values[0].reshape(layers, heads, -1))
+    except StudentFailed as failure:
+        return Result(str(failure))
+    return driven_result(np.concatenate(columns, axis=-1), returned)
+
+
+# --- inputs drawn at grading time ---------------------------------------------------------------
+
+
+def normal(rng, *shape, scale=1.0) -> np.ndarray:
+    return rng.normal(0.0, scale, shape)
+
+
+def sizes(rng, low, high, count) -> list[int]:
+    """``count`` different integers in low..high (inclusive), in random order."""
+    return [int(x) for x in rng.choice(np.arange(low, high + 1), size=count, replace=False)]
+
+
+def causal_pattern(rng, heads, positions) -> np.ndarray:
+    """A random attention pattern (heads, T, T): causal rows that sum to one, peaked like a trained head's."""
+    scores = normal(rng, heads, positions, positions, scale=2.0)
+    return ops.softmax(np.where(ops.causal_mask(positions), scores, -np.inf))
+
+
+def softmax_along(scores, axis) -> np.ndarray:
+    exps = np.exp(scores - scores.max(axis=axis, keepdims=True))
+    return exps / exps.sum(axis=axis, keepdims=True)
+
+
+# --- check_softmax ------------------------------------------------------------------------------
+
+
+def softmax_calls(rng):
+    a, b, n = sizes(rng, 2, 7, 3)
+    rows, width = sizes(rng, 3, 8, 2)
+    big = 1000.0 + rng.uniform(-60.0, 60.0, (rows, width))  # exp(1000) overflows to inf
+    return [Call("softmax", (normal(rng, a, b, n, scale=2.0),)), Call("softmax", (big,))]
+
+
+def softmax_variants(scores):
+    """Known wrong softmaxes of ``scores``, each with the message that explains it."""
+    variants = [
+        (f"the weights are softmax over axis {axis}: rows (the last axis) must sum to 1; take the max and the sum "
+         "over axis=-1 with keepdims=True", lambda axis=axis: softmax_along(scores, axis))
+        for axis in range(scores.ndim - 1)
+    ]
+    return variants + [
+        ("the whole array sums to 1: divide each row by its own total (sum over axis=-1, keepdims=True)",
+         lambda: np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()),
+        ("the weights are exp(scores) without dividing by the row total",
+         lambda: np.exp(scores - scores.max(-1, keepdims=True))),
+    ]
+
+
+def softmax_shape(out):
+    for number in range(2):
+        shape = out.arg(number).shape
+        actual = out.value(number)
+        if actual.shape != shape:
+            return f"{describe_call(out.calls[number])} returned shape {actual.shape}: softmax keeps the shape of its scores"
+    return None
+
+
+def rows_sum_to_one(weights, tolerance: Tolerance = EXACT) -> bool:
+    return weights.ndim > 0 and close(weights.sum(axis=-1), np.ones(weights.shape[:-1]), tolerance)
+
+
+def softmax_rows(out):
+    weights, tolerance = out.value(0), out.tolerance(0)
+    if rows_sum_to_one(weights, tolerance):
+        return None
+    for axis in range(weights.ndim - 1):
+        if close(weights.sum(axis=axis), np.ones(np.delete(weights.shape, axis)), tolerance):
+            return f"weights sum to 1 along axis {axis}, not along the last axis: softmax each row (axis=-1)"
+    if weights.size and np.isclose(weights.sum(), 1.0):
+        return "the whole array sums to 1: divide each row by its own total (sum over axis=-1, keepdims=True)"
+    return f"rows sum to {np.round(weights.sum(axis=-1).ravel()[:4], 3)}..., not 1: divide exp(scores) by each row's total"
+
+
+def softmax_values(out):
+    scores, actual = out.arg(0), out.value(0)
+    expected = ops.softmax(scores)
+    if close(actual, expected, out.tolerance(0)):
+        return None
+    return diagnose(actual, softmax_variants(scores), f"values differ from softmax over the last axis ({largest_difference(actual, expected)})", out.tolerance(0))
+
+
+def softmax_overflow(out):
+    scores, actual = out.arg(1), out.value(1)
+    if not np.isfinite(actual).all():
+        return ("NaN or inf on scores near 1000: np.exp(1000) overflows; subtract each row's maximum before np.exp "
+                "(softmax(s) equals softmax(s - max))")
+    expected = ops.softmax(scores)
+    if close(actual, expected, out.tolerance(1)):
+        return None
+    return diagnose(actual, softmax_variants(scores),
+                    f"on scores near 1000 the weights are wrong ({largest_difference(actual, expected)})", out.tolerance(1))
+
+
+# --- check_attention ----------------------------------------------------------------------------
+
+
+def attention_calls(rng):
+    queries, keys = sizes(rng, 3, 9, 2)
+    d = int(rng.choice([4, 8, 16]))
+    width = int(rng.integers(2, 7))
+    heads, positions = int(rng.integers(2, 5)), int(rng.integers(4, 9))
+    return [
+        Call("attention", (normal(rng, queries, d), normal(rng, keys, d), normal(rng, keys, width)), items=2),
+        Call("attention", (normal(rng, heads, positions, d), normal(rng, heads, positions, d),
+                           normal(rng, heads, positions, width)), items=2),
+    ]
+
+
+def expected_attention(out, number):
+    q, k, v = out.calls[number].args[:3]
+    mask = out.calls[number].kwargs.get("mask")
+    return ops.attention(q, k, v, mask=mask)
+
+
+def heads_axis_hint(out, number) -> str:
+    """A hint when attention works on (T, d) inputs but fails on (heads, T, d) ones."""
+    call, result = out.calls[number], out.results[number]
+    plain = [n for n, c in enumerate(out.calls) if c.args and c.args[0].ndim == 2 and out.results[n].error is None]
+    if result.error and call.args[0].ndim == 3 and plain:
+        return (" It works on (T, d) inputs but not with a heads axis in front: keys.T reverses every axis of a "
+                "(heads, T, d) array; use np.swapaxes(keys, -1, -2)")
+    return ""
+
+
+def attention_shapes(out):
+    for number in range(2):
+        q, k, v = out.calls[number].args
+        try:
+            weights, output = out.value(number, 0), out.value(number, 1)
+        except Broken as broken:
+            raise Broken(f"{broken}{heads_axis_hint(out, number)}") from None
+        wanted = (*q.shape[:-1], k.shape[-2])
+        if weights.shape != wanted:
+            return f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, expected (..., Tq, Tk) = {wanted}"
+        if output.shape != (*q.shape[:-1], v.shape[-1]):
+            return (f"{describe_call(out.calls[number])}: output has shape {output.shape}, expected (..., Tq, dv) = "
+                    f"{(*q.shape[:-1], v.shape[-1])}: output = weights @ values")
+    return None
+
+
+def attention_rows(out):
+    for number in range(2):
+        weights = out.value(number, 0)
+        if not rows_sum_to_one(weights, out.tolerance(number)):
+            if weights.ndim >= 2 and close(weights.sum(axis=-2), np.ones(weights.shape[:-2] + weights.shape[-1:]), out.tolerance(number)):
+                return "columns sum to 1, rows do not: the weights are transposed (softmax over each query's row of scores)"
+            return "rows of the weights do not sum to 1: softmax each row of the scores (axis=-1)"
+    return None
+
+
+def scaling_variants(q, k, mask=None):
+    """Weights with the wrong scaling (the mask, if any, applied right), each with its message."""
+    scores = q @ np.swapaxes(k, -1, -2)
+    d = q.shape[-1]
+
+    def weights(scaled):
+        return ops.softmax(scaled if mask is None else np.where(mask, scaled, -np.inf))
+
+    return [
+        ("the weights match unscaled scores: divide queries @ keys^T by sqrt(d)", lambda: weights(scores)),
+        (f"the weights match scores divided by d = {d}, not by sqrt(d) = {np.sqrt(d):g}", lambda: weights(scores / d)),
+        ("the weights match scores multiplied by sqrt(d): divide by it", lambda: weights(scores * np.sqrt(d))),
+        ("the weights are transposed: row i must hold query i's weights over the keys",
+         lambda: np.swapaxes(weights(scores / np.sqrt(d)), -1, -2)),
+    ]
+
+
+def attention_scaled(out):
+    for number in range(2):
+        q, k, _ = out.calls[number].args
+        weights = out.value(number, 0)
+        expected, _ = expected_attention(out, number)
+        if not close(weights, expected, out.tolerance(number)):
+            return diagnose(weights, scaling_variants(q, k),
+                            f"the weights are not softmax(queries @ keys^T / sqrt(d)) ({largest_difference(weights, expected)})", out.tolerance(number))
+    return None
+
+
+def attention_values(out):
+    for number in range(len(out.calls)):
+        q, k, v = out.calls[number].args[:3]
+        weights, output = out.value(number, 0), out.value(number, 1)
+        expected_weights, expected_output = expected_attention(out, number)
+        if not close(weights, expected_weights, out.tolerance(number)):
+            return diagnose(weights, scaling_variants(q, k),
+                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})", out.tolerance(number))
+        if not close(output, expected_output, out.tolerance(number)):
+            return diagnose(output, [("the output is values @ weights^T: it is weights @ values",
+                                      lambda: np.swapaxes(expected_weights, -1, -2) @ v)],
+                            f"{describe_call(out.calls[number])}: the weights are right but the output is not weights @ values "
+                            f"({largest_difference(output, expected_output)})", out.tolerance(number))
+    return None
+
+
+# --- check_causal_mask ----------------------------------------------------------------------------
+
+
+def causal_mask_calls(rng):
+    return [Call("causal_mask", (int(n),)) for n in [*sizes(rng, 5, 12, 1), *sizes(rng, 2, 4, 1), 1]]
+
+
+def causal_mask_bool(out):
+    for number in range(len(out.calls)):
+        dtype = out.dtype(number)
+        if dtype != "bool":
+            return (f"{describe_call(out.calls[number])} returned dtype {dtype}, not bool: the mask says yes/no per position "
+                    "(dtype=bool, or a comparison such as j <= i)")
+    return None
+
+
+def causal_mask_shape(out):
+    for number in range(len(out.calls)):
+        n = out.arg(number)
+        if out.value(number).shape != (n, n):
+            return f"{describe_call(out.calls[number])} returned shape {out.value(number).shape}, expected ({n}, {n})"
+    return None
+
+
+def causal_mask_triangle(out):
+    for number in range(len(out.calls)):
+        n, actual = out.arg(number), out.value(number)
+        expected = ops.causal_mask(n)
+        if not close(actual, expected, out.tolerance(number)):
+            ones = np.ones((n, n))
+            return diagnose(actual, [
+                ("True above the diagonal: mask[i, j] is True where position i may look at position j, "
+                 "that is j <= i (the lower triangle)", lambda: np.triu(ones)),
+                ("the diagonal is False: a position may look at itself (j <= i, not j < i)", lambda: np.tril(ones, -1)),
+                ("True where a position must NOT look: True means 'may look there' (j <= i)", lambda: np.triu(ones, 1)),
+                ("every entry is True: hide the later positions (j > i)", lambda: ones),
+            ], f"{describe_call(out.calls[number])} is not the lower triangle including the diagonal", out.tolerance(number))
+    return None
+
+
+# --- check_masked_attention -----------------------------------------------------------------------
+
+
+def random_mask(rng, rows, columns) -> np.ndarray:
+    """A boolean (rows, columns) mask, every row with at least one visible and (mostly) one hidden position."""
+    mask = rng.random((rows, columns)) < 0.5
+    mask[np.arange(rows), rng.integers(0, columns, rows)] = True
+    return mask
+
+
+def huge_negative_scores(rng, positions, d):
+    """Queries and keys whose scores are all near -1e12: a stand-in such as -1e9 for -inf then wins."""
+    size = 1e6 / d**0.25
+    queries = np.full((positions, d), size)
+    keys = -np.full((positions, d), size) + normal(rng, positions, d)
+    return queries, keys
+
+
+def masked_attention_calls(rng):
+    heads, positions = int(rng.integers(2, 5)), int(rng.integers(5, 10))
+    d, width = int(rng.choice([4, 8])), int(rng.integers(2, 6))
+    q, k, v = normal(rng, heads, positions, d), normal(rng, heads, positions, d), normal(rng, heads, positions, width)
+    q2, k2, v2 = q.copy(), k.copy(), v.copy()  # the same text with its last token changed
+    q2[:, -1], k2[:, -1], v2[:, -1] = normal(rng, heads, d), normal(rng, heads, d), normal(rng, heads, width)
+    causal = ops.causal_mask(positions)
+    rows, columns = sizes(rng, 4, 9, 2)
+    big_q, big_k = huge_negative_scores(rng, positions, d)
+    calls = [
+        Call("attention", (q, k, v), {"mask": causal}, items=2),
+        Call("attention", (q2, k2, v2), {"mask": causal}, items=2),
+        Call("attention", (normal(rng, rows, d), normal(rng, columns, d), normal(rng, columns, width)),
+             {"mask": random_mask(rng, rows, columns)}, items=2),
+        Call("attention", (big_q, big_k, normal(rng, positions, width)), {"mask": causal}, items=2),
+    ]
+    if model.available():
+        pool = model.cache().pool
+        ids, _ = pool[int(rng.integers(len(pool)))]
+        calls.append(Call("attention", (np.asarray(ids, dtype=np.int64),), drive=forward_with_attention,
+                          about=f"the store's model driven by your attention (text of {len(ids)} tokens)"))
+    return calls
+
+
+def transposed_weights(out, number) -> bool:
+    """True when call ``number``'s weights are the right ones transposed."""
+    weights = out.value(number, 0)
+    return close(np.swapaxes(weights, -1, -2), expected_attention(out, number)[0], out.tolerance(number))
+
+
+TRANSPOSED = "the weights are transposed: row i must hold query i's weights over the keys it may see"
+
+
+def visible_weight_missing(out) -> str | None:
+    """Why the weights on visible positions are no attention (a row with no weight where it may look), or None."""
+    for number in (0, 2):
+        weights = out.value(number, 0)
+        mask = np.broadcast_to(out.calls[number].kwargs["mask"], weights.shape) if weights.ndim else None
+        if mask is None or not ((weights * mask).sum(axis=-1) > 0).all():
+            return ("a row puts no weight on the positions it may look at, so zero weight on the hidden ones proves "
+                    "nothing yet: the visible weights must be a softmax of the visible scores")
+    return None
+
+
+def masked_exactly_zero(out):
+    missing = visible_weight_missing(out)
+    if missing:
+        return missing
+    for number in (0, 2, 3):
+        weights = out.value(number, 0)
+        try:
+            mask = np.broadcast_to(out.calls[number].kwargs["mask"], weights.shape)
+        except ValueError:
+            raise Broken(f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, which does not fit the mask") from None
+        leaked = np.abs(weights[~mask])
+        if not leaked.size or (leaked == 0.0).all():
+            continue
+        if transposed_weights(out, number):
+            return TRANSPOSED
+        largest = np.nanmax(leaked)
+        if number == 3:
+            return (f"with scores near -1e12, masked positions get weight up to {largest:.2g}: a large negative "
+                    "number (such as -1e9) is not -inf; set masked scores to -np.inf before softmax")
+        hint = " (a finite stand-in such as -100 or -1e4 still leaks: its exp is tiny, not 0)" if largest < 1e-3 else ""
+        return (f"masked positions get weight up to {largest:.2g}, not exactly 0.0: set masked scores to -np.inf "
+                f"before softmax, np.where(mask, scores, -np.inf){hint}")
+    return None
+
+
+def masked_rows(out):
+    for number in (0, 2):
+        weights = out.value(number, 0)
+        if not rows_sum_to_one(weights, out.tolerance(number)):
+            if transposed_weights(out, number):
+                return TRANSPOSED
+            q, k, _ = out.calls[number].args
+            mask = out.calls[number].kwargs["mask"]
+            after = ops.softmax(ops.scaled_scores(q, k)) * mask
+            if close(weights, after, out.tolerance(number)):
+                return ("the weights are softmax of all scores with the masked ones zeroed afterwards, so rows sum to less "
+                        "than 1: set masked scores to -inf BEFORE softmax")
+            return "rows of the weights do not sum to 1 over the visible positions"
+    return None
+
+
+def masked_leak(out):
+    first, second = out.value(0, 1), out.value(1, 1)
+    if first.shape != second.shape or first.ndim < 2:
+        raise Broken(f"the outputs have shapes {first.shape} and {second.shape}; expected (heads, T, dv) both")
+    earlier = first.shape[-2] - 1
+    if close(first[..., earlier, :], second[..., earlier, :]):
+        return ("changing the last token left the last position's output unchanged, so the test cannot tell whether "
+                "earlier positions see it: the output must be the weighted average of the values")
+    changed = [i for i in range(earlier) if not close(first[..., i, :], second[..., i, :])]
+    if changed:
+        return (f"changing only the last token changed the output at earlier position(s) {changed}: they must not see it; "
+                "apply the mask to the scores (-inf) before softmax")
+    return None
+
+
+def mask_variants(q, k, mask):
+    scores = ops.scaled_scores(q, k)
+    return [
+        ("the weights ignore the mask: set the scores of hidden positions (mask False) to -inf",
+         lambda: ops.softmax(scores)),
+        ("the mask is used the wrong way round: True means 'may look there', so hide where the mask is False",
+         lambda: ops.softmax(np.where(mask, -np.inf, scores))),
+        ("the masked weights are zeroed after softmax: set masked scores to -inf BEFORE softmax",
+         lambda: ops.softmax(scores) * mask),
+        ("masked scores are set to 0, which still gets weight: set them to -np.inf",
+         lambda: ops.softmax(np.where(mask, scores, 0.0))),
+    ]
+
+
+def masked_values(out):
+    for number in (0, 2):
+        q, k, v = out.calls[number].args
+        mask = out.calls[number].kwargs["mask"]
+        weights, output = out.value(number, 0), out.value(number, 1)
+        expected_weights, expected_output = expected_attention(out, number)
+        if not close(weights, expected_weights, out.tolerance(number)):
+            return diagnose(weights, mask_variants(q, k, mask) + scaling_variants(q, k, mask),
+                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})", out.tolerance(number))
+        if not close(output, expected_output, out.tolerance(number)):
+            return f"{describe_call(out.calls[number])}: the output is not weights @ values ({largest_difference(output, expected_output)})"
+    return None
+
+
+def masked_drives_model(out):
+    if len(out.calls) < 5:
+        raise Unavailable(model.UNAVAILABLE)
+    ids = out.arg(4)
+    actual, expected = out.value(4), model.cache().logits_for(ids)
+    if close(actual, expected, out.tolerance(4)):
+        return None
+    return (f"with your attention in every head, the store's model's logits differ from lib's ({largest_difference(actual, expected)}); "
+            "your attention is used as written here, including the softmax it calls")
+
+
+# --- check_average_largest_weight -------------------------------------------------------------------
+
+
+def average_largest_weight_calls(rng):
+    queries, keys = sizes(rng, 4, 12, 2)
+    d = int(rng.choice([16, 32, 64]))
+    q, k = normal(rng, queries, d), normal(rng, keys, d)
+    other_q, other_k = normal(rng, keys, d), normal(rng, queries, d)
+    return [
+        Call("average_largest_weight", (q, k)),
+        Call("average_largest_weight", (other_q, other_k), {"scaled": True}),
+        Call("average_largest_weight", (q, k), {"scaled": False}),
+    ]
+
+
+def largest_weight_variants(q, k, scaled):
+    scores = q @ k.T
+    d = q.shape[-1]
+    right = scores / np.sqrt(d) if scaled else scores
+    wrong = scores if scaled else scores / np.sqrt(d)
+    return [
+        ("took each key's largest weight (max down a column, axis 0): take each query's largest weight (max over its row)",
+         lambda: ops.softmax(right).max(axis=0).mean()),
+        ("the result ignores `scaled`: divide by sqrt(d) only when scaled is True" if scaled is False else
+         "the scores are not divided by sqrt(d) when scaled is True", lambda: ops.softmax(wrong).max(axis=-1).mean()),
+        ("the scores are divided by d, not by sqrt(d)", lambda: ops.softmax(scores / d).max(axis=-1).mean()),
+        ("averaged every weight (always 1 / keys): average each row's largest weight", lambda: ops.softmax(right).mean()),
+        ("averaged the largest scores, not the largest softmax weights", lambda: right.max(axis=-1).mean()),
+    ]
+
+
+def largest_weight_judge(numbers, scaled):
+    def judge(out):
+        for number in numbers:
+            q, k = out.calls[number].args
+            actual = scalar(out.value(number), describe_call(out.calls[number]))
+            scores = ops.scaled_scores(q, k, scale=scaled)
+            expected = ops.softmax(scores).max(axis=-1).mean()
+            if not close(actual, expected, out.tolerance(number)):
+                return diagnose(actual, largest_weight_variants(q, k, scaled),
+                                f"{describe_call(out.calls[number])} = {float(actual):.6g}, expected {expected:.6g}", out.tolerance(number))
+        return None
+
+    return judge
+
+
+# --- check_split_heads / check_join_heads -----------------------------------------------------------
+
+
+def heads_sizes(rng):
+    """(T, heads, d) with T, heads and d all different, so that a wrong reshape shows."""
+    positions, heads, d = rng.permutation(sizes(rng, 2, 7, 3))
+    return int(positions), int(heads), int(d)
+
+
+def split_heads_calls(rng):
+    calls = []
+    for _ in range(2):
+        positions, heads, d = heads_sizes(rng)
+        calls.append(Call("split_heads", (normal(rng, positions, heads * d), heads)))
+    return calls
+
+
+def split_heads_shape(out):
+    for number in range(2):
+        x, heads = out.calls[number].args
+        positions, width = x.shape
+        actual, wanted = out.value(number), (heads, positions, width // heads)
+        if actual.shape != wanted:
+            if actual.shape == (positions, heads, width // heads):
+                return f"returned (T, heads, d) = {actual.shape}: put the heads axis first, (heads, T, d) (np.swapaxes(..., 0, 1))"
+            return f"{describe_call(out.calls[number])} returned shape {actual.shape}, expected (heads, T, D // heads) = {wanted}"
+    return None
+
+
+def split_heads_values(out):
+    for number in range(2):
+        x, heads = out.calls[number].args
+        positions, width = x.shape
+        d = width // heads
+        actual, expected = out.value(number), ops.split_heads(x, heads)
+        if not close(actual, expected, out.tolerance(number)):
+            return diagnose(actual, [
+                ("x.reshape(heads, T, d) mixes positions into heads: reshape to (T, heads, d) first, then swap the first two axes",
+                 lambda: x.reshape(heads, positions, d)),
+                ("head h takes every heads-th column (h::heads), not the contiguous columns h*d:(h+1)*d: "
+                 "reshape to (T, heads, d), not (T, d, heads)", lambda: x.reshape(positions, d, heads).transpose(2, 0, 1)),
+            ], f"{describe_call(out.calls[number])}: head h must hold columns h*d:(h+1)*d of x", out.tolerance(number))
+    return None
+
+
+def join_heads_calls(rng):
+    calls = []
+    for _ in range(2):
+        positions, heads, d = heads_sizes(rng)
+        calls.append(Call("join_heads", (normal(rng, heads, positions, d),)))
+    return calls
+
+
+def join_heads_shape(out):
+    for number in range(2):
+        heads, positions, d = out.arg(number).shape
+        actual = out.value(number)
+        if actual.shape != (positions, heads * d):
+            return f"{describe_call(out.calls[number])} returned shape {actual.shape}, expected (T, heads * d) = {(positions, heads * d)}"
+    return None
+
+
+def join_heads_values(out):
+    for number in range(2):
+        x = out.arg(number)
+        heads, positions, d = x.shape
+        actual, expected = out.value(number), ops.join_heads(x)
+        if not close(actual, expected, out.tolerance(number)):
+            return diagnose(actual, [
+                ("x.reshape(T, heads * d) straight from (heads, T, d) mixes positions: move heads next to d first "
+                 "(swap the first two axes), then reshape", lambda: x.reshape(positions, heads * d)),
+                ("the heads' numbers are interleaved: head h must fill columns h*d:(h+1)*d (transpose to (T, heads, d), not (T, d, heads))",
+                 lambda: x.transpose(1, 2, 0).reshape(positions, heads * d)),
+            ], f"{describe_call(out.calls[number])} is not the inverse of split_heads: head h goes to columns h*d:(h+1)*d", out.tolerance(number))
+    return None
+
+
+# --- check_multi_head_attention ------------------------------------------------------------------------
+
+
+def multi_head_calls(rng):
+    calls = []
+    for _ in range(2):
+        positions, heads, d = heads_sizes(rng)
+        positions += 2
+        width = heads * d
+        matrices = [normal(rng, width, width, scale=1 / np.sqrt(width)) for _ in range(4)]
+        calls.append(Call("multi_head_attention", (normal(rng, positions, width), *matrices, heads), items=2))
+    return calls
+
+
+def multi_head_weights_shape(out):
+    for number in range(2):
+        x, *_, heads = out.calls[number].args
+        positions = x.shape[0]
+        weights = out.value(number, 0)
+        if weights.shape != (heads, positions, positions):
+            return f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, expected (heads, T, T) = {(heads, positions, positions)}"
+    return None
+
+
+def multi_head_output_shape(out):
+    for number in range(2):
+        x = out.arg(number)
+        output = out.value(number, 1)
+        if output.shape != x.shape:
+            return f"{describe_call(out.calls[number])}: output has shape {output.shape}, expected (T, D) = {x.shape}"
+    return None
+
+
+def multi_head_variants(x, w_query, w_key, w_value, w_output, heads):
+    """(weights variants, output variants) of known mistakes."""
+    split = lambda m: ops.split_heads(x @ m, heads)  # noqa: E731
+    q, k, v = split(w_query), split(w_key), split(w_value)
+    mask = ops.causal_mask(x.shape[0])
+    width = x.shape[1]
+    weights, mixed = ops.attention(q, k, v, mask=mask)
+    return (
+        [("the weights put weight on later positions: attend with causal_mask(T)", lambda: ops.attention(q, k, v)[0]),
+         (f"the scores are divided by sqrt(D) = sqrt({width}), not by sqrt(d) of one head",
+          lambda: ops.attention(q * np.sqrt(width // heads) / np.sqrt(width), k, v, mask=mask)[0]),
+         ("the projections use W.T: the weights follow the x @ W convention",
+          lambda: ops.attention(split(w_query.T), split(w_key.T), split(w_value.T), mask=mask)[0])],
+        [("the output is the joined heads without the output projection: multiply by w_output last",
+          lambda: ops.join_heads(mixed)),
+         ("the output projection is applied as w_output @ ...: use joined @ w_output", lambda: (w_output @ ops.join_heads(mixed).T).T)],
+    )
+
+
+def multi_head_values(out):
+    for number in range(2):
+        args = out.calls[number].args
+        weights, output = out.value(number, 0), out.value(number, 1)
+        expected_weights, expected_output = ops.multi_head_attention(*args)
+        weight_variants, output_variants = multi_head_variants(*args)
+        if not close(weights, expected_weights, out.tolerance(number)):
+            return diagnose(weights, weight_variants,
+                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})", out.tolerance(number))
+        if not close(output, expected_output, out.tolerance(number)):
+            return diagnose(output, output_variants,
+                            f"{describe_call(out.calls[number])}: the weights are right, the output is not "
+                            f"({largest_difference(output, expected_output)}): join the heads, then @ w_output", out.tolerance(number))
+    return None
+
+
+# --- head statistics ----------------------------------------------------------------------------
+
+
+def model_call(function, per):
+    """The call that applies ``function`` to every layer's pattern of the recorded texts (or None without the model)."""
+    if not model.available():
+        return None
+    measured = model.cache()
+    return Call(function, (measured.index, measured.queries, measured.offsets),
+                {"per": per, "layers": measured.layers, "heads": measured.heads}, slow=6.0,
+                drive=over_model_patterns, about=f"{function} on every layer's pattern of the recorded texts")
+
+
+def with_model(calls, function, per):
+    extra = model_call(function, per)
+    return calls + ([extra] if extra else [])
+
+
+def recorded_judge(key, message):
+    """A judge comparing the student's statistic over the recorded texts with head_statistics.json[key].
+
+    The runner returns (layers, heads, N): one column per text for previous_token_weight (the
+    record averages over texts), one per description token for far_back_weight (the record
+    averages over all description tokens). Either way the record is the mean over the last axis.
+    """
+
+    def judge(out):
+        if not out.calls or out.calls[-1].drive is not over_model_patterns:
+            raise Unavailable(model.UNAVAILABLE)
+        gap = model.cache().record_gap
+        if gap > ATOL:
+            raise Unavailable(f"not available: data/model/head_statistics.json does not belong to the model and catalogue "
+                              f"here (lib's own statistics differ from it by {gap:.3g}); re-record it (recordings/transformer.py)")
+        last = len(out.calls) - 1
+        actual = out.value(last).mean(axis=-1)  # (layers, heads)
+        expected = model.recorded_statistics()[key]
+        if close(actual, expected, out.tolerance(last)):
+            return None
+        return f"{message} ({largest_difference(actual, expected)}; the recorded values are rounded to 6 decimals)"
+
+    return judge
+
+
+def previous_calls(rng):
+    calls = []
+    for heads, positions in [(int(rng.integers(2, 6)), int(rng.integers(5, 13))) for _ in range(2)]:
+        calls.append(Call("previous_token_weight", (causal_pattern(rng, heads, positions),)))
+    return with_model(calls, "previous_token_weight", "head")
+
+
+def previous_shape(out):
+    for number in range(2):
+        heads = out.arg(number).shape[0]
+        if out.value(number).shape != (heads,):
+            return f"{describe_call(out.calls[number])} returned shape {out.value(number).shape}, expected (heads,) = ({heads},): one number per head"
+    return None
+
+
+def previous_variants(pattern):
+    positions = pattern.shape[-1]
+    rows = np.arange(1, positions)
+    return [
+        ("averaged pattern[:, i, i], each position's weight on itself: the previous token is i - 1",
+         lambda: pattern[:, rows, rows].mean(-1)),
+        ("averaged pattern[:, i, i - 2], two positions back: the previous token is i - 1",
+         lambda: pattern[:, rows[1:], rows[1:] - 2].mean(-1)),
+        ("averaged pattern[:, i - 1, i] (row i - 1, column i): row i is the position doing the looking, take pattern[:, i, i - 1]",
+         lambda: pattern[:, rows - 1, rows].mean(-1)),
+        ("averaged over all T positions, including position 0 (which has no previous token): average over i = 1..T-1",
+         lambda: pattern[:, rows, rows - 1].sum(-1) / positions),
+        ("summed pattern[:, i, i - 1] over positions: average it (divide by T - 1)", lambda: pattern[:, rows, rows - 1].sum(-1)),
+    ]
+
+
+def previous_values(out):
+    for number in range(2):
+        pattern, actual = out.arg(number), out.value(number)
+        expected = stats.previous_token_weight(pattern)
+        if not close(actual, expected, out.tolerance(number)):
+            return diagnose(actual, previous_variants(pattern),
+                            f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from the mean of pattern[:, i, i - 1] over i = 1..T-1", out.tolerance(number))
+    return None
+
+
+def even_previous_calls(rng):
+    return [Call("even_previous_weight", (int(n),)) for n in [2, *sizes(rng, 3, 30, 1), *sizes(rng, 31, 160, 1)]]
+
+
+def even_previous_values(out):
+    for number in range(len(out.calls)):
+        positions = out.arg(number)
+        actual = scalar(out.value(number), describe_call(out.calls[number]))
+        expected = stats.even_previous_weight(positions)
+        if not close(actual, expected, out.tolerance(number)):
+            i = np.arange(1, positions)
+            return diagnose(actual, [
+                ("used 1 / i: position i sees i + 1 positions (0..i), so the even weight is 1 / (i + 1)", lambda: np.mean(1 / i)),
+                ("averaged over i = 0..T-1: leave out position 0 (it has no previous token)", lambda: np.mean(1 / (np.arange(positions) + 1))),
+                ("summed 1 / (i + 1): average it over i = 1..T-1", lambda: np.sum(1 / (i + 1))),
+                ("used 1 / T for every position: position i spreads over its own i + 1 visible positions", lambda: 1 / positions),
+            ], f"{describe_call(out.calls[number])} = {float(actual):.6g}, expected {expected:.6g}", out.tolerance(number))
+    return None
+
+
+# description positions ----------------------------------------------------------------------------
+
+def token_ids(rng, count, avoid) -> list[int]:
+    choices = np.setdiff1d(np.arange(3, 60), avoid)
+    return [int(x) for x in rng.choice(choices, size=count)]
+
+
+def text_ids(rng, name, description, ends):
+    """(ids, sep, end_id): <s> name <sep> description <end>*ends, as random token ids."""
+    bos, sep_id, end = (int(x) for x in rng.choice(np.arange(60, 90), size=3, replace=False))
+    words = token_ids(rng, name + description, [bos, sep_id, end])
+    ids = [bos, *words[:name], sep_id, *words[name:], *[end] * ends]
+    return np.asarray(ids, dtype=np.int64), name + 1, end
+
+
+def description_calls(rng):
+    cases = [(int(rng.integers(2, 6)), int(rng.integers(3, 10)), 1),   # a normal text
+             (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 3),   # padded with end markers
+             (int(rng.integers(2, 6)), 0, 1),                          # no description
+             (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 0)]   # cut before <end>
+    calls = []
+    for name, description, ends in cases:
+        ids, sep, end = text_ids(rng, name, description, ends)
+        calls.append(Call("description_positions", (ids, sep, end)))
+    return calls
+
+
+def description_values(out):
+    for number in range(len(out.calls)):
+        ids, sep, end = out.calls[number].args
+        actual, expected = out.value(number), stats.description_positions(ids, sep, end)
+        if close(actual, expected, out.tolerance(number)):
+            continue
+        after = np.arange(sep + 1, len(ids))
+        return diagnose(actual, [
+            ("includes the end marker's position: leave out positions whose token is end_id", lambda: after),
+            ("starts at sep: <sep> is a marker, the description starts at sep + 1", lambda: np.arange(sep, len(ids))[ids[sep:] != end]),
+            ("returned the token ids at those positions: return the positions themselves", lambda: ids[expected]),
+            ("returned one True/False per token: return the positions where it is True (np.flatnonzero)",
+             lambda: (np.arange(len(ids)) > sep) & (ids != end)),
+            ("dropped the last position whether or not it is <end>: leave out exactly the positions whose token is end_id",
+             lambda: after[:-1]),
+        ], f"{describe_call(out.calls[number])} returned {np.asarray(actual).tolist()}, expected positions {expected.tolist()}", out.tolerance(number))
+    return None
+
+
+# far-back and marker weights --------------------------------------------------------------------------
+
+def pattern_case(rng, low, high):
+    """(pattern, sep, queries) of a random text: a causal pattern and its description positions."""
+    heads, positions = int(rng.integers(2, 5)), int(rng.integers(low, high))
+    sep = int(rng.integers(2, 6))
+    return causal_pattern(rng, heads, positions), sep, np.arange(sep + 1, positions)
+
+
+def marker_only_pattern(rng):
+    """A pattern whose far-back queries put all weight on a marker: <s> for even rows, <sep> for odd rows."""
+    heads, positions, sep = int(rng.integers(2, 4)), int(rng.integers(12, 17)), int(rng.integers(2, 5))
+    pattern = causal_pattern(rng, heads, positions)
+    queries = np.arange(sep + 4, positions)
+    for i in queries:
+        pattern[:, i] = 0.0
+        pattern[:, i, 0 if i % 2 == 0 else sep] = 1.0
+    return pattern, sep, queries
+
+
+def far_back_calls(rng):
+    pattern, sep, queries = pattern_case(rng, 12, 21)
+    markers = marker_only_pattern(rng)
+    return with_model([Call("far_back_weight", (pattern, sep, queries)), Call("far_back_weight", markers)],
+                      "far_back_weight", "query")
+
+
+def far_back_rule(queries, sep, positions, distance=4, markers=(True, True), strict=False):
+    """(Q, T) True where j counts as far back from query i, with knobs for the known mistakes."""
+    j = np.arange(positions)
+    gap = queries[:, None] - j[None, :]
+    far = gap > distance if strict else gap >= distance
+    if markers[0]:
+        far &= j[None, :] != 0
+    if markers[1]:
+        far &= j[None, :] != sep
+    return far
+
+
+def far_back_variants(pattern, sep, queries):
+    positions = pattern.shape[-1]
+    rows = pattern[:, queries, :]
+
+    def total(**knobs):
+        return lambda: (rows * far_back_rule(queries, sep, positions, **knobs)).sum(-1)
+
+    return [
+        ("counted positions 5 or more back (i - j > 4): 4 back is far too (i - j >= 4)", total(strict=True)),
+        ("counted positions 3 back (i - j >= 3): far back starts at 4 (i - j >= 4)", total(distance=3)),
+        ("counted the markers <s> (0) and <sep> as far back: leave them out, marker_weight reports them", total(markers=(False, False))),
+        ("counted <sep> as far back: leave out both markers, positions 0 and sep", total(markers=(True, False))),
+        ("counted <s> (position 0) as far back: leave out both markers, positions 0 and sep", total(markers=(False, True))),
+        ("summed column i (the weight later positions put on i): sum row i over the earlier positions j",
+         lambda: (np.swapaxes(pattern, -1, -2)[:, queries, :] * far_back_rule(queries, sep, positions)).sum(-1)),
+    ]
+
+
+def far_back_values(out):
+    pattern, sep, queries = out.calls[0].args
+    actual, expected = out.value(0), stats.far_back_weight(pattern, sep, queries)
+    if close(actual, expected, out.tolerance(0)):
+        return None
+    return diagnose(actual, far_back_variants(pattern, sep, queries),
+                    f"{describe_call(out.calls[0])}: {largest_difference(actual, expected)} from the weight on j with i - j >= 4, j not 0 or sep", out.tolerance(0))
+
+
+def far_back_markers(out):
+    pattern, sep, queries = out.calls[1].args
+    actual = out.value(1)
+    require_shape(actual, (pattern.shape[0], len(queries)), "the result on a pattern that looks only at the markers")
+    counted = sorted({"<s> (0)" if i % 2 == 0 else "<sep>" for i, column in zip(queries, actual.T) if np.abs(column).max() > ATOL})
+    if counted:
+        return f"on a pattern whose far queries look only at the markers, {' and '.join(counted)} counted as far back: leave out positions 0 and sep"
+    return None
+
+
+def marker_calls(rng):
+    return [Call("marker_weight", pattern_case(rng, 8, 16)) for _ in range(2)]
+
+
+def marker_values(out):
+    for number in range(2):
+        pattern, sep, queries = out.calls[number].args
+        actual, expected = out.value(number), stats.marker_weight(pattern, sep, queries)
+        if not close(actual, expected, out.tolerance(number)):
+            return diagnose(actual, [
+                ("counts only <s> (position 0): add the weight on <sep> (position sep)", lambda: pattern[:, queries, 0]),
+                ("counts only <sep>: add the weight on <s> (position 0)", lambda: pattern[:, queries, sep]),
+                ("read columns (pattern[:, 0, i]): row i holds the weight position i puts on the markers",
+                 lambda: pattern[:, 0, queries] + pattern[:, sep, queries]),
+            ], f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from pattern[:, i, 0] + pattern[:, i, sep]", out.tolerance(number))
+    return None
+
+
+def even_far_calls(rng):
+    sep = int(rng.integers(2, 7))
+    end = int(rng.integers(15, 41))
+    subset = np.sort(rng.choice(np.arange(sep + 1, end), size=6, replace=False))
+    return [Call("even_far_back_weight", (sep, np.arange(sep + 1, end))), Call("even_far_back_weight", (sep + 1, subset))]
+
+
+def even_far_values(out):
+    for number in range(2):
+        sep, queries = out.calls[number].args
+        actual, expected = out.value(number), stats.even_far_back_weight(sep, queries)
+        if close(actual, expected, out.tolerance(number)):
+            continue
+
+        def spread(denominator=1, **knobs):
+            return lambda: far_back_rule(queries, sep, int(queries.max()) + 1, **knobs).sum(1) / (queries + denominator)
+
+        return diagnose(actual, [
+            ("counted positions 5 or more back (i - j > 4): 4 back is far too (i - j >= 4)", spread(strict=True)),
+            ("counted the markers (positions 0 and sep): leave them out of the count", spread(markers=(False, False))),
+            ("counted <sep>: leave out both markers, positions 0 and sep", spread(markers=(True, False))),
+            ("counted <s> (position 0): leave out both markers, positions 0 and sep", spread(markers=(False, True))),
+            ("divided by i: position i sees i + 1 positions (0..i)", spread(denominator=0)),
+        ], f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from count / (i + 1)", out.tolerance(number))
+    return None
+
+
+def even_marker_calls(rng):
+    sep = int(rng.integers(2, 7))
+    return [Call("even_marker_weight", (np.arange(sep + 1, int(rng.integers(12, 30))),))]
+
+
+def even_marker_values(out):
+    queries = out.arg(0)
+    actual, expected = out.value(0), stats.even_marker_weight(queries)
+    if close(actual, expected, out.tolerance(0)):
+        return None
+    return diagnose(actual, [
+        ("one marker's weight: there are two markers, <s> and <sep>, each with 1 / (i + 1)", lambda: 1 / (queries + 1)),
+        ("divided by i: position i sees i + 1 positions (0..i)", lambda: 2 / queries),
+    ], f"{describe_call(out.calls[0])}: {largest_difference(actual, expected)} from 2 / (i + 1)", out.tolerance(0))
+
+
+# --- check_safe_softmax -------------------------------------------------------------------------------
+
+
+def safe_softmax_calls(rng):
+    rows, width = sizes(rng, 4, 8, 2)
+    masked = normal(rng, rows, width)
+    masked[rng.random((rows, width)) < 0.3] = -np.inf
+    masked[:, 0] = np.where(np.isneginf(masked).all(1), 0.0, masked[:, 0])  # every row keeps a finite entry ...
+    empty = rng.choice(rows, size=2, replace=False)
+    masked[empty] = -np.inf  # ... except two fully masked rows
+    a, b, n = sizes(rng, 2, 6, 3)
+    return [
+        Call("safe_softmax", (1000.0 + rng.uniform(-60.0, 60.0, (width, rows)),)),
+        Call("safe_softmax", (masked,)),
+        Call("safe_softmax", (normal(rng, a, b, n, scale=2.0),)),
+    ]
+
+
+def safe_overflow(out):
+    scores, actual = out.arg(0), out.value(0)
+    if not np.isfinite(actual).all():
+        return "NaN or inf on scores near 1000: subtract each row's maximum before np.exp"
+    if not close(actual, ops.softmax(scores), out.tolerance(0)):
+        return f"on scores near 1000 the weights are wrong ({largest_difference(actual, ops.softmax(scores))})"
+    return None
+
+
+def safe_fully_masked(out):
+    scores, actual = out.arg(1), out.value(1)
+    require_shape(actual, scores.shape, describe_call(out.calls[1]))
+    empty = np.isneginf(scores).all(-1)
+    rows = actual[empty]
+    if np.isnan(rows).any():
+        return ("a fully masked row (all -inf) gives NaN: -inf - (-inf) is NaN; give such a row all-zero weights "
+                "(it attends to nothing)")
+    if close(rows, np.full(rows.shape, 1 / scores.shape[-1]), out.tolerance(1)):
+        return "a fully masked row gets 1/n everywhere: it attends to nothing, so all its weights are 0.0"
+    if not (rows == 0.0).all():
+        return f"a fully masked row gets weights up to {np.abs(rows).max():.3g}: all its weights must be exactly 0.0"
+    return None
+
+
+def safe_values(out):
+    scores, actual = out.arg(1), out.value(1)
+    require_shape(actual, scores.shape, describe_call(out.calls[1]))
+    visible = ~np.isneginf(scores).all(-1)
+    if not close(actual[visible], ops.softmax(scores)[visible], out.tolerance(1)):
+        return "rows with at least one visible score are wrong: softmax over the finite entries, -inf entries get 0.0"
+    scores, actual = out.arg(2), out.value(2)
+    expected = ops.softmax(scores)
+    if not close(actual, expected, out.tolerance(2)):
+        return diagnose(actual, softmax_variants(scores), f"values differ from softmax over the last axis "
+                        f"({largest_difference(actual, expected)})", out.tolerance(2))
+    return None
+
+
+# --- the registry ---------------------------------------------------------------------------------------
+
+
+CHECKS = {
+    check.check_id: check
+    for check in [
+        Check("check_softmax", "softmax", 2, softmax_calls, (
+            ("shape", softmax_shape),
+            ("rows sum to 1 on the last axis", softmax_rows),
+            ("values", softmax_values),
+            ("no overflow on scores ~1e3", softmax_overflow),
+        )),
+        Check("check_attention", "attention", 4, attention_calls, (
+            ("returns (weights, output) of the right shapes", attention_shapes),
+            ("rows sum to 1", attention_rows),
+            ("scaled by sqrt(d)", attention_scaled),
+            ("values", attention_values),
+        )),
+        Check("check_causal_mask", "causal_mask", 1, causal_mask_calls, (
+            ("bool", causal_mask_bool),
+            ("shape", causal_mask_shape),
+            ("lower triangle incl. diagonal", causal_mask_triangle),
+        )),
+        Check("check_masked_attention", "attention", 4, masked_attention_calls, (
+            ("exactly 0.0 weight on masked positions", masked_exactly_zero),
+            ("rows sum to 1", masked_rows),
+            ("leak test: a later token leaves earlier outputs unchanged", masked_leak),
+            ("values", masked_values),
+            ("drives the store's model", masked_drives_model),
+        )),
+        Check("check_average_largest_weight", "average_largest_weight", 2, average_largest_weight_calls, (
+            ("values scaled", largest_weight_judge((0, 1), True)),
+            ("values unscaled", largest_weight_judge((2,), False)),
+        )),
+        Check("check_split_heads", "split_heads", 1, split_heads_calls, (
+            ("shape", split_heads_shape),
+            ("values (head h = columns h*d:(h+1)*d)", split_heads_values),
+        )),
+        Check("check_join_heads", "join_heads", 1, join_heads_calls, (
+            ("shape", join_heads_shape),
+            ("values (inverse of split)", join_heads_values),
+        )),
+        Check("check_multi_head_attention", "multi_head_attention", 3, multi_head_calls, (
+            ("weights shape (heads, T, T)", multi_head_weights_shape),
+            ("output shape (T, D)", multi_head_output_shape),
+            ("values (incl. output projection)", multi_head_values),
+        )),
+        Check("check_previous_token_weight", "previous_token_weight", 2, previous_calls, (
+            ("shape (heads,)", previous_shape),
+            ("values on random patterns", previous_values),
+            ("matches recorded statistics", recorded_judge(
+                "previous", "on the store's model, the mean over the recorded texts differs from head_statistics.json")),
+        )),
+        Check("check_even_previous_weight", "even_previous_weight", 1, even_previous_calls, (
+            ("values", even_previous_values),
+        )),
+        Check("check_description_positions", "description_positions", 1, description_calls, (
+            ("values (end marker out)", description_values),
+        )),
+        Check("check_far_back_weight", "far_back_weight", 2, far_back_calls, (
+            ("values", far_back_values),
+            ("markers excluded", far_back_markers),
+            ("matches recorded statistics", recorded_judge(
+                "far", "on the store's model, the average over all description tokens differs from head_statistics.json")),
+        )),
+        Check("check_marker_weight", "marker_weight", 1, marker_calls, (
+            ("values", marker_values),
+        )),
+        Check("check_even_far_back_weight", "even_far_back_weight", 1, even_far_calls, (
+            ("values", even_far_values),
+        )),
+        Check("check_even_marker_weight", "even_marker_weight", 1, even_marker_calls, (
+            ("values", even_marker_values),
+        )),
+        Check("check_safe_softmax", "safe_softmax", 2, safe_softmax_calls, (
+            ("no overflow", safe_overflow),
+            ("fully masked row -> zeros", safe_fully_masked),
+            ("values", safe_values),
+        )),
+    ]
+}

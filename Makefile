@@ -30,6 +30,8 @@ demo: $(VENV)/.installed sandbox
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m autograder.classroom
 
 test: $(VENV)/.installed
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest -q
 
 train: install-train

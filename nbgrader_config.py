@@ -14,12 +14,21 @@ import os
 import sys
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds,
-                                    IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+from nbgrader.preprocessors import (
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
+    IgnorePattern,
+    LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from autograder.student_kernel import SurvivingExecute  # noqa: E402
 from autograder.notebook_grading import DropEmptyMetadata, ExternalVerdicts, RestoreCellFlags, StartVerdicts  # noqa: E402
+from autograder.student_kernel import SurvivingExecute  # noqa: E402
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
@@ -37,15 +46,25 @@ c.SurvivingExecute.startup_timeout = 120
 # nbgrader's own sanitising steps, with two fixes: a duplicated grade cell no longer fails the submission, and a
 # cell whose nbgrader flags were changed (grade: false on a test cell) is restored instead of failing it
 c.Autograde.sanitize_preprocessors = [
-    ClearOutput, DeduplicateIds, DropEmptyMetadata, OverwriteKernelspec, RestoreCellFlags, OverwriteCells,
+    ClearOutput,
+    DeduplicateIds,
+    DropEmptyMetadata,
+    OverwriteKernelspec,
+    RestoreCellFlags,
+    OverwriteCells,
     CheckCellMetadata,
 ]
 
 c.Autograde.autograde_preprocessors = [
     StartVerdicts,  # the hidden checks start at once, in their own process, while the kernel runs
-    SurvivingExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    SurvivingExecute,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
     ExternalVerdicts,  # after the kernel ran, before the grades are saved
-    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
 ]
 
 # What students get in place of a solution

@@ -10,3 +10,7 @@ Beside the path: assignments (an assignment found by name), sandbox (bubblewrap 
 code), model (the store's model, measured for the checks), export (ChecksExport, one CSV row per student
 per check), report and similarity (the instructor's page after a run).
 """
+
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parent.parent  # the course's repository: lib/, data/, source/, nbgrader_config.py

@@ -6,8 +6,9 @@
     verdicts = grade_answers(attention, answer_sources("submitted/ada/attention/attention.ipynb"))
     verdicts["check_softmax"].points, verdicts["check_softmax"].feedback
 
-Flow: each check (the assignment's checks.py, autograder.assignments) draws its inputs from a generator seeded by ``seed`` (fresh
-from os.urandom unless given, and printed in every feedback so a TA can reproduce the run). A runner
+Flow: each check (the assignment's checks.py, autograder.assignments) draws its inputs from a generator
+seeded by ``seed`` (fresh from os.urandom unless given, and printed in every feedback so a TA can reproduce
+the run). A runner
 process (autograder/answer_runner.py, run as a script by a bare Python with NumPy only) executes the answer
 cells and calls the student's functions on those inputs; the arrays come back over a pipe, and each
 check's properties are judged here, with lib.
@@ -37,7 +38,7 @@ import sys
 import tempfile
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -51,8 +52,6 @@ CALL_LIMIT = 10.0  # CPU seconds for one cell or one call
 GRACE = 2.0  # CPU seconds past a step's own limit before the grader kills the runner
 WALL_FACTOR, WALL_SLACK = 4.0, 20.0  # the wall-clock backstop of a step: 4 x its CPU limit + 20 s
 STARTUP = 60.0  # wall seconds for a runner to start (Python and NumPy, no student code)
-MEMORY = 4 * 2**30  # bytes of address space for the runner
-OUTPUT_FILES = 256 * 2**20  # the largest file the runner may write
 RECEIVED = 2**30  # bytes of arrays one message from the runner may carry
 ATTEMPTS = 4  # runner starts per grading, at most (each one after a hang or crash)
 RUNNER = Path(answer_runner.__file__).resolve()
@@ -111,8 +110,14 @@ class Limits:
     total: float = TIMEOUT
 
 
-def grade_answers(assignment: AssignmentChecks, sources: list[str], seed: int | None = None, timeout: float = TIMEOUT,
-                  call_limit: float = CALL_LIMIT, checks: list[str] | None = None) -> dict[str, Verdict]:
+def grade_answers(
+    assignment: AssignmentChecks,
+    sources: list[str],
+    seed: int | None = None,
+    timeout: float = TIMEOUT,
+    call_limit: float = CALL_LIMIT,
+    checks: list[str] | None = None,
+) -> dict[str, Verdict]:
     """{check id: Verdict} for the student's answer cells ``sources``, by ``assignment``'s checks.
 
     seed: the inputs' seed (default: fresh from os.urandom); timeout: CPU seconds for the whole run;
@@ -120,7 +125,7 @@ def grade_answers(assignment: AssignmentChecks, sources: list[str], seed: int | 
     Raises sandbox.SandboxUnavailable where bubblewrap is missing and unsandboxed grading was not allowed.
     """
     seed = fresh_seed() if seed is None else int(seed)
-    chosen = [assignment.checks[check_id] for check_id in (checks or assignment.checks)]
+    chosen = [assignment.checks[check_id] for check_id in checks or assignment.checks]
     plans = {check.check_id: check.calls(check_generator(seed, check.check_id)) for check in chosen}
     with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
         session = Session(assignment, list(sources), Limits(call_limit, timeout), Path(scratch))
@@ -128,8 +133,9 @@ def grade_answers(assignment: AssignmentChecks, sources: list[str], seed: int | 
             results = {check_id: [session.perform(call) for call in calls] for check_id, calls in plans.items()}
         finally:
             session.close()
-    return {check.check_id: judge(check, plans[check.check_id], results[check.check_id], session, seed)
-            for check in chosen}
+    return {
+        check.check_id: judge(check, plans[check.check_id], results[check.check_id], session, seed) for check in chosen
+    }
 
 
 def evaluate(check: Check, outputs: Outputs) -> list[Property]:
@@ -151,7 +157,9 @@ def evaluate(check: Check, outputs: Outputs) -> list[Property]:
         except Broken as reason:
             properties.append(Property(name, False, str(reason)))
         except Exception as error:  # noqa: BLE001 - malformed output reached a comparison
-            properties.append(Property(name, False, f"the result could not be compared ({type(error).__name__}: {error})"))
+            properties.append(
+                Property(name, False, f"the result could not be compared ({type(error).__name__}: {error})")
+            )
     return properties
 
 
@@ -166,13 +174,17 @@ def judge(check: Check, calls: list[Call], results: list[Result], session: "Sess
     else:
         properties = evaluate(check, Outputs(calls, results))
     points = score(check.points, properties)
-    return Verdict(check.check_id, points, float(check.points), tuple(properties), feedback(check, points, properties, seed))
+    return Verdict(
+        check.check_id, points, float(check.points), tuple(properties), feedback(check, points, properties, seed)
+    )
 
 
 def missing_message(function: str, session: "Session") -> str:
     failed = [f"answer cell {index + 1} failed: {error}" for index, error in sorted(session.cells.items()) if error]
     context = f" ({'; '.join(failed)})" if failed else ""
-    return f"no function named {function} in your answers: define it in its answer cell as def {function}(...):{context}"
+    return (
+        f"no function named {function} in your answers: define it in its answer cell as def {function}(...):{context}"
+    )
 
 
 def score(max_points: float, properties: list[Property]) -> float:
@@ -192,8 +204,10 @@ def feedback(check: Check, points: float, properties: list[Property], seed: int)
         message = "the same failure as above" if p.message and p.message in said else p.message
         said.add(p.message)
         lines.append(f"  {mark} {p.name}" + (f": {message}" if message else ""))
-    lines.append(f"Graded outside your notebook on inputs drawn at grading time (seed {seed}; "
-                 f"autograder.answer_grading.grade_answers(sources, seed={seed}) reproduces them).")
+    lines.append(
+        f"Graded outside your notebook on inputs drawn at grading time (seed {seed}; grading again "
+        f"with seed={seed}, autograder.answer_grading.grade_answers(checks, sources, seed={seed}), reproduces them)."
+    )
     return "\n".join(lines)
 
 
@@ -248,13 +262,20 @@ def runner_command(work: Path) -> list[str]:
             (site / name).symlink_to(folder)
         inner = [str(base_python()), "-I", "-S", str(RUNNER), str(site)]
     wrapped = sandbox.command(inner, runner_sandbox(work))  # raises SandboxUnavailable where it must
-    return sandbox.limited(wrapped, MEMORY, OUTPUT_FILES, sandbox.PROCESS_CAP)
+    return sandbox.limited(wrapped, sandbox.STUDENT_MEMORY, sandbox.STUDENT_FILES, sandbox.PROCESS_CAP)
 
 
 def runner_environment(home: Path) -> dict:
     """A minimal environment: no credentials, one BLAS thread."""
-    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8",
-            **sandbox.SINGLE_THREAD, "MALLOC_MMAP_THRESHOLD_": str(2**28), "MALLOC_TRIM_THRESHOLD_": str(2**28)}
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "TMPDIR": str(home),
+        "LANG": "C.UTF-8",
+        **sandbox.SINGLE_THREAD,
+        "MALLOC_MMAP_THRESHOLD_": str(2**28),
+        "MALLOC_TRIM_THRESHOLD_": str(2**28),
+    }
 
 
 def process_cpu(pid: int) -> float:
@@ -277,9 +298,15 @@ class Runner:
     def __init__(self, work: Path, limits: Limits, spent: float):
         work.mkdir()
         self.limits, self.spent = limits, spent  # spent: CPU seconds of earlier attempts
-        self.process = subprocess.Popen(runner_command(work), cwd=work, env=runner_environment(work),
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            runner_command(work),
+            cwd=work,
+            env=runner_environment(work),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         self.writing, self.reading = self.process.stdin.fileno(), self.process.stdout.fileno()
         self.step, self.seconds, self.cpu_at, self.clock_at = {"start": True}, None, 0.0, time.monotonic()
         self.last_cpu = 0.0  # the runner's CPU seconds when last measured (after it is killed, what it used)
@@ -311,15 +338,22 @@ class Runner:
                 self.kill(f"the runner did not start within {STARTUP:g} s (is the machine overloaded?)")
             return
         if self.spent + used > self.limits.total + GRACE:
-            self.kill(f"grading used up its {self.limits.total:g} s of CPU time in all, during {self.what()}: "
-                      "look for a very slow function or an infinite loop", fatal=True)
+            self.kill(
+                f"grading used up its {self.limits.total:g} s of CPU time in all, during {self.what()}: "
+                "look for a very slow function or an infinite loop",
+                fatal=True,
+            )
         if step_used > self.seconds + GRACE:
-            self.kill(f"{self.what()} used more than its {self.seconds:g} s of CPU time and was stopped: look for an "
-                      "infinite loop (a loop that catches every exception never stops)")
+            self.kill(
+                f"{self.what()} used more than its {self.seconds:g} s of CPU time and was stopped: look for an "
+                "infinite loop (a loop that catches every exception never stops)"
+            )
         backstop = WALL_FACTOR * self.seconds + WALL_SLACK
         if clock > backstop:
-            self.kill(f"{self.what()} ran {backstop:g} s by the clock using {step_used:.1f} s of CPU time: "
-                      "does it sleep, or wait for input?")
+            self.kill(
+                f"{self.what()} ran {backstop:g} s by the clock using {step_used:.1f} s of CPU time: "
+                "does it sleep, or wait for input?"
+            )
 
     def kill(self, reason: str, fatal: bool = False):
         self.close()
@@ -359,13 +393,21 @@ class Runner:
         self.close()
         if code is not None and code < 0:
             name = signal_name(-code)
-            cause = {"SIGKILL": "killed: out of memory?", "SIGXCPU": "the CPU time limit", "SIGSEGV": "a segmentation fault",
-                     "SIGXFSZ": "it wrote too large a file"}.get(name, "")
-            reason = (f"the Python process running your functions crashed ({name}{': ' + cause if cause else ''}) "
-                      f"during {self.what()}")
+            cause = {
+                "SIGKILL": "killed: out of memory?",
+                "SIGXCPU": "the CPU time limit",
+                "SIGSEGV": "a segmentation fault",
+                "SIGXFSZ": "it wrote too large a file",
+            }.get(name, "")
+            reason = (
+                f"the Python process running your functions crashed ({name}{': ' + cause if cause else ''}) "
+                f"during {self.what()}"
+            )
         else:
-            reason = (f"the Python process running your functions exited early (exit {code}) during {self.what()}: "
-                      "does your code call exit()?")
+            reason = (
+                f"the Python process running your functions exited early (exit {code}) during {self.what()}: "
+                "does your code call exit()?"
+            )
         raise RunnerDied(reason, self.step)
 
     def close(self):
@@ -385,8 +427,15 @@ class Runner:
 
     def start(self, sources: list[str], skip: dict, limits: Limits, names: tuple) -> dict:
         """Run the answer cells; {"cells": {index: error}, "missing": [names not defined], "output": str}."""
-        self.send({"op": "cells", "cells": sources, "skip": {str(k): v for k, v in skip.items()},
-                   "names": list(names), "seconds": limits.call})
+        self.send(
+            {
+                "op": "cells",
+                "cells": sources,
+                "skip": {str(k): v for k, v in skip.items()},
+                "names": list(names),
+                "seconds": limits.call,
+            }
+        )
         cells = {}
         while True:
             message, _ = self.receive()
@@ -396,18 +445,29 @@ class Runner:
             elif op == "cell":
                 cells[int(message["index"])] = message.get("error")
             elif op == "ready":
-                return {"cells": cells, "missing": list(message.get("missing", [])), "output": str(message.get("output", ""))}
+                return {
+                    "cells": cells,
+                    "missing": list(message.get("missing", [])),
+                    "output": str(message.get("output", "")),
+                }
             else:
                 self.kill(f"the runner sent {op!r} while running the answer cells")
 
-    def call(self, function: str, args: tuple, kwargs: dict, stand_ins: tuple, items: int, seconds: float,
-             stand_in=None) -> tuple[Result, float]:
+    def call(
+        self, function: str, args: tuple, kwargs: dict, stand_ins: tuple, items: int, seconds: float, stand_in=None
+    ) -> tuple[Result, float]:
         """(Result, CPU seconds used) of one call of the student's ``function``; stand-in requests served here,
         by ``stand_in(function, name)``."""
         arrays = []
-        header = {"op": "call", "function": function, "args": [answer_runner.pack(a, arrays) for a in args],
-                  "kwargs": {key: answer_runner.pack(value, arrays) for key, value in kwargs.items()},
-                  "stand_ins": list(stand_ins), "items": items, "seconds": seconds}
+        header = {
+            "op": "call",
+            "function": function,
+            "args": [answer_runner.pack(a, arrays) for a in args],
+            "kwargs": {key: answer_runner.pack(value, arrays) for key, value in kwargs.items()},
+            "stand_ins": list(stand_ins),
+            "items": items,
+            "seconds": seconds,
+        }
         self.begin({"function": function}, seconds)
         self.send(header, arrays)
         while True:
@@ -419,8 +479,11 @@ class Runner:
                 return Result(str(message.get("message"))), self.cpu() - self.cpu_at
             elif op == "result":
                 returned = message.get("returned")
-                if not isinstance(returned, list) or len(returned) != len(received) or \
-                        any(array.dtype != np.float64 for array in received):
+                if (
+                    not isinstance(returned, list)
+                    or len(returned) != len(received)
+                    or any(array.dtype != np.float64 for array in received)
+                ):
                     self.kill(f"the runner sent a malformed result for {function}")
                 return Result(None, tuple(received), tuple(returned)), self.cpu() - self.cpu_at
             else:
@@ -431,17 +494,31 @@ class Runner:
         name = message.get("name")
         if name not in stand_ins or stand_in is None:
             allowed = ", ".join(stand_ins) or "none"
-            self.send({"op": "refused", "message": f"{name} is not computed for you while {function} is graded "
-                                                   f"(what it may call instead: {allowed})"})
+            self.send(
+                {
+                    "op": "refused",
+                    "message": (
+                        f"{name} is not computed for you while {function} is graded "
+                        f"(what it may call instead: {allowed})"
+                    ),
+                }
+            )
             return
         try:
             args = [answer_runner.unpack(value, received) for value in message.get("args", [])]
-            kwargs = {str(key): answer_runner.unpack(value, received) for key, value in message.get("kwargs", {}).items()}
+            kwargs = {
+                str(key): answer_runner.unpack(value, received) for key, value in message.get("kwargs", {}).items()
+            }
             value = stand_in(function, name)(*args, **kwargs)
             arrays = []
             packed = answer_runner.pack(value, arrays)
         except Exception as error:  # noqa: BLE001 - the student's call of the stand-in was malformed
-            self.send({"op": "refused", "message": f"{name}(...) could not be computed for you: {type(error).__name__}: {error}"})
+            self.send(
+                {
+                    "op": "refused",
+                    "message": f"{name}(...) could not be computed for you: {type(error).__name__}: {error}",
+                }
+            )
             return
         self.send({"op": "value", "value": packed}, arrays)
 
@@ -485,17 +562,26 @@ class Session:
         self.cells[cell] = died.reason
         self.skip[cell] = f"not run again: in an earlier attempt, {died.reason}"
 
-    def call(self, function: str, args: tuple, kwargs: dict = None, stand_ins: tuple = (), items: int = 1,
-             seconds: float | None = None) -> tuple[Result, float]:
-        """One call of the student's function (Result, CPU seconds); a crash costs this call and the function's later ones."""
+    def call(
+        self,
+        function: str,
+        args: tuple,
+        kwargs: dict = None,
+        stand_ins: tuple = (),
+        items: int = 1,
+        seconds: float | None = None,
+    ) -> tuple[Result, float]:
+        """One call of the student's function (Result, CPU seconds); a crash costs this call and the function's
+        later ones."""
         if function in self.failed:
             return Result(f"not run: an earlier call of {function} failed: {self.failed[function]}"), 0.0
         active = self.ready()
         if active is None:
             return Result(f"not run: {self.fatal}"), 0.0
         try:
-            return active.call(function, args, kwargs or {}, stand_ins, items, seconds or self.limits.call,
-                               self.assignment.stand_in)
+            return active.call(
+                function, args, kwargs or {}, stand_ins, items, seconds or self.limits.call, self.assignment.stand_in
+            )
         except RunnerDied as died:
             self.spent += active.last_cpu
             self.runner = None

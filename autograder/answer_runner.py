@@ -50,8 +50,10 @@ HEADER_LIMIT = 2**20  # bytes of a JSON header
 PREAMBLE = "import sys\nfrom pathlib import Path\n\nimport numpy as np\n"  # what the notebook's setup cell imports
 TAIL = 4000  # characters of the student's prints kept for the feedback
 REFUSED_EVENTS = ("os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty")
-NO_LIB = ("lib is not available where your functions are graded: the hidden checks run your answer cells "
-          "with Python and NumPy only. Write the computation with NumPy (call your own functions, such as softmax)")
+NO_LIB = (
+    "lib is not available where your functions are graded: the hidden checks run your answer cells "
+    "with Python and NumPy only. Write the computation with NumPy (call your own functions, such as softmax)"
+)
 
 # Taken before any student code runs: the student may patch json, os or builtins in this process.
 _dumps, _loads, _write, _read = json.dumps, json.loads, os.write, os.read
@@ -77,7 +79,7 @@ def send(fd: int, header: dict, arrays=()) -> None:
     parts = [_pack(">I", _len(text)), text, *(array.tobytes() for array in arrays)]
     data = memoryview(b"".join(parts))
     while data:
-        data = data[_write(fd, data):]
+        data = data[_write(fd, data) :]
 
 
 def read_exactly(fd: int, size: int, read=None) -> bytes:
@@ -250,8 +252,10 @@ def as_number_array(value, position: str):
     except Exception as error:  # noqa: BLE001 - ragged lists, objects whose __array__ fails, ...
         raise ValueError(f"returned {type_name(value)}{position}, which is not an array of numbers ({error})") from None
     if array.dtype.kind not in "biuf":
-        raise ValueError(f"returned {type_name(value)}{position} with NumPy dtype {array.dtype}, not an array of "
-                         "numbers: return a NumPy array (or a float) of numbers")
+        raise ValueError(
+            f"returned {type_name(value)}{position} with NumPy dtype {array.dtype}, not an array of "
+            "numbers: return a NumPy array (or a float) of numbers"
+        )
     returned = {"type": type_name(value), "dtype": _str(array.dtype), "shape": _list(array.shape)}
     return _array(array, dtype=_float64), returned
 
@@ -289,8 +293,12 @@ def make_stand_in(name: str, channel: Channel):
 
     def stand_in(*args, **kwargs):
         arrays = []
-        header = {"op": "stand_in", "name": name, "args": [pack(a, arrays) for a in args],
-                  "kwargs": {key: pack(value, arrays) for key, value in kwargs.items()}}
+        header = {
+            "op": "stand_in",
+            "name": name,
+            "args": [pack(a, arrays) for a in args],
+            "kwargs": {key: pack(value, arrays) for key, value in kwargs.items()},
+        }
         channel.send(header, arrays)
         reply, returned = channel.receive()
         if reply.get("op") != "value":
@@ -313,8 +321,9 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
     saved = {other: namespace.get(other) for other in request.get("stand_ins", [])}
     namespace.update({other: make_stand_in(other, channel) for other in saved})
     try:
-        arrays, returned = with_cpu_limit(request["seconds"],
-                                          lambda: convert(function(*args, **kwargs), request.get("items", 1)))
+        arrays, returned = with_cpu_limit(
+            request["seconds"], lambda: convert(function(*args, **kwargs), request.get("items", 1))
+        )
     except BaseException as failure:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from student code too
         channel.send({"op": "error", "message": describe_error(failure)})
         return

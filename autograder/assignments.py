@@ -49,8 +49,10 @@ def load(folder: Path | str) -> AssignmentChecks:
     folder = Path(folder).resolve()
     path = folder / CHECKS_FILE
     if not path.is_file():
-        raise NoChecks(f"{path} does not exist: an assignment's hidden checks live beside its source notebook, in "
-                       f"source/<assignment>/{CHECKS_FILE}")
+        raise NoChecks(
+            f"{path} does not exist: an assignment's hidden checks live beside its source notebook, in "
+            f"source/<assignment>/{CHECKS_FILE}"
+        )
     data = path.read_bytes()
     key = (str(path), hashlib.sha256(data).hexdigest())
     if key not in _loaded:
@@ -61,8 +63,9 @@ def load(folder: Path | str) -> AssignmentChecks:
         spec.loader.exec_module(module)
         if not isinstance(getattr(module, "CHECKS", None), dict) or not module.CHECKS:
             raise NoChecks(f"{path} defines no CHECKS (a dict of grade id -> autograder.checks.Check)")
-        _loaded[key] = AssignmentChecks(folder.name, folder, module.CHECKS, getattr(module, "ISOLATE", {}),
-                                        getattr(module, "stand_in", None))
+        _loaded[key] = AssignmentChecks(
+            folder.name, folder, module.CHECKS, getattr(module, "ISOLATE", {}), getattr(module, "stand_in", None)
+        )
     return _loaded[key]
 
 
@@ -70,8 +73,11 @@ def names(source: Path) -> list[str]:
     """The assignments in a source folder: its subfolders holding a notebook and a checks.py."""
     if not source.is_dir():
         return []
-    return sorted(folder.name for folder in source.iterdir()
-                  if folder.is_dir() and (folder / CHECKS_FILE).is_file() and any(folder.glob("*.ipynb")))
+    return sorted(
+        folder.name
+        for folder in source.iterdir()
+        if folder.is_dir() and (folder / CHECKS_FILE).is_file() and any(folder.glob("*.ipynb"))
+    )
 
 
 def notebooks(folder: Path) -> list[str]:
@@ -97,14 +103,19 @@ def find(source: Path, name: str | None = None) -> Layout:
     found = names(source)
     if name is None:
         if len(found) != 1:
-            raise NoAssignment(f"{source} holds {len(found)} assignments ({', '.join(found) or 'none'}): "
-                               "name one with --assignment")
+            raise NoAssignment(
+                f"{source} holds {len(found)} assignments ({', '.join(found) or 'none'}): name one with --assignment"
+            )
         name = found[0]
     if name not in found:
-        raise NoAssignment(f"no assignment {name!r} in {source} (a folder {name}/ with its notebook and its "
-                           f"{CHECKS_FILE}); there: {', '.join(found) or 'none'}")
+        raise NoAssignment(
+            f"no assignment {name!r} in {source} (a folder {name}/ with its notebook and its "
+            f"{CHECKS_FILE}); there: {', '.join(found) or 'none'}"
+        )
     notebook_names = notebooks(source / name)
     if len(notebook_names) != 1:
-        raise NoAssignment(f"{source / name} holds {len(notebook_names)} notebooks ({', '.join(notebook_names)}): "
-                           "a class is graded one notebook per assignment")
+        raise NoAssignment(
+            f"{source / name} holds {len(notebook_names)} notebooks ({', '.join(notebook_names)}): "
+            "a class is graded one notebook per assignment"
+        )
     return Layout(name, notebook_names[0])

@@ -30,9 +30,6 @@ from typing import Callable
 
 import numpy as np
 
-from lib import attention as ops
-from lib import heads as stats
-
 ATOL = 1e-6
 SINGLE = 64 * float(np.finfo(np.float32).eps)  # float32 rounding, times what a few dozen operations accumulate
 
@@ -69,6 +66,7 @@ class Call:
     slow: float = 1.0
     drive: Callable | None = None
     about: str = ""
+    role: str = ""  # what this call is for, so that a judge names the calls it reads ("near 1000", "masked")
 
 
 @dataclass(frozen=True)
@@ -97,6 +95,20 @@ class Outputs:
     def arg(self, number: int, position: int = 0):
         return self.calls[number].args[position]
 
+    def numbers(self, *roles: str) -> list[int]:
+        """The numbers of the calls with these roles (none given: every plain call, the driven ones left out)."""
+        if not roles:
+            return [n for n, call in enumerate(self.calls) if call.drive is None]
+        return [n for n, call in enumerate(self.calls) if call.role in roles]
+
+    def number(self, role: str) -> int:
+        """The number of the one call with this role; Unavailable when the check made no such call (the store's
+        model missing here)."""
+        found = self.numbers(role)
+        if len(found) != 1:
+            raise Unavailable(f"not available: no {role!r} call was made here")
+        return found[0]
+
     def value(self, number: int, item: int = 0) -> np.ndarray:
         """Item ``item`` returned by call ``number``; raises Broken if the call failed or returned too few."""
         call, result = self.calls[number], self.results[number]
@@ -123,8 +135,11 @@ class Outputs:
         single = any(np.dtype(r["dtype"]).kind == "f" and np.dtype(r["dtype"]).itemsize < 8 for r in returned)
         if not single:
             return EXACT
-        inputs = [value for value in (*self.calls[number].args, *self.calls[number].kwargs.values())
-                  if isinstance(value, np.ndarray) and value.dtype.kind == "f"]
+        inputs = [
+            value
+            for value in (*self.calls[number].args, *self.calls[number].kwargs.values())
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f"
+        ]
         finite = [np.abs(value[np.isfinite(value)]).max(initial=0.0) for value in inputs]
         return Tolerance(ATOL + SINGLE * max([1.0, *finite]), SINGLE)
 
@@ -182,6 +197,15 @@ def diagnose(actual, variants, otherwise: str, tolerance: Tolerance = EXACT) -> 
     return otherwise
 
 
+def mistake(out: "Outputs", number: int, actual, expected, variants, otherwise: str) -> str | None:
+    """None when call ``number``'s ``actual`` equals ``expected`` within its tolerance; else the message of the
+    known wrong variant it matches (diagnose), or ``otherwise``. The shape every values property shares."""
+    tolerance = out.tolerance(number)
+    if close(actual, expected, tolerance):
+        return None
+    return diagnose(actual, variants, otherwise, tolerance)
+
+
 def largest_difference(actual, expected) -> str:
     actual, expected = np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64)
     if actual.shape != expected.shape:
@@ -230,8 +254,11 @@ def lazy(out: Outputs) -> str | None:
 
     Driven calls are left out (their results are the grader's computation around the student's function).
     """
-    plain = [(call, result) for call, result in zip(out.calls, out.results)
-             if call.drive is None and result.error is None and len(result.values) == call.items]
+    plain = [
+        (call, result)
+        for call, result in zip(out.calls, out.results)
+        if call.drive is None and result.error is None and len(result.values) == call.items
+    ]
     if not plain:
         return None
     kinds = set()
@@ -247,9 +274,13 @@ def lazy(out: Outputs) -> str | None:
         kind = "zeros" if kinds == {"zeros"} else "input" if "input" in kinds else "constant"
         return f"{out.calls[0].function} {LAZY[kind]}: write the computation"
     first = plain[0][1].values
-    if len(plain) >= 2 and all(len(result.values) == len(first) and all(
-            value.shape == other.shape and np.array_equal(value, other) for value, other in zip(result.values, first))
-            for _, result in plain[1:]):
+    if len(plain) >= 2 and all(
+        len(result.values) == len(first)
+        and all(
+            value.shape == other.shape and np.array_equal(value, other) for value, other in zip(result.values, first)
+        )
+        for _, result in plain[1:]
+    ):
         return f"{out.calls[0].function} {LAZY['same']}: write the computation"
     return None
 
@@ -284,4 +315,6 @@ class Budget:
 def driven_result(value: np.ndarray, returned) -> Result:
     """A driven call's Result: one float64 array, in the least precise dtype the student returned along the way."""
     value = np.asarray(value, dtype=np.float64)
-    return Result(None, (value,), ({"type": "numpy.ndarray", "dtype": lowest_precision(returned), "shape": list(value.shape)},))
+    return Result(
+        None, (value,), ({"type": "numpy.ndarray", "dtype": lowest_precision(returned), "shape": list(value.shape)},)
+    )

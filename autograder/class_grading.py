@@ -51,13 +51,29 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+from autograder import REPOSITORY  # noqa: E402
+
 LEDGER = ".grading"  # in the course folder: the ledger and the folders being written
 # What decides a grade: a change to any of these grades everyone again (not classroom, export, report, similarity);
 # an assignment's own checks.py is part of its source, and so of its fingerprint
-GRADER_CODE = ["nbgrader_config.py", "lib/*.py", *(f"autograder/{name}.py" for name in (
-    "answer_grading", "answer_runner", "assignments", "checks", "class_grading", "model", "notebook_grading",
-    "sandbox", "student_kernel"))]
+GRADER_CODE = [
+    "nbgrader_config.py",
+    "lib/*.py",
+    *(
+        f"autograder/{name}.py"
+        for name in (
+            "answer_grading",
+            "answer_runner",
+            "assignments",
+            "checks",
+            "class_grading",
+            "model",
+            "notebook_grading",
+            "sandbox",
+            "student_kernel",
+        )
+    ),
+]
 COURSE_CONFIG = '''"""nbgrader configuration of {what}, written by autograder: the repository's own configuration
 ({repository_config}), with this folder as the course's root."""
 import os
@@ -73,7 +89,10 @@ c.CourseDirectory.root = {root!r}
 
 def course_config(root: Path, what: str, extra: str = "") -> str:
     """The nbgrader_config.py of a course folder or a private grading folder: the repository's, rooted at ``root``."""
-    return COURSE_CONFIG.format(what=what, repository_config=str(REPOSITORY / "nbgrader_config.py"), root=str(root)) + extra
+    return (
+        COURSE_CONFIG.format(what=what, repository_config=str(REPOSITORY / "nbgrader_config.py"), root=str(root))
+        + extra
+    )
 
 
 class GradingError(RuntimeError):
@@ -134,8 +153,11 @@ def digest(items) -> str:
 def folder_files(folder: Path) -> dict:
     """{relative path: bytes} of every file under ``folder``; checkpoints and symbolic links left out (a link
     in a student's folder could otherwise bring in a file of the instructor's)."""
-    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*"))
-            if path.is_file() and not path.is_symlink() and ".ipynb_checkpoints" not in path.parts}
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.is_symlink() and ".ipynb_checkpoints" not in path.parts
+    }
 
 
 def grader_fingerprint() -> str:
@@ -143,8 +165,16 @@ def grader_fingerprint() -> str:
     return digest((path.relative_to(REPOSITORY).as_posix(), path.read_bytes()) for path in files)
 
 
-STRUCTURE = ("course", "assignment", "notebook", "base_cell", "grade_cells", "solution_cells", "task_cells",
-             "source_cell")  # the gradebook's tables that generate_assignment fills; the rest grow with the class
+STRUCTURE = (
+    "course",
+    "assignment",
+    "notebook",
+    "base_cell",
+    "grade_cells",
+    "solution_cells",
+    "task_cells",
+    "source_cell",
+)  # the gradebook's tables that generate_assignment fills; the rest grow with the class
 
 
 def gradebook_template(db: str) -> bytes:
@@ -162,7 +192,9 @@ def gradebook_template(db: str) -> bytes:
             with source.connect() as reading, target.begin() as writing:
                 version = reading.execute(text("SELECT version_num FROM alembic_version")).scalar()
                 writing.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
-                writing.execute(text("INSERT INTO alembic_version (version_num) VALUES (:version)"), {"version": version})
+                writing.execute(
+                    text("INSERT INTO alembic_version (version_num) VALUES (:version)"), {"version": version}
+                )
                 for table in Base.metadata.sorted_tables:
                     if table.name in STRUCTURE:
                         rows = [dict(row._mapping) for row in reading.execute(select(table))]
@@ -183,8 +215,13 @@ def load_assignment(course: Path, name: str, config: str = "", db: str | None = 
     gradebook = gradebook_template(db or sqlite_url(course))
     source = folder_files(course / "source" / name)
     release = (course / "release" / name / f"{notebook}.ipynb").read_bytes()
-    fingerprint = digest([*(("source/" + k, v) for k, v in source.items()), ("config", config.encode()),
-                          ("grader", grader_fingerprint().encode())])
+    fingerprint = digest(
+        [
+            *(("source/" + k, v) for k, v in source.items()),
+            ("config", config.encode()),
+            ("grader", grader_fingerprint().encode()),
+        ]
+    )
     return Assignment(name, notebook, gradebook, source, release, config, fingerprint)
 
 
@@ -246,10 +283,14 @@ def blank_with_reason(release: bytes, reason: str) -> bytes:
     # the reason may quote the file's first characters: escaped, so that nothing of it is live in a page
     # (``<img onerror=...>`` would run in the feedback's HTML), and the Markdown of it shown as text
     shown = re.sub(r"([\\`*_{}\[\]()#+!|~-])", r"\\\1", html.escape(reason, quote=False))
-    notebook.cells.insert(0, nbformat.v4.new_markdown_cell(
-        f"**Your submission could not be graded: {shown}.** It was graded as the blank assignment "
-        "(0 points). Your file is kept as you handed it in: open it in JupyterLab, fix it or hand in a "
-        "fresh copy of the assignment, and ask your instructor to grade it again."))
+    notebook.cells.insert(
+        0,
+        nbformat.v4.new_markdown_cell(
+            f"**Your submission could not be graded: {shown}.** It was graded as the blank assignment "
+            "(0 points). Your file is kept as you handed it in: open it in JupyterLab, fix it or hand in a "
+            "fresh copy of the assignment, and ask your instructor to grade it again."
+        ),
+    )
     return nbformat.writes(notebook).encode("utf-8")
 
 
@@ -285,15 +326,24 @@ def _read_results(root: Path, student: str, outcome: Outcome, handed_in: set, no
         for notebook in submission.notebooks:
             outcome.penalties[notebook.name] = notebook.late_submission_penalty
             for grade in notebook.grades:
-                outcome.grades.append({"notebook": notebook.name, "name": grade.name, "auto_score": grade.auto_score,
-                                       "needs_manual_grade": grade.needs_manual_grade})
+                outcome.grades.append(
+                    {
+                        "notebook": notebook.name,
+                        "name": grade.name,
+                        "auto_score": grade.auto_score,
+                        "needs_manual_grade": grade.needs_manual_grade,
+                    }
+                )
             for comment in notebook.comments:
-                outcome.comments.append({"notebook": notebook.name, "name": comment.name,
-                                         "auto_comment": comment.auto_comment})
+                outcome.comments.append(
+                    {"notebook": notebook.name, "name": comment.name, "auto_comment": comment.auto_comment}
+                )
     # nbgrader's autograded folder: the graded notebook and the files the student handed in; not what the
     # student's kernel wrote there while it ran (scratch files, or junk to fill the instructor's disk)
     autograded = folder_files(root / "autograded" / student / outcome.assignment)
-    outcome.autograded = {path: data for path, data in autograded.items() if path in handed_in or path == f"{notebook_name}.ipynb"}
+    outcome.autograded = {
+        path: data for path, data in autograded.items() if path in handed_in or path == f"{notebook_name}.ipynb"
+    }
     outcome.feedback = folder_files(root / "feedback" / student / outcome.assignment)
 
 
@@ -333,8 +383,13 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
     quiet_nbgrader_warnings()
     from autograder import sandbox
 
-    outcome = Outcome(submission.student, submission.fingerprint, assignment.name, worker=worker_name(),
-                      unprotected=sandbox.why_unprotected())
+    outcome = Outcome(
+        submission.student,
+        submission.fingerprint,
+        assignment.name,
+        worker=worker_name(),
+        unprotected=sandbox.why_unprotected(),
+    )
     global _swept
     if not _swept:  # once per worker process: private folders of workers killed before they could remove them
         sweep_temporary()
@@ -457,6 +512,27 @@ def sqlite_url(course: Path) -> str:
     return f"sqlite:///{Path(course).absolute() / 'gradebook.db'}"
 
 
+def course_db(course: Path, db: str | None = None) -> str:
+    """The gradebook's URL: ``db`` (--db), else the one the course's nbgrader_config.py names
+    (CourseDirectory.db_url, as nbgrader reads it), else the course's gradebook.db. GradingError when that file
+    cannot be read."""
+    if db:
+        return db
+    if (Path(course) / "nbgrader_config.py").exists():
+        from traitlets.config.loader import PyFileConfigLoader
+
+        try:
+            config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+        except Exception as error:  # noqa: BLE001 - a broken file: say which
+            raise GradingError(
+                f"cannot read {Path(course) / 'nbgrader_config.py'}: {type(error).__name__}: {error}"
+            ) from None
+        named = config.CourseDirectory.get("db_url") if "CourseDirectory" in config else None
+        if named:
+            return str(named)
+    return sqlite_url(course)
+
+
 def shown_url(url: str) -> str:
     """The database URL without its password, for messages."""
     from sqlalchemy.engine import make_url
@@ -467,8 +543,12 @@ def shown_url(url: str) -> str:
 BUSY_TIMEOUT_MS = 60_000  # how long a write waits for another writer (Formgrader, nbgrader db, a second run)
 
 
-INDEXES = [("grade", "notebook_id"), ("comment", "notebook_id"), ("submitted_notebook", "assignment_id"),
-           ("submitted_assignment", "student_id")]
+INDEXES = [
+    ("grade", "notebook_id"),
+    ("comment", "notebook_id"),
+    ("submitted_notebook", "assignment_id"),
+    ("submitted_assignment", "student_id"),
+]
 
 
 def _sqlite_connect(connection, _record):
@@ -514,7 +594,9 @@ class GradebookWriter:
         # grew with the class. These indexes (extra ones, which nbgrader and its migrations ignore) make it flat.
         with self.engine.begin() as connection:
             for table, column in INDEXES:
-                connection.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS ix_attention_{table}_{column} ON {table} ({column})")
+                connection.exec_driver_sql(
+                    f"CREATE INDEX IF NOT EXISTS ix_attention_{table}_{column} ON {table} ({column})"
+                )
 
     def transaction(self, work, attempts: int = 3):
         """Run ``work(gradebook)`` in one transaction; retried when another writer got in the way (a student
@@ -527,8 +609,9 @@ class GradebookWriter:
             connection = self.engine.connect()
             outer = connection.begin()
             own = self.gradebook.db
-            self.gradebook.db = scoped_session(sessionmaker(bind=connection, autoflush=True,
-                                                            join_transaction_mode="create_savepoint"))
+            self.gradebook.db = scoped_session(
+                sessionmaker(bind=connection, autoflush=True, join_transaction_mode="create_savepoint")
+            )
             try:
                 result = work(self.gradebook)
                 self.gradebook.db.flush()
@@ -608,8 +691,9 @@ def gradebook_digest(gradebook, assignment: str, student: str) -> str | None:
 
 
 def files_digest(autograded: dict, feedback: dict) -> str:
-    return digest([*(("autograded/" + k, v) for k, v in autograded.items()),
-                   *(("feedback/" + k, v) for k, v in feedback.items())])
+    return digest(
+        [*(("autograded/" + k, v) for k, v in autograded.items()), *(("feedback/" + k, v) for k, v in feedback.items())]
+    )
 
 
 def record(course: Path, outcome: Outcome, writer: GradebookWriter):
@@ -624,14 +708,25 @@ def record(course: Path, outcome: Outcome, writer: GradebookWriter):
     A failure at any step (a full disk, the database refusing) raises; ``repair`` then puts things right at
     once, and a run killed at any step is repaired by the next run.
     """
-    entry = {"student": outcome.student, "assignment": outcome.assignment, "fingerprint": outcome.fingerprint,
-             "note": outcome.note,
-             "worker": outcome.worker, "seconds": round(outcome.seconds, 2),
-             "feedback_seconds": round(outcome.feedback_seconds, 2),
-             "recorded": datetime.now().isoformat(timespec="seconds")}
+    entry = {
+        "student": outcome.student,
+        "assignment": outcome.assignment,
+        "fingerprint": outcome.fingerprint,
+        "note": outcome.note,
+        "worker": outcome.worker,
+        "seconds": round(outcome.seconds, 2),
+        "feedback_seconds": round(outcome.feedback_seconds, 2),
+        "recorded": datetime.now().isoformat(timespec="seconds"),
+    }
     journal = journal_path(course, outcome.assignment, outcome.student)
-    _write_json(journal, {"ledger": entry, "gradebook": recorded_digest(outcome),
-                          "files": files_digest(outcome.autograded, outcome.feedback)})
+    _write_json(
+        journal,
+        {
+            "ledger": entry,
+            "gradebook": recorded_digest(outcome),
+            "files": files_digest(outcome.autograded, outcome.feedback),
+        },
+    )
     checkpoint("journal")
     scratch = scratch_folder(course)
     _place(outcome.autograded, course / "autograded" / outcome.student / outcome.assignment, scratch)
@@ -661,8 +756,10 @@ def repair(course: Path, writer: GradebookWriter, only: str | None = None) -> di
             continue
         if only is not None and student != only:
             continue
-        files = files_digest(folder_files(course / "autograded" / student / assignment),
-                             folder_files(course / "feedback" / student / assignment))
+        files = files_digest(
+            folder_files(course / "autograded" / student / assignment),
+            folder_files(course / "feedback" / student / assignment),
+        )
         in_gradebook = gradebook_digest(writer.gradebook, assignment, student)
         writer.gradebook.db.remove()
         if files == journal["files"] and in_gradebook == journal["gradebook"]:
@@ -689,7 +786,8 @@ def students_in_gradebook(db: str, name: str) -> set:
     with Gradebook(db) as gradebook:
         assignment = gradebook.find_assignment(name)
         rows = gradebook.db.query(SubmittedAssignment.student_id).filter(
-            SubmittedAssignment.assignment_id == assignment.id)
+            SubmittedAssignment.assignment_id == assignment.id
+        )
         return {student for (student,) in rows}
 
 
@@ -697,9 +795,11 @@ def up_to_date(course: Path, assignment, submission: Submission, in_gradebook: s
     """True when this exact submission was graded by this grader and everything it left is in place
     (``assignment``: its ``name`` and ``notebook``, an Assignment or an assignments.Layout; ``in_gradebook``:
     students_in_gradebook)."""
-    return (ledger(course, assignment.name, submission.student).get("fingerprint") == submission.fingerprint
-            and (course / "autograded" / submission.student / assignment.name / f"{assignment.notebook}.ipynb").exists()
-            and submission.student in in_gradebook)
+    return (
+        ledger(course, assignment.name, submission.student).get("fingerprint") == submission.fingerprint
+        and (course / "autograded" / submission.student / assignment.name / f"{assignment.notebook}.ipynb").exists()
+        and submission.student in in_gradebook
+    )
 
 
 def tidy(course: Path):
@@ -766,8 +866,10 @@ class CourseLock:
     def describe(holder: dict) -> str:
         if not holder:
             return "a run that has not said who it is yet"
-        return (f"process {holder.get('pid')} on {holder.get('host')}, since {holder.get('since')}"
-                f" ({holder.get('command', '?')})")
+        return (
+            f"process {holder.get('pid')} on {holder.get('host')}, since {holder.get('since')}"
+            f" ({holder.get('command', '?')})"
+        )
 
     def __enter__(self):
         import fcntl
@@ -783,8 +885,10 @@ class CourseLock:
                 holder = self.describe(self.holder())
                 if not self.wait:
                     self.handle.close()
-                    raise GradingError(f"another grading run holds {self.path.parent.parent}: {holder}. "
-                                       "Wait for it to finish, or run again with --wait") from None
+                    raise GradingError(
+                        f"another grading run holds {self.path.parent.parent}: {holder}. "
+                        "Wait for it to finish, or run again with --wait"
+                    ) from None
                 if not waited:
                     self.say(f"waiting for the grading run that holds {self.path.parent.parent}: {holder}")
                     waited = True
@@ -795,9 +899,16 @@ class CourseLock:
             self.say(f"taking over the lock of a grading run that stopped without releasing it: {self.describe(left)}")
         self.handle.seek(0)
         self.handle.truncate()
-        self.handle.write(json.dumps({"host": socket.gethostname(), "pid": os.getpid(),
-                                      "since": datetime.now().isoformat(timespec="seconds"),
-                                      "command": " ".join(sys.argv)[:300]}))
+        self.handle.write(
+            json.dumps(
+                {
+                    "host": socket.gethostname(),
+                    "pid": os.getpid(),
+                    "since": datetime.now().isoformat(timespec="seconds"),
+                    "command": " ".join(sys.argv)[:300],
+                }
+            )
+        )
         self.handle.flush()
         return self
 
@@ -831,11 +942,19 @@ def make_client(scheduler: str | None, jobs: int | None):
         try:
             return Client(scheduler, timeout="20s"), None
         except OSError as error:
-            raise GradingError(f"cannot reach the Dask scheduler at {scheduler} ({error}): start one with "
-                               "`dask scheduler`, or leave out --scheduler to grade on this machine") from None
+            raise GradingError(
+                f"cannot reach the Dask scheduler at {scheduler} ({error}): start one with "
+                "`dask scheduler`, or leave out --scheduler to grade on this machine"
+            ) from None
     workers = jobs or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                           worker_dashboard_address=None, silence_logs=40)
+    cluster = LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        worker_dashboard_address=None,
+        silence_logs=40,
+    )
     return Client(cluster), cluster
 
 
@@ -850,8 +969,10 @@ def usable_workers(client, where: str, wait: float = 30.0) -> tuple[list, dict]:
         try:
             client.wait_for_workers(1, timeout=wait)
         except Exception:  # noqa: BLE001 - a TimeoutError (asyncio's or distributed's)
-            raise GradingError(f"the Dask scheduler {where} has no workers (none joined in {wait:g} s): start "
-                               "some with `dask worker <scheduler address>`, or leave out --scheduler") from None
+            raise GradingError(
+                f"the Dask scheduler {where} has no workers (none joined in {wait:g} s): start "
+                "some with `dask worker <scheduler address>`, or leave out --scheduler"
+            ) from None
     # eval is sent by reference (a builtin), so a worker without the project can run the check and say so
     # (on_error="return": its ModuleNotFoundError comes back as the answer), where scatter or a task would
     # fail with the raw error deep inside Dask
@@ -860,23 +981,38 @@ def usable_workers(client, where: str, wait: float = 30.0) -> tuple[list, dict]:
     good, bad = [], {}
     for address, answer in sorted(answers.items()):
         if isinstance(answer, BaseException):
-            bad[address] = (f"cannot import the project ({type(answer).__name__}: {answer}): install it there "
-                            "(pip install -e . in a checkout of the same commit)")
+            bad[address] = (
+                f"cannot import the project ({type(answer).__name__}: {answer}): install it there "
+                "(pip install -e . in a checkout of the same commit)"
+            )
         elif answer != mine:
-            bad[address] = (f"has other grading code (fingerprint {str(answer)[:12]}, here {mine[:12]}): "
-                            "install the same commit there")
+            bad[address] = (
+                f"has other grading code (fingerprint {str(answer)[:12]}, here {mine[:12]}): "
+                "install the same commit there"
+            )
         else:
             good.append(address)
     if not good:
-        raise GradingError(f"no Dask worker of {where} can grade:\n" +
-                           "\n".join(f"  {address}: {why}" for address, why in bad.items()))
+        raise GradingError(
+            f"no Dask worker of {where} can grade:\n" + "\n".join(f"  {address}: {why}" for address, why in bad.items())
+        )
     return good, bad
 
 
-def grade_class(course: Path, assignment: str, students: list[str], scheduler: str | None = None,
-                jobs: int | None = None, config: str = "", progress: bool = True, regrade: bool = False,
-                db: str | None = None, task=None, forward_cache: bool | None = None,
-                wait_for_workers: float = 30.0) -> Summary:
+def grade_class(
+    course: Path,
+    assignment: str,
+    students: list[str],
+    scheduler: str | None = None,
+    jobs: int | None = None,
+    config: str = "",
+    progress: bool = True,
+    regrade: bool = False,
+    db: str | None = None,
+    task=None,
+    forward_cache: bool | None = None,
+    wait_for_workers: float = 30.0,
+) -> Summary:
     """Grade the submitted/ notebooks of ``assignment`` of ``students`` in ``course`` that are new or changed (all with
     ``regrade``), in parallel, recording each as it finishes into the gradebook at ``db`` (default the
     course's gradebook.db). The course must have run generate_assignment. The caller holds the course's
@@ -900,8 +1036,20 @@ def grade_class(course: Path, assignment: str, students: list[str], scheduler: s
         todo = [s for s in submissions if regrade or not up_to_date(course, assignment, s, in_gradebook)]
         summary = Summary([], [s.student for s in submissions if s not in todo], {}, {}, 0.0, repaired)
         if todo:
-            _grade(course, todo, assignment, summary, writer, scheduler, jobs, progress, task, forward_cache,
-                   wait_for_workers, warned)
+            _grade(
+                course,
+                todo,
+                assignment,
+                summary,
+                writer,
+                scheduler,
+                jobs,
+                progress,
+                task,
+                forward_cache,
+                wait_for_workers,
+                warned,
+            )
     finally:
         writer.close()
     for student in summary.skipped:
@@ -912,8 +1060,9 @@ def grade_class(course: Path, assignment: str, students: list[str], scheduler: s
     return summary
 
 
-def _grade(course, todo, assignment, summary, writer, scheduler, jobs, progress, task, forward_cache,
-           wait_for_workers, warned):
+def _grade(
+    course, todo, assignment, summary, writer, scheduler, jobs, progress, task, forward_cache, wait_for_workers, warned
+):
     from dask.distributed import as_completed
     from tqdm import tqdm
 
@@ -931,12 +1080,23 @@ def _grade(course, todo, assignment, summary, writer, scheduler, jobs, progress,
         for address, why in summary.refused_workers.items():
             print(f"WARNING: Dask worker {address} is not used: {why}", file=sys.stderr, flush=True)
         shared = client.scatter(assignment, broadcast=True, workers=good)
-        futures = [client.submit(task, shared, submission,
-                                 key=f"grade-{file_key(assignment.name)}-{file_key(submission.student)}-{submission.fingerprint[:12]}",
-                                 pure=False, retries=0, workers=good, allow_other_workers=False) for submission in todo]
+        futures = [
+            client.submit(
+                task,
+                shared,
+                submission,
+                key=f"grade-{file_key(assignment.name)}-{file_key(submission.student)}-{submission.fingerprint[:12]}",
+                pure=False,
+                retries=0,
+                workers=good,
+                allow_other_workers=False,
+            )
+            for submission in todo
+        ]
         student_of = {future.key: submission.student for future, submission in zip(futures, todo)}
-        bar = tqdm(total=len(futures), desc="grading", unit="notebook", disable=not progress, file=sys.stdout,
-                   mininterval=0.5)
+        bar = tqdm(
+            total=len(futures), desc="grading", unit="notebook", disable=not progress, file=sys.stdout, mininterval=0.5
+        )
         for future in as_completed(futures):
             student = student_of[future.key]
             try:
@@ -954,7 +1114,9 @@ def _grade(course, todo, assignment, summary, writer, scheduler, jobs, progress,
                     try:
                         record(course, outcome, writer)
                     except Exception as error:  # noqa: BLE001 - a full disk, the database refusing: this student only
-                        summary.failed[student] = f"not recorded ({type(error).__name__}: {error}); graded again next run"
+                        summary.failed[student] = (
+                            f"not recorded ({type(error).__name__}: {error}); graded again next run"
+                        )
                         try:
                             repair(course, writer, only=student)
                         except Exception:  # noqa: BLE001, S110 - the journal stays; the next run repairs it

@@ -54,7 +54,6 @@ the course folder. Nothing is written under the repository's source/ or examples
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import re
@@ -83,8 +82,10 @@ def nbgrader_executable() -> str:
     """The nbgrader command installed next to this Python."""
     candidate = Path(sys.executable).parent / "nbgrader"
     if not candidate.exists():
-        raise PipelineError(f"no nbgrader next to {sys.executable} (looked for {candidate}): "
-                            "install the project into this environment, pip install -e .")
+        raise PipelineError(
+            f"no nbgrader next to {sys.executable} (looked for {candidate}): "
+            "install the project into this environment, pip install -e ."
+        )
     return str(candidate)
 
 
@@ -99,8 +100,15 @@ def nbgrader_environment() -> dict:
 
 def _nbgrader(course: Path, args: tuple, timeout: float) -> tuple[int | None, str]:
     """(exit code, or None after a timeout; output) of ``nbgrader *args`` run in ``course``."""
-    process = subprocess.Popen([nbgrader_executable(), *args], cwd=course, env=nbgrader_environment(),
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [nbgrader_executable(), *args],
+        cwd=course,
+        env=nbgrader_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     expired = threading.Event()
 
     def stop():
@@ -121,7 +129,8 @@ def _nbgrader(course: Path, args: tuple, timeout: float) -> tuple[int | None, st
 
 
 def run_nbgrader(course: Path, *args: str, log: Path | None = None, timeout: float = 3600) -> str:
-    """Run ``nbgrader *args`` in ``course``; return its output, raise PipelineError (with the output's end) if it fails."""
+    """Run ``nbgrader *args`` in ``course``; return its output, raise PipelineError (with the output's end) if it
+    fails."""
     code, output = _nbgrader(course, args, timeout)
     line = " ".join(args)
     if log is not None:
@@ -132,7 +141,10 @@ def run_nbgrader(course: Path, *args: str, log: Path | None = None, timeout: flo
     if code != 0:
         problems = [text for text in output.splitlines() if "| ERROR]" in text or "| CRITICAL]" in text]
         shown = "\n".join(problems[-15:]) or "\n".join(output.splitlines()[-25:])
-        raise PipelineError(f"`nbgrader {line}` failed (exit {code}) in {course}:\n{shown}" + (f"\n(full output in {log})" if log else ""))
+        raise PipelineError(
+            f"`nbgrader {line}` failed (exit {code}) in {course}:\n{shown}"
+            + (f"\n(full output in {log})" if log else "")
+        )
     return output
 
 
@@ -166,19 +178,26 @@ def check_course_folder(course: Path) -> None:
     if course.exists() and not course.is_dir():
         raise PipelineError(f"--course {course} is a file, not a folder: name a folder (made on the first run)")
     resolved = course.resolve()
-    inside = [folder for folder in (REPOSITORY / "source", REPOSITORY / "examples")
-              if resolved == folder or folder in resolved.parents]
+    inside = [
+        folder
+        for folder in (REPOSITORY / "source", REPOSITORY / "examples")
+        if resolved == folder or folder in resolved.parents
+    ]
     if resolved == REPOSITORY or inside:
-        raise PipelineError(f"refusing to use {course} as the course folder: it is the repository "
-                            "or inside its source/ or examples/")
+        raise PipelineError(
+            f"refusing to use {course} as the course folder: it is the repository or inside its source/ or examples/"
+        )
     if course.exists() and any(course.iterdir()):
         if not (course / MARKER).exists():
-            raise PipelineError(f"{course} exists and is not a course folder made by autograder.classroom "
-                                f"(no {MARKER} file in it): choose another --course, or empty it yourself")
+            raise PipelineError(
+                f"{course} exists and is not a course folder made by autograder.classroom "
+                f"(no {MARKER} file in it): choose another --course, or empty it yourself"
+            )
 
 
-def prepare_course(course: Path, source: Path, layout: Layout, cell_timeout: int | None, fresh: bool = False,
-                   db: str | None = None) -> None:
+def prepare_course(
+    course: Path, source: Path, layout: Layout, cell_timeout: int | None, fresh: bool = False, db: str | None = None
+) -> None:
     """Make the course folder, or keep the one an earlier run made (with its gradebook); copy the assignment's
     folder from ``source`` into its source/.
     ``db``: the gradebook's URL when it is not the course's gradebook.db (written into the course's
@@ -197,12 +216,18 @@ def prepare_course(course: Path, source: Path, layout: Layout, cell_timeout: int
         if db is not None and not db.startswith("sqlite"):
             from autograder.class_grading import shown_url
 
-            say(f"      --fresh: the gradebook at {shown_url(db)} is kept (only the course's own gradebook.db is deleted)")
+            say(
+                f"      --fresh: the gradebook at {shown_url(db)} is kept (only the course's own gradebook.db is"
+                " deleted)"
+            )
     course.mkdir(parents=True, exist_ok=True)
     (course / MARKER).write_text("made by python -m autograder.classroom; --fresh deletes and recreates this folder\n")
     shutil.rmtree(course / "source" / layout.name, ignore_errors=True)
-    shutil.copytree(source / layout.name, course / "source" / layout.name,
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    shutil.copytree(
+        source / layout.name,
+        course / "source" / layout.name,
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
+    )
     if not (course / "lib").is_symlink():
         (course / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
     write_course_config(course, timeout_config(cell_timeout) + db_config(course, db))
@@ -218,23 +243,14 @@ def db_config(course: Path, db: str | None) -> str:
 
 
 def course_db(course: Path, db: str | None = None) -> str:
-    """The gradebook's URL: ``db`` (--db), else the one the course's nbgrader_config.py names
-    (CourseDirectory.db_url, as nbgrader reads it), else the course's gradebook.db."""
-    from autograder.class_grading import sqlite_url
+    """The gradebook's URL (class_grading.course_db), a PipelineError when the course's configuration is broken."""
+    from autograder.class_grading import GradingError
+    from autograder.class_grading import course_db as named
 
-    if db:
-        return db
-    if (course / "nbgrader_config.py").exists():
-        from traitlets.config.loader import PyFileConfigLoader
-
-        try:
-            config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
-        except Exception as error:  # noqa: BLE001 - a broken file: say which
-            raise PipelineError(f"cannot read {course / 'nbgrader_config.py'}: {type(error).__name__}: {error}") from None
-        named = config.CourseDirectory.get("db_url") if "CourseDirectory" in config else None
-        if named:
-            return str(named)
-    return sqlite_url(course)
+    try:
+        return named(course, db)
+    except GradingError as error:
+        raise PipelineError(str(error)) from None
 
 
 def timeout_config(cell_timeout: int | None) -> str:
@@ -243,7 +259,8 @@ def timeout_config(cell_timeout: int | None) -> str:
 
 
 def copy_pattern(notebook: str) -> re.Pattern:
-    """A copy of the notebook as a browser or a file manager names it: "attention (1)", "attention-copy", "Attention 2"."""
+    """A copy of the notebook as a browser or a file manager names it: "attention (1)", "attention-copy",
+    "Attention 2"."""
     return re.compile(rf"{re.escape(notebook)}(?:\s*\(\d+\)|[ _-]?copy(?:\s*\d+)?|[ _-]\d+)?", re.IGNORECASE)
 
 
@@ -268,7 +285,9 @@ class Uploads:
             student = path.split("/", 1)[0]
             if student in self.folders:
                 notes[student] = "; ".join(filter(None, [notes.get(student), f"{path.split('/', 1)[1]}: {why}"]))
-        return {student: note if note.startswith("not graded") else f"not graded: {note}" for student, note in notes.items()}
+        return {
+            student: note if note.startswith("not graded") else f"not graded: {note}" for student, note in notes.items()
+        }
 
 
 def survey(submissions: Path, layout: Layout) -> Uploads:
@@ -278,7 +297,9 @@ def survey(submissions: Path, layout: Layout) -> Uploads:
     the notebook directly in the student's folder. Every other upload is listed with why it is not graded.
     Names starting with a dot (.ipynb_checkpoints, .DS_Store) are not uploads and are left out."""
     if not submissions.is_dir():
-        raise PipelineError(f"no submissions folder {submissions}" + (" (it is a file)" if submissions.exists() else ""))
+        raise PipelineError(
+            f"no submissions folder {submissions}" + (" (it is a file)" if submissions.exists() else "")
+        )
     assignment, notebook, copy = layout.name, layout.notebook, copy_pattern(layout.notebook)
     expected = f"<student>/{assignment}/{notebook}.ipynb"
     found = Uploads()
@@ -295,17 +316,33 @@ def survey(submissions: Path, layout: Layout) -> Uploads:
             continue
         folder = entry / assignment
         if not folder.is_dir():
-            same = [inner for inner in sorted(entry.iterdir()) if inner.is_dir() and inner.name.lower() == assignment.lower()]
+            same = [
+                inner
+                for inner in sorted(entry.iterdir())
+                if inner.is_dir() and inner.name.lower() == assignment.lower()
+            ]
             folder = same[0] if same else entry  # one level up: the notebook directly in the student's folder
-        notebooks = sorted(path.name for path in folder.iterdir() if path.suffix.lower() == ".ipynb" and path.is_file()
-                           and not path.is_symlink() and not path.name.startswith("."))
+        notebooks = sorted(
+            path.name
+            for path in folder.iterdir()
+            if path.suffix.lower() == ".ipynb"
+            and path.is_file()
+            and not path.is_symlink()
+            and not path.name.startswith(".")
+        )
         exact = [n for n in notebooks if n == f"{notebook}.ipynb"]
-        close = (exact or [n for n in notebooks if n[:-6].lower() == notebook.lower()]
-                 or [n for n in notebooks if copy.fullmatch(n[:-6])])
+        close = (
+            exact
+            or [n for n in notebooks if n[:-6].lower() == notebook.lower()]
+            or [n for n in notebooks if copy.fullmatch(n[:-6])]
+        )
         prefix = folder.relative_to(submissions).as_posix()
         if not close:
-            uploads = sorted(path.relative_to(entry).as_posix() for path in entry.rglob("*")
-                             if path.is_file() and not any(part.startswith(".") for part in path.relative_to(entry).parts))
+            uploads = sorted(
+                path.relative_to(entry).as_posix()
+                for path in entry.rglob("*")
+                if path.is_file() and not any(part.startswith(".") for part in path.relative_to(entry).parts)
+            )
             listed = ", ".join(uploads[:5]) + (f" and {len(uploads) - 5} more" if len(uploads) > 5 else "")
             why = f"no {notebook}.ipynb" + (f" (found {listed})" if uploads else " (the folder is empty)")
             found.students_not_graded[name] = f"not graded: {why}"
@@ -316,12 +353,17 @@ def survey(submissions: Path, layout: Layout) -> Uploads:
         for other in notebooks:
             if other == chosen:
                 continue
-            why = (f"another copy of the notebook ({chosen} is graded)" if other in close or copy.fullmatch(other[:-6])
-                   else f"not the assignment's notebook ({chosen} is graded)")
+            why = (
+                f"another copy of the notebook ({chosen} is graded)"
+                if other in close or copy.fullmatch(other[:-6])
+                else f"not the assignment's notebook ({chosen} is graded)"
+            )
             found.not_graded[f"{prefix}/{other}"] = why
     if not found.folders:
-        raise PipelineError(f"no submissions in {submissions}: expected {expected} folders"
-                            + "".join(f"\n  not graded: {path}: {why}" for path, why in found.not_graded.items()))
+        raise PipelineError(
+            f"no submissions in {submissions}: expected {expected} folders"
+            + "".join(f"\n  not graded: {path}: {why}" for path, why in found.not_graded.items())
+        )
     return found
 
 
@@ -357,7 +399,10 @@ def release(course: Path, layout: Layout) -> bool:
         return False
     result = nbgrader_api(course).generate_assignment(layout.name, force=True)
     if not result.get("success"):
-        raise PipelineError(f"nbgrader generate_assignment failed in {course}:\n{result.get('log', '')[-3000:]}\n{result.get('error', '')}")
+        raise PipelineError(
+            "nbgrader generate_assignment failed in"
+            f" {course}:\n{result.get('log', '')[-3000:]}\n{result.get('error', '')}"
+        )
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.write_text(json.dumps({"source": source}))
     return True
@@ -397,15 +442,26 @@ def collect(course: Path, submissions: Path, layout: Layout, students: list[str]
     for student in students.students:
         source, target = students.folders[student], course / "submitted" / student / layout.name
         notebook = students.notebooks[student]
-        wanted = {(named if path == notebook else path): data for path, data in folder_files(source).items()
-                  if path == notebook or not path.lower().endswith(".ipynb") or "/" in path}
+        wanted = {
+            (named if path == notebook else path): data
+            for path, data in folder_files(source).items()
+            if path == notebook or not path.lower().endswith(".ipynb") or "/" in path
+        }
         if target.exists() and folder_files(target) == wanted:
             continue
         fresh = target.with_name(f".{layout.name}.collecting")
         shutil.rmtree(fresh, ignore_errors=True)
-        shutil.copytree(source, fresh, symlinks=True,  # links stay links
-                        ignore=lambda folder, names: [n for n in names if n == ".ipynb_checkpoints" or (
-                            Path(folder) == source and n.lower().endswith(".ipynb") and n != notebook)])
+        shutil.copytree(
+            source,
+            fresh,
+            symlinks=True,  # links stay links
+            ignore=lambda folder, names: [
+                n
+                for n in names
+                if n == ".ipynb_checkpoints"
+                or (Path(folder) == source and n.lower().endswith(".ipynb") and n != notebook)
+            ],
+        )
         if notebook != named:
             os.replace(fresh / notebook, fresh / named)
         if target.exists():
@@ -426,8 +482,11 @@ def kernel_notes(course: Path, layout: Layout, students: list[str]) -> dict[str,
         said = []
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         for number, cell in enumerate(cells, start=1):
-            errors = {output.get("ename"): output.get("evalue", "") for output in cell.get("outputs", [])
-                      if output.get("output_type") == "error"}
+            errors = {
+                output.get("ename"): output.get("evalue", "")
+                for output in cell.get("outputs", [])
+                if output.get("output_type") == "error"
+            }
             names = set(errors)
             if "DeadKernelError" in names:
                 why = " (too many processes)" if "processes" in errors["DeadKernelError"] else ""
@@ -463,19 +522,32 @@ def grade_table(checks_csv: Path, notes: dict[str, str], assignment: str | None 
     written_top = written.groupby("student_id")["max_score"].sum()
     result = pd.DataFrame(index=pd.Index(students, name="student"))
     result["auto"] = [f"{total.get(s, 0):g} / {top.get(s, 0):g}" for s in students]
-    result["written"] = [f"{int(pending.get(s, 0))} to grade" if pending.get(s, 0) else
-                         f"{written_points.get(s, 0):g} / {written_top.get(s, 0):g}" for s in students]
-    result["lost"] = ["every check" if len(lost.get(s, ())) == len(order) and order else
-                      " ".join(short[g] for g in order if g in lost.get(s, ())) for s in students]
+    result["written"] = [
+        (
+            f"{int(pending.get(s, 0))} to grade"
+            if pending.get(s, 0)
+            else f"{written_points.get(s, 0):g} / {written_top.get(s, 0):g}"
+        )
+        for s in students
+    ]
+    result["lost"] = [
+        (
+            "every check"
+            if len(lost.get(s, ())) == len(order) and order
+            else " ".join(short[g] for g in order if g in lost.get(s, ()))
+        )
+        for s in students
+    ]
     result["note"] = [notes.get(s, "") for s in students]
     return result
 
 
 def show(table, width: int = 120) -> str:
     """The table as text at most ``width`` columns wide: long ids, lists of functions and notes are cut (…)."""
+
     def cut(text, room: int) -> str:
         text = "" if text is None else str(text)
-        return text if len(text) <= room else text[:max(room - 1, 0)] + "…"
+        return text if len(text) <= room else text[: max(room - 1, 0)] + "…"
 
     columns = list(table.columns)
     cells = [[cut(index, 32), *(str(table.at[index, c]) for c in columns)] for index in table.index]
@@ -491,10 +563,20 @@ def show(table, width: int = 120) -> str:
     return "\n".join(lines)
 
 
-def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = None, jobs: int | None = None,
-                 scheduler: str | None = None, regrade: bool = False, fresh: bool = False, progress: bool = True,
-                 db: str | None = None, wait: bool = False, assignment: str | None = None,
-                 source: Path | None = None) -> dict:
+def run_pipeline(
+    course: Path,
+    submissions: Path,
+    cell_timeout: int | None = None,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    regrade: bool = False,
+    fresh: bool = False,
+    progress: bool = True,
+    db: str | None = None,
+    wait: bool = False,
+    assignment: str | None = None,
+    source: Path | None = None,
+) -> dict:
     """Every step, holding the course's lock (one run per course at a time; ``wait``: wait for a running one
     instead of refusing), for ``assignment`` of the folder ``source`` (default: the repository's source/, and
     the only assignment there). Returns {"students", "table", "notes", "summary", "seconds", "uploads",
@@ -511,22 +593,26 @@ def run_pipeline(course: Path, submissions: Path, cell_timeout: int | None = Non
     check_course_folder(course)
     (course / LEDGER).mkdir(parents=True, exist_ok=True)
     if not (course / MARKER).exists():
-        (course / MARKER).write_text("made by python -m autograder.classroom; --fresh deletes and recreates this folder\n")
+        (course / MARKER).write_text(
+            "made by python -m autograder.classroom; --fresh deletes and recreates this folder\n"
+        )
     try:
         lock = CourseLock(course, wait=wait, say=lambda message: say(f"      {message}"))
         lock.__enter__()
     except GradingError as error:
         raise PipelineError(str(error)) from None
     try:
-        result = _run_locked(course, submissions, source, layout, uploads, cell_timeout, jobs, scheduler, regrade, fresh,
-                             progress, db)
+        result = _run_locked(
+            course, submissions, source, layout, uploads, cell_timeout, jobs, scheduler, regrade, fresh, progress, db
+        )
     finally:
         lock.__exit__(None, None, None)
     return result
 
 
-def _run_locked(course, submissions, source, layout, uploads, cell_timeout, jobs, scheduler, regrade, fresh, progress,
-                db) -> dict:
+def _run_locked(
+    course, submissions, source, layout, uploads, cell_timeout, jobs, scheduler, regrade, fresh, progress, db
+) -> dict:
     from autograder.class_grading import GradingError, grade_class, shown_url
 
     students = uploads.students
@@ -556,11 +642,23 @@ def _run_locked(course, submissions, source, layout, uploads, cell_timeout, jobs
     seconds["collect"] = time.monotonic() - started
 
     where = f"the Dask scheduler {scheduler}" if scheduler else f"{jobs or os.cpu_count()} local workers"
-    started = step(5, f"grading new and changed submissions on {where}: nbgrader autograde and feedback, "
-                      "each notebook in its own sandboxed kernel, the hidden checks outside it")
+    started = step(
+        5,
+        f"grading new and changed submissions on {where}: nbgrader autograde and feedback, "
+        "each notebook in its own sandboxed kernel, the hidden checks outside it",
+    )
     try:
-        summary = grade_class(course, layout.name, students, scheduler=scheduler, jobs=jobs, config=timeout_config(cell_timeout),
-                              progress=progress, regrade=regrade, db=db)
+        summary = grade_class(
+            course,
+            layout.name,
+            students,
+            scheduler=scheduler,
+            jobs=jobs,
+            config=timeout_config(cell_timeout),
+            progress=progress,
+            regrade=regrade,
+            db=db,
+        )
     except GradingError as error:
         raise PipelineError(str(error)) from None
     for student, what in summary.repaired.items():
@@ -592,38 +690,91 @@ def _run_locked(course, submissions, source, layout, uploads, cell_timeout, jobs
     except Exception as error:  # noqa: BLE001 - said in the closing lines, the grades are recorded
         report = f"not written ({type(error).__name__}: {error})"
     seconds["report"] = time.monotonic() - started
-    return {"students": students, "table": table, "notes": notes, "summary": summary, "seconds": seconds,
-            "uploads": uploads, "db": db, "report": report, "layout": layout}
+    return {
+        "students": students,
+        "table": table,
+        "notes": notes,
+        "summary": summary,
+        "seconds": seconds,
+        "uploads": uploads,
+        "db": db,
+        "report": report,
+        "layout": layout,
+    }
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.classroom", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--course", type=Path, default=REPOSITORY / "demo",
-                        help="the course folder, made on the first run and kept (default: demo/ in the repository, not committed)")
-    parser.add_argument("--submissions", type=Path, default=REPOSITORY / "examples" / "submissions",
-                        help="folder of <student>/<assignment>/<notebook>.ipynb (default: examples/submissions)")
-    parser.add_argument("--assignment", default=None,
-                        help="the assignment to grade: a folder of --source with its notebook and checks.py "
-                             "(default: the only one there)")
-    parser.add_argument("--source", type=Path, default=REPOSITORY / "source",
-                        help="the folder holding the assignments (default: the repository's source/)")
-    parser.add_argument("--cell-timeout", type=int, default=None,
-                        help="seconds per cell in the student's kernel (default: nbgrader_config.py's)")
-    parser.add_argument("--jobs", type=int, default=None,
-                        help="local worker processes, each grading one notebook at a time (default: one per core)")
-    parser.add_argument("--scheduler", default=None,
-                        help="address of a Dask scheduler (tcp://host:8786) whose workers grade; default: this machine")
-    parser.add_argument("--regrade", action="store_true", help="grade every submission again, not only new or changed ones")
-    parser.add_argument("--fresh", action="store_true", help="delete the course folder (gradebook included) and start again")
-    parser.add_argument("--db", default=None, metavar="URL",
-                        help="the gradebook's database (nbgrader's CourseDirectory.db_url), e.g. "
-                             "postgresql://grader@dbhost/attention; default: the one the course's nbgrader_config.py "
-                             "names, else the course's gradebook.db (SQLite)")
-    parser.add_argument("--wait", action="store_true",
-                        help="when another run is grading this course, wait for it instead of stopping")
-    parser.add_argument("--unsandboxed", action="store_true",
-                        help="grade even without bubblewrap: every student's code can then read and change anything "
-                             "your user can (the reference, the hidden checks, the gradebook, other submissions)")
+    parser.add_argument(
+        "--course",
+        type=Path,
+        default=REPOSITORY / "demo",
+        help="the course folder, made on the first run and kept (default: demo/ in the repository, not committed)",
+    )
+    parser.add_argument(
+        "--submissions",
+        type=Path,
+        default=REPOSITORY / "examples" / "submissions",
+        help="folder of <student>/<assignment>/<notebook>.ipynb (default: examples/submissions)",
+    )
+    parser.add_argument(
+        "--assignment",
+        default=None,
+        help=(
+            "the assignment to grade: a folder of --source with its notebook and checks.py "
+            "(default: the only one there)"
+        ),
+    )
+    parser.add_argument(
+        "--source",
+        type=Path,
+        default=REPOSITORY / "source",
+        help="the folder holding the assignments (default: the repository's source/)",
+    )
+    parser.add_argument(
+        "--cell-timeout",
+        type=int,
+        default=None,
+        help="seconds per cell in the student's kernel (default: nbgrader_config.py's)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="local worker processes, each grading one notebook at a time (default: one per core)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        help="address of a Dask scheduler (tcp://host:8786) whose workers grade; default: this machine",
+    )
+    parser.add_argument(
+        "--regrade", action="store_true", help="grade every submission again, not only new or changed ones"
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="delete the course folder (gradebook included) and start again"
+    )
+    parser.add_argument(
+        "--db",
+        default=None,
+        metavar="URL",
+        help=(
+            "the gradebook's database (nbgrader's CourseDirectory.db_url), e.g. "
+            "postgresql://grader@dbhost/attention; default: the one the course's nbgrader_config.py "
+            "names, else the course's gradebook.db (SQLite)"
+        ),
+    )
+    parser.add_argument(
+        "--wait", action="store_true", help="when another run is grading this course, wait for it instead of stopping"
+    )
+    parser.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help=(
+            "grade even without bubblewrap: every student's code can then read and change anything "
+            "your user can (the reference, the hidden checks, the gradebook, other submissions)"
+        ),
+    )
     args = parser.parse_args(argv)
     from autograder import sandbox
 
@@ -635,9 +786,19 @@ def main(argv=None) -> int:
         sandbox.warn_once()
     started = time.monotonic()
     try:
-        result = run_pipeline(args.course, args.submissions, args.cell_timeout, args.jobs, args.scheduler,
-                              args.regrade, args.fresh, db=args.db, wait=args.wait, assignment=args.assignment,
-                              source=args.source)
+        result = run_pipeline(
+            args.course,
+            args.submissions,
+            args.cell_timeout,
+            args.jobs,
+            args.scheduler,
+            args.regrade,
+            args.fresh,
+            db=args.db,
+            wait=args.wait,
+            assignment=args.assignment,
+            source=args.source,
+        )
     except PipelineError as error:
         print(f"FAILED: {error}", file=sys.stderr, flush=True)
         return 1
@@ -653,8 +814,10 @@ def main(argv=None) -> int:
         say(f"NOT GRADED: {path}: {why}")
     from autograder.class_grading import shown_url
 
-    say(f"gradebook {shown_url(result['db'])}; grades {course / 'grades.csv'}; per check {course / 'checks.csv'}; "
-        f"feedback {course / 'feedback'}/<student>/{result['layout'].name}/{result['layout'].notebook}.html")
+    say(
+        f"gradebook {shown_url(result['db'])}; grades {course / 'grades.csv'}; per check {course / 'checks.csv'}; "
+        f"feedback {course / 'feedback'}/<student>/{result['layout'].name}/{result['layout'].notebook}.html"
+    )
     say(f"report {result['report']}")
     steps = ", ".join(f"{name} {value:.0f} s" for name, value in result["seconds"].items())
     say(f"done in {time.monotonic() - started:.0f} s ({steps})")

@@ -32,8 +32,19 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from traitlets import Unicode
 
-COLUMNS = ["student_id", "assignment", "notebook", "grade_id", "cell_type", "score", "max_score", "auto_score",
-           "manual_score", "needs_manual_grade", "graded_by"]
+COLUMNS = [
+    "student_id",
+    "assignment",
+    "notebook",
+    "grade_id",
+    "cell_type",
+    "score",
+    "max_score",
+    "auto_score",
+    "manual_score",
+    "needs_manual_grade",
+    "graded_by",
+]
 
 
 def number(value) -> str:
@@ -84,18 +95,32 @@ def check_rows(gradebook: Gradebook, students=(), assignments=(), source=None) -
             for notebook in sorted(assignment.notebooks, key=lambda n: n.name):
                 order = cell_order(source(assignment.name, notebook.name)) if source else {}
                 for cell in graded_cells(notebook, order):
-                    row = {"student_id": student.id, "assignment": assignment.name, "notebook": notebook.name,
-                           "grade_id": cell.name, "cell_type": getattr(cell, "cell_type", "task"),
-                           "max_score": number(cell.max_score)}
+                    row = {
+                        "student_id": student.id,
+                        "assignment": assignment.name,
+                        "notebook": notebook.name,
+                        "grade_id": cell.name,
+                        "cell_type": getattr(cell, "cell_type", "task"),
+                        "max_score": number(cell.max_score),
+                    }
                     try:
                         grade = gradebook.find_grade(cell.name, notebook.name, assignment.name, student.id)
                     except MissingEntry:
-                        row.update(score=number(0.0), auto_score="", manual_score="", needs_manual_grade="False",
-                                   graded_by="not submitted")
+                        row.update(
+                            score=number(0.0),
+                            auto_score="",
+                            manual_score="",
+                            needs_manual_grade="False",
+                            graded_by="not submitted",
+                        )
                     else:
-                        row.update(score=number(grade.score), auto_score=number(grade.auto_score),
-                                   manual_score=number(grade.manual_score),
-                                   needs_manual_grade=str(bool(grade.needs_manual_grade)), graded_by=graded_by(grade))
+                        row.update(
+                            score=number(grade.score),
+                            auto_score=number(grade.auto_score),
+                            manual_score=number(grade.manual_score),
+                            needs_manual_grade=str(bool(grade.needs_manual_grade)),
+                            graded_by=graded_by(grade),
+                        )
                     rows.append(row)
     return rows
 
@@ -103,8 +128,9 @@ def check_rows(gradebook: Gradebook, students=(), assignments=(), source=None) -
 class ChecksExport(ExportPlugin):
     """Export every grade cell's score per student (``--to``, default checks.csv)."""
 
-    course_root = Unicode(None, allow_none=True,
-                          help="The course folder, for the cells' order when not run by an nbgrader app").tag(config=True)
+    course_root = Unicode(
+        None, allow_none=True, help="The course folder, for the cells' order when not run by an nbgrader app"
+    ).tag(config=True)
 
     def export(self, gradebook: Gradebook) -> None:
         destination = self.to or "checks.csv"
@@ -126,6 +152,10 @@ class ChecksExport(ExportPlugin):
         """The source notebook's path in the course directory (None outside an nbgrader app)."""
         coursedir = getattr(self.parent, "coursedir", None)
         if coursedir is None:
-            return None if self.course_root is None else Path(self.course_root) / "source" / assignment / f"{notebook}.ipynb"
+            return (
+                None
+                if self.course_root is None
+                else Path(self.course_root) / "source" / assignment / f"{notebook}.ipynb"
+            )
         folder = coursedir.format_path(coursedir.source_directory, ".", assignment)
         return Path(folder) / f"{notebook}.ipynb"

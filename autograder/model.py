@@ -30,12 +30,15 @@ from pathlib import Path
 
 import numpy as np
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+from autograder import REPOSITORY  # noqa: E402
+from autograder.sandbox import SINGLE_THREAD  # noqa: E402
+
 MODEL_DIR = REPOSITORY / "data" / "model"
 CACHE_DIR = Path(tempfile.gettempdir()) / f"attention-autograder-{os.getuid()}"
 POOL = 12  # texts whose lib logits are kept, for the "drives the store's model" property
-UNAVAILABLE = "not available: the store's model (data/model) is missing here; restore it with `git checkout -- data/model`"
-SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+UNAVAILABLE = (
+    "not available: the store's model (data/model) is missing here; restore it with `git checkout -- data/model`"
+)
 
 
 def available() -> bool:
@@ -95,7 +98,7 @@ class ModelCache:
         raise KeyError("that text is not in the model cache's pool")
 
 
-def digest(folder: Path) -> str:
+def model_fingerprint(folder: Path) -> str:
     """A fingerprint of everything the cache depends on: the model's files and the catalogue."""
     hashed = hashlib.sha256()
     for path in sorted(folder.glob("*")) + sorted((REPOSITORY / "data").glob("products*")):
@@ -109,22 +112,31 @@ _building = threading.Lock()  # graders in threads of one process build the cach
 
 @functools.lru_cache(maxsize=4)
 def _cache(folder: str) -> ModelCache:
-    place = CACHE_DIR / f"model-{digest(Path(folder))}"
+    place = CACHE_DIR / f"model-{model_fingerprint(Path(folder))}"
     with _building:
         if not (place / "meta.npz").exists():
             _build_in_subprocess(folder, place)
     with np.load(place / "meta.npz", allow_pickle=False) as meta:
         pool = tuple((tuple(meta[f"ids_{k}"].tolist()), meta[f"logits_{k}"]) for k in range(int(meta["pool"])))
-        return ModelCache(place / "patterns.npy", meta["index"], meta["queries"], meta["offsets"],
-                          int(meta["layers"]), int(meta["heads"]), pool, float(meta["record_gap"]))
+        return ModelCache(
+            place / "patterns.npy",
+            meta["index"],
+            meta["queries"],
+            meta["offsets"],
+            int(meta["layers"]),
+            int(meta["heads"]),
+            pool,
+            float(meta["record_gap"]),
+        )
 
 
 def _build_in_subprocess(folder: str, place: Path) -> None:
     """Run ``python -m autograder.model`` with one BLAS thread; raise with its stderr if it fails."""
     CACHE_DIR.mkdir(exist_ok=True)
     env = {**os.environ, **SINGLE_THREAD, "PYTHONPATH": str(REPOSITORY)}
-    done = subprocess.run([sys.executable, "-m", "autograder.model", folder, str(place)],
-                          env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.model", folder, str(place)], env=env, capture_output=True, text=True
+    )
     if done.returncode != 0:
         raise RuntimeError(f"measuring the store's model for the checks failed:\n{done.stderr[-3000:]}")
 
@@ -178,12 +190,17 @@ def build(folder: Path, place: Path) -> None:
     end = vocabulary.index(transformer.END)
     measured = heads.head_statistics(texts, measured_forward, end)
     flat.flush()
-    del flat
+    flat = None  # the mapping closed before the folder is renamed
     described = [heads.description_positions(np.asarray(ids), sep, end) for ids, sep in texts]
-    meta.update(index=index, layers=layers, heads=head_count, pool=len([k for k in meta if k.startswith("ids_")]),
-                queries=np.concatenate(described).astype(np.int64),
-                offsets=np.concatenate([[0], np.cumsum([len(q) for q in described])]).astype(np.int64),
-                record_gap=max(float(np.abs(measured[key] - record[key]).max()) for key in ("previous", "far", "markers")))
+    meta.update(
+        index=index,
+        layers=layers,
+        heads=head_count,
+        pool=len([k for k in meta if k.startswith("ids_")]),
+        queries=np.concatenate(described).astype(np.int64),
+        offsets=np.concatenate([[0], np.cumsum([len(q) for q in described])]).astype(np.int64),
+        record_gap=max(float(np.abs(measured[key] - record[key]).max()) for key in ("previous", "far", "markers")),
+    )
     np.savez(building / "meta.npz", **meta)
     try:
         os.rename(building, place)

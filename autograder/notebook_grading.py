@@ -36,7 +36,8 @@ from autograder.answer_grading import CALL_LIMIT, TIMEOUT, Verdict, answer_sourc
 def check_cells(nb, checks: assignments.AssignmentChecks) -> list:
     """The code cells that are grade cells of one of the assignment's checks, in order."""
     return [
-        cell for cell in nb.cells
+        cell
+        for cell in nb.cells
         if cell.cell_type == "code" and is_grade(cell) and cell.metadata["nbgrader"].get("grade_id") in checks.checks
     ]
 
@@ -45,8 +46,10 @@ def kernel_summary(cell) -> str:
     """One line on what the visible checks did in the student's kernel (they do not decide the grade)."""
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
-            return (f"In your notebook the visible checks stopped with {output.get('ename')}: {output.get('evalue')} "
-                    "(they help you; the grade above comes from the hidden checks).")
+            return (
+                f"In your notebook the visible checks stopped with {output.get('ename')}: {output.get('evalue')} "
+                "(they help you; the grade above comes from the hidden checks)."
+            )
     return "In your notebook the visible checks ran without an error (the grade above comes from the hidden checks)."
 
 
@@ -64,8 +67,10 @@ def restored_note(cell) -> str:
     changes = cell.get("metadata", {}).get(RESTORED)
     if not changes:
         return ""
-    return (f"This cell had been changed in your notebook ({'; '.join(changes)}); it was restored from the assignment "
-            "and graded as usual.\n")
+    return (
+        f"This cell had been changed in your notebook ({'; '.join(changes)}); it was restored from the assignment "
+        "and graded as usual.\n"
+    )
 
 
 def verdict_outputs(cell, verdict: Verdict) -> list:
@@ -93,15 +98,24 @@ class ExternalVerdicts(NbGraderPreprocessor):
     """Replace the outputs of the assignment's check cells with the verdicts of answer_grading.grade_answers."""
 
     timeout = Float(TIMEOUT, help="CPU seconds for grading one notebook's answers in all").tag(config=True)
-    call_limit = Float(CALL_LIMIT, help="CPU seconds for one answer cell or one call of a student's function").tag(config=True)
-    seed = Integer(None, allow_none=True, help="Seed of the inputs (default: fresh each run, to reproduce one)").tag(config=True)
-    source = Unicode("", help="The folder holding <assignment>/checks.py (default: source/ of the course folder the "
-                              "notebook is graded in, nbgrader's <step>/<student>/<assignment>/ layout)").tag(config=True)
+    call_limit = Float(CALL_LIMIT, help="CPU seconds for one answer cell or one call of a student's function").tag(
+        config=True
+    )
+    seed = Integer(None, allow_none=True, help="Seed of the inputs (default: fresh each run, to reproduce one)").tag(
+        config=True
+    )
+    source = Unicode(
+        "",
+        help="The folder holding <assignment>/checks.py (default: source/ of the course folder the "
+        "notebook is graded in, nbgrader's <step>/<student>/<assignment>/ layout)",
+    ).tag(config=True)
 
     def assignment(self, resources) -> assignments.AssignmentChecks:
         """The checks of the assignment being graded, from its source folder."""
         name = resources["nbgrader"]["assignment"]
-        source = Path(self.source) if self.source else Path(resources["metadata"]["path"]).resolve().parents[2] / "source"
+        source = (
+            Path(self.source) if self.source else Path(resources["metadata"]["path"]).resolve().parents[2] / "source"
+        )
         return assignments.load(source / name)
 
     def plan(self, nb, resources):
@@ -111,7 +125,9 @@ class ExternalVerdicts(NbGraderPreprocessor):
         return checks, cells, [cell.metadata["nbgrader"]["grade_id"] for cell in cells], answer_sources(nb)
 
     def grade(self, checks, sources, ids) -> dict:
-        return grade_answers(checks, sources, seed=self.seed, timeout=self.timeout, call_limit=self.call_limit, checks=ids)
+        return grade_answers(
+            checks, sources, seed=self.seed, timeout=self.timeout, call_limit=self.call_limit, checks=ids
+        )
 
     def preprocess(self, nb, resources):
         checks, cells, ids, sources = self.plan(nb, resources)
@@ -176,12 +192,19 @@ class RestoreCellFlags(NbGraderPreprocessor):
         name = flags.get("grade_id") if isinstance(flags, dict) else None
         if name not in self.cells:
             return cell, resources
-        wanted = {"grade": name in self.points, "solution": name in self.solutions, "task": name in self.tasks,
-                  "locked": bool(self.cells[name].locked)}
+        wanted = {
+            "grade": name in self.points,
+            "solution": name in self.solutions,
+            "task": name in self.tasks,
+            "locked": bool(self.cells[name].locked),
+        }
         if name in self.points:
             wanted["points"] = self.points[name]
-        changes = [f"{key}: {flags.get(key)!r} -> {value!r}" for key, value in wanted.items()
-                   if (flags.get(key) or False) != value]
+        changes = [
+            f"{key}: {flags.get(key)!r} -> {value!r}"
+            for key, value in wanted.items()
+            if (flags.get(key) or False) != value
+        ]
         if not wanted["grade"]:
             flags.pop("points", None)
         flags.update(wanted)

@@ -56,9 +56,12 @@ from pathlib import Path
 HEADER = re.compile(r"^(?P<check>\S+) \((?P<function>[^)]*)\): (?P<points>[-\d.e]+) / (?P<top>[-\d.e]+) points\s*$")
 PROPERTY = re.compile(r"^  (?P<mark>PASS|FAIL|n/a) ?(?P<rest>.*)$")
 SAME = "the same failure as above"
-KERNEL_ERRORS = {"DeadKernelError": "the kernel died", "NotebookTimeoutError": "the notebook ran out of time",
-                 "CellTimeoutError": "the cell timed out and was interrupted",
-                 "KeyboardInterrupt": "the cell timed out and was interrupted"}
+KERNEL_ERRORS = {
+    "DeadKernelError": "the kernel died",
+    "NotebookTimeoutError": "the notebook ran out of time",
+    "CellTimeoutError": "the cell timed out and was interrupted",
+    "KeyboardInterrupt": "the cell timed out and was interrupted",
+}
 LEDGER = ".grading"
 SIMILAR_SHOWN = 20  # pairs shown side by side on the page, each folded (all of them in similarity.csv)
 
@@ -173,7 +176,9 @@ def cell_seconds(cell: dict) -> float | None:
     if not (start and end):
         return None
     try:
-        return (datetime.fromisoformat(end.replace("Z", "+00:00")) - datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
+        return (
+            datetime.fromisoformat(end.replace("Z", "+00:00")) - datetime.fromisoformat(start.replace("Z", "+00:00"))
+        ).total_seconds()
     except ValueError:
         return None
 
@@ -225,8 +230,11 @@ def ledger_entries(course: Path, assignment: str) -> dict:
     student and assignment), or the older .grading/students/*.json and .grading/<student>.json files."""
     entries = {}
     folder = course / LEDGER
-    paths = [*sorted(folder.glob("assignments/*/students/*.json")), *sorted(folder.glob("students/*.json")),
-             *sorted(folder.glob("*.json"))]
+    paths = [
+        *sorted(folder.glob("assignments/*/students/*.json")),
+        *sorted(folder.glob("students/*.json")),
+        *sorted(folder.glob("*.json")),
+    ]
     for path in paths:
         try:
             entry = json.loads(path.read_text())
@@ -239,14 +247,9 @@ def ledger_entries(course: Path, assignment: str) -> dict:
 
 def database_url(course: Path) -> str:
     """The course's gradebook: the CourseDirectory.db_url its nbgrader_config.py names, else its gradebook.db."""
-    if (course / "nbgrader_config.py").exists():
-        from traitlets.config.loader import PyFileConfigLoader
+    from autograder.class_grading import course_db
 
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
-        named = config.CourseDirectory.get("db_url") if "CourseDirectory" in config else None
-        if named:
-            return str(named)
-    return f"sqlite:///{course.absolute() / 'gradebook.db'}"
+    return course_db(course)
 
 
 def read_course(course: Path, assignment: str, db: str | None = None, only=None) -> tuple[list[Student], dict]:
@@ -267,8 +270,10 @@ def read_course(course: Path, assignment: str, db: str | None = None, only=None)
                 grade_id = nbgrader_meta(cell).get("grade_id")
                 if grade_id:
                     order.setdefault(grade_id, len(order))
-            for cell in sorted(gradebook.find_notebook(name, assignment).grade_cells,
-                               key=lambda c: (order.get(c.name, len(order)), c.name)):
+            for cell in sorted(
+                gradebook.find_notebook(name, assignment).grade_cells,
+                key=lambda c: (order.get(c.name, len(order)), c.name),
+            ):
                 (info["checks"] if cell.cell_type == "code" else info["written"]).append(cell.name)
         for record in sorted(gradebook.students, key=lambda s: s.id):
             if only is not None and record.id not in only:
@@ -287,7 +292,11 @@ def read_course(course: Path, assignment: str, db: str | None = None, only=None)
                         student.checks[grade.name] = (float(grade.score or 0.0), float(grade.max_score or 0.0))
                     else:
                         score = None if grade.needs_manual_grade else float(grade.score or 0.0)
-                        student.written[grade.name] = (score, float(grade.max_score or 0.0), bool(grade.needs_manual_grade))
+                        student.written[grade.name] = (
+                            score,
+                            float(grade.max_score or 0.0),
+                            bool(grade.needs_manual_grade),
+                        )
             students.append(student)
     info["release"] = {name: read_notebook(course / "release" / assignment / f"{name}.ipynb") for name in notebooks}
     info["source"] = {name: read_notebook(course / "source" / assignment / f"{name}.ipynb") for name in notebooks}
@@ -342,13 +351,35 @@ def totals_table(students: list[Student], info: dict):
     for s in students:
         pending = sum(1 for _, _, waiting in s.written.values() if waiting)
         written_points = sum(score or 0.0 for score, _, _ in s.written.values())
-        rows.append({"student": s.id, "state": s.state, "auto": round(s.auto, 2), "auto_max": s.auto_top,
-                     "written": round(written_points, 2), "written_max": sum(top for _, top, _ in s.written.values()),
-                     "written_to_grade": pending,
-                     "lost": " ".join(short_check(c) for c in info["checks"] if c in s.checks and s.checks[c][0] < s.checks[c][1] - 1e-9),
-                     "reason": s.reason})
-    return pd.DataFrame(rows, columns=["student", "state", "auto", "auto_max", "written", "written_max",
-                                       "written_to_grade", "lost", "reason"])
+        rows.append(
+            {
+                "student": s.id,
+                "state": s.state,
+                "auto": round(s.auto, 2),
+                "auto_max": s.auto_top,
+                "written": round(written_points, 2),
+                "written_max": sum(top for _, top, _ in s.written.values()),
+                "written_to_grade": pending,
+                "lost": " ".join(
+                    short_check(c) for c in info["checks"] if c in s.checks and s.checks[c][0] < s.checks[c][1] - 1e-9
+                ),
+                "reason": s.reason,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "student",
+            "state",
+            "auto",
+            "auto_max",
+            "written",
+            "written_max",
+            "written_to_grade",
+            "lost",
+            "reason",
+        ],
+    )
 
 
 def checks_table(answered: list[Student], info: dict):
@@ -361,13 +392,33 @@ def checks_table(answered: list[Student], info: dict):
         top = max((t for _, t in scores), default=0.0)
         shares = [score / t if t else 0.0 for score, t in scores]
         function = next((s.verdicts[check].function for s in answered if check in s.verdicts), "")
-        rows.append({"check": check, "function": function, "points": top, "students": len(answered),
-                     "full_points": sum(1 for score, t in scores if t and score >= t - 1e-9),
-                     "difficulty": round(sum(shares) / len(shares), 3) if shares else float("nan"),
-                     "discrimination": round(point_biserial(shares, [total - score for total, (score, _) in zip(totals, scores)]), 3),
-                     "top_minus_bottom_third": round(thirds_difference(shares, totals), 3)})
-    return pd.DataFrame(rows, columns=["check", "function", "points", "students", "full_points", "difficulty",
-                                       "discrimination", "top_minus_bottom_third"])
+        rows.append(
+            {
+                "check": check,
+                "function": function,
+                "points": top,
+                "students": len(answered),
+                "full_points": sum(1 for score, t in scores if t and score >= t - 1e-9),
+                "difficulty": round(sum(shares) / len(shares), 3) if shares else float("nan"),
+                "discrimination": round(
+                    point_biserial(shares, [total - score for total, (score, _) in zip(totals, scores)]), 3
+                ),
+                "top_minus_bottom_third": round(thirds_difference(shares, totals), 3),
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "check",
+            "function",
+            "points",
+            "students",
+            "full_points",
+            "difficulty",
+            "discrimination",
+            "top_minus_bottom_third",
+        ],
+    )
 
 
 def properties_table(answered: list[Student], info: dict):
@@ -395,13 +446,31 @@ def properties_table(answered: list[Student], info: dict):
                 rest.append(s.auto - s.checks.get(check, (0.0, 0.0))[0])
                 totals.append(s.auto)
             judged = counts["PASS"] + counts["FAIL"]
-            rows.append({"check": check, "property": name, "passed": counts["PASS"], "failed": counts["FAIL"],
-                         "not_applicable": counts["n/a"],
-                         "difficulty": round(counts["PASS"] / judged, 3) if judged else float("nan"),
-                         "discrimination": round(point_biserial(passed, rest), 3),
-                         "top_minus_bottom_third": round(thirds_difference(passed, totals), 3)})
-    return pd.DataFrame(rows, columns=["check", "property", "passed", "failed", "not_applicable", "difficulty",
-                                       "discrimination", "top_minus_bottom_third"])
+            rows.append(
+                {
+                    "check": check,
+                    "property": name,
+                    "passed": counts["PASS"],
+                    "failed": counts["FAIL"],
+                    "not_applicable": counts["n/a"],
+                    "difficulty": round(counts["PASS"] / judged, 3) if judged else float("nan"),
+                    "discrimination": round(point_biserial(passed, rest), 3),
+                    "top_minus_bottom_third": round(thirds_difference(passed, totals), 3),
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "check",
+            "property",
+            "passed",
+            "failed",
+            "not_applicable",
+            "difficulty",
+            "discrimination",
+            "top_minus_bottom_third",
+        ],
+    )
 
 
 def mistake_key(message: str) -> str:
@@ -443,14 +512,25 @@ def mistakes_tables(answered: list[Student], info: dict):
                 continue
             failed = [p for p in verdict.properties if p.status == "FAIL"]
             for prop in failed:
-                entry = failures.setdefault((check, prop.name, mistake_key(prop.message)),
-                                            {"message": prop.message, "students": set()})
+                entry = failures.setdefault(
+                    (check, prop.name, mistake_key(prop.message)), {"message": prop.message, "students": set()}
+                )
                 entry["students"].add(s.id)
             if not failed:
                 continue
             message = next((p.message for p in failed if p.message), failed[0].name)
-            group = groups.setdefault(mistake_key(message), {"message": message, "students": set(), "functions": [],
-                                                              "checks": set(), "lost": 0.0, "top": 0.0, "example": None})
+            group = groups.setdefault(
+                mistake_key(message),
+                {
+                    "message": message,
+                    "students": set(),
+                    "functions": [],
+                    "checks": set(),
+                    "lost": 0.0,
+                    "top": 0.0,
+                    "example": None,
+                },
+            )
             group["students"].add(s.id)
             group["checks"].add(check)
             if verdict.function not in group["functions"]:
@@ -458,19 +538,31 @@ def mistakes_tables(answered: list[Student], info: dict):
             group["lost"] += max(0.0, verdict.top - verdict.points)
             group["top"] += verdict.top
             code = s.code.get(verdict.function) or next(
-                (cell for cell in s.code.values() if f"def {verdict.function}(" in cell), "")
+                (cell for cell in s.code.values() if f"def {verdict.function}(" in cell), ""
+            )
             changed, line = example_line(code, solutions.get(verdict.function, ""))
             if group["example"] is None or changed < group["example"][0]:
                 group["example"] = (changed, line)  # the student whose function is closest to the solution
-    rows = [{"mistake": g["message"], "students": len(g["students"]), "functions": ", ".join(g["functions"]),
-             "checks": ", ".join(sorted(g["checks"], key=info["checks"].index)), "points_lost": round(g["lost"], 2),
-             "share_lost": round(g["lost"] / g["top"], 3) if g["top"] else 0.0,
-             "example": g["example"][1] if g["example"] else ""}
-            for g in groups.values()]
+    rows = [
+        {
+            "mistake": g["message"],
+            "students": len(g["students"]),
+            "functions": ", ".join(g["functions"]),
+            "checks": ", ".join(sorted(g["checks"], key=info["checks"].index)),
+            "points_lost": round(g["lost"], 2),
+            "share_lost": round(g["lost"] / g["top"], 3) if g["top"] else 0.0,
+            "example": g["example"][1] if g["example"] else "",
+        }
+        for g in groups.values()
+    ]
     rows.sort(key=lambda row: (-row["students"], -row["share_lost"], -row["points_lost"], row["mistake"]))
-    mistakes = pd.DataFrame(rows, columns=["mistake", "students", "functions", "checks", "points_lost", "share_lost", "example"])
-    failure_rows = [{"check": check, "property": name, "message": entry["message"], "students": len(entry["students"])}
-                    for (check, name, _), entry in failures.items()]
+    mistakes = pd.DataFrame(
+        rows, columns=["mistake", "students", "functions", "checks", "points_lost", "share_lost", "example"]
+    )
+    failure_rows = [
+        {"check": check, "property": name, "message": entry["message"], "students": len(entry["students"])}
+        for (check, name, _), entry in failures.items()
+    ]
     failure_rows.sort(key=lambda row: (-row["students"], info["checks"].index(row["check"]), row["property"]))
     return mistakes, pd.DataFrame(failure_rows, columns=["check", "property", "message", "students"])
 
@@ -496,9 +588,18 @@ def written_table(students: list[Student], info: dict, formgrader: str, assignme
             score, top, waiting = s.written.get(cell, (None, 0.0, False))
             if waiting:
                 notebook = next(iter(s.notebook_ids), "")
-                rows.append({"student": s.id, "answer": cell, "points": top,
-                             "formgrader": f"{formgrader.rstrip('/')}/formgrader/submissions/{s.notebook_ids[notebook]}"
-                             if notebook else f"{formgrader.rstrip('/')}/formgrader/gradebook/{assignment}"})
+                rows.append(
+                    {
+                        "student": s.id,
+                        "answer": cell,
+                        "points": top,
+                        "formgrader": (
+                            f"{formgrader.rstrip('/')}/formgrader/submissions/{s.notebook_ids[notebook]}"
+                            if notebook
+                            else f"{formgrader.rstrip('/')}/formgrader/gradebook/{assignment}"
+                        ),
+                    }
+                )
     return pd.DataFrame(rows, columns=["student", "answer", "points", "formgrader"])
 
 
@@ -511,16 +612,35 @@ def timing_tables(students: list[Student]):
             continue
         kernel = sum(s.cells_seconds.values())
         total = s.ledger.get("seconds")
-        rows.append({"student": s.id, "total": total, "kernel": round(kernel, 2),
-                     "outside_kernel": round(total - kernel, 2) if isinstance(total, (int, float)) else None,
-                     "checks": s.ledger.get("checks_seconds"), "feedback": s.ledger.get("feedback_seconds"),
-                     "slowest_cell": max(s.cells_seconds, key=s.cells_seconds.get) if s.cells_seconds else ""})
+        rows.append(
+            {
+                "student": s.id,
+                "total": total,
+                "kernel": round(kernel, 2),
+                "outside_kernel": round(total - kernel, 2) if isinstance(total, (int, float)) else None,
+                "checks": s.ledger.get("checks_seconds"),
+                "feedback": s.ledger.get("feedback_seconds"),
+                "slowest_cell": max(s.cells_seconds, key=s.cells_seconds.get) if s.cells_seconds else "",
+            }
+        )
         for label, seconds in s.cells_seconds.items():
             cells[label].append(seconds)
-    timing = pd.DataFrame(rows, columns=["student", "total", "kernel", "outside_kernel", "checks", "feedback", "slowest_cell"])
-    slow = pd.DataFrame([{"cell": label, "notebooks": len(values), "mean": round(sum(values) / len(values), 2),
-                          "max": round(max(values), 2), "total": round(sum(values), 2)} for label, values in cells.items()],
-                        columns=["cell", "notebooks", "mean", "max", "total"])
+    timing = pd.DataFrame(
+        rows, columns=["student", "total", "kernel", "outside_kernel", "checks", "feedback", "slowest_cell"]
+    )
+    slow = pd.DataFrame(
+        [
+            {
+                "cell": label,
+                "notebooks": len(values),
+                "mean": round(sum(values) / len(values), 2),
+                "max": round(max(values), 2),
+                "total": round(sum(values), 2),
+            }
+            for label, values in cells.items()
+        ],
+        columns=["cell", "notebooks", "mean", "max", "total"],
+    )
     return timing, slow.sort_values(["total", "cell"], ascending=[False, True]).reset_index(drop=True)
 
 
@@ -530,8 +650,12 @@ def similarity_pairs(answered: list[Student], info: dict):
     starter = {}
     for notebook in info["release"].values():
         starter.update(answer_cells(notebook))
-    prints = {s.id: similarity.fingerprint(s.id, {k: v for k, v in s.code.items() if k in starter} or s.code, starter,
-                                           keep=set(starter)) for s in answered}
+    prints = {
+        s.id: similarity.fingerprint(
+            s.id, {k: v for k, v in s.code.items() if k in starter} or s.code, starter, keep=set(starter)
+        )
+        for s in answered
+    }
     pairs = similarity.similar_pairs(list(prints.values()))
     shown = [similarity.compare(prints[p.a], prints[p.b]) for p in pairs[:SIMILAR_SHOWN]]
     return pairs, shown, prints, len(similarity.comparable(list(prints.values())))
@@ -587,7 +711,8 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertic
 th { background: #f0f0f0; }
 code, pre { font-family: ui-monospace, monospace; font-size: 0.9em; }
 .pair { display: flex; gap: 1em; } .pair pre { flex: 1; background: #f7f7f7; padding: 0.5em; overflow-x: auto; }
-.hit { background: #ffe08a; display: block; } .note { background: #eef4ff; padding: 0.6em; border-left: 4px solid #4c72b0; }
+.hit { background: #ffe08a; display: block; }
+.note { background: #eef4ff; padding: 0.6em; border-left: 4px solid #4c72b0; }
 """
 
 
@@ -617,24 +742,39 @@ def table_html(frame, links: tuple = (), code: tuple = ()) -> str:
 
 def pair_html(pair, prints) -> str:
     """The two students' matching functions side by side, the matching lines marked."""
-    parts = [f"<details><summary>{html.escape(pair.a)} and {html.escape(pair.b)}: {pair.score:.2f} "
-             f"(the matching lines marked)</summary>"]
+    parts = [
+        f"<details><summary>{html.escape(pair.a)} and {html.escape(pair.b)}: {pair.score:.2f} "
+        "(the matching lines marked)</summary>"
+    ]
     functions = [f for f in prints[pair.a].code if f in pair.lines.get("a", {}) or f in pair.lines.get("b", {})]
     for function in functions:
         columns = []
         for side, student in (("a", pair.a), ("b", pair.b)):
             marked = set(pair.lines.get(side, {}).get(function, []))
             code = prints[student].code.get(function, "")
-            lines = [f'<span class="hit">{html.escape(line) or " "}</span>' if number in marked else html.escape(line)
-                     for number, line in enumerate(code.splitlines(), start=1)]
-            columns.append(f"<pre><b>{html.escape(student)}: {html.escape(function)}</b>\n" + "\n".join(
-                line if line.startswith("<span") else line + "\n" for line in lines).replace("</span>\n", "</span>") + "</pre>")
+            lines = [
+                f'<span class="hit">{html.escape(line) or " "}</span>' if number in marked else html.escape(line)
+                for number, line in enumerate(code.splitlines(), start=1)
+            ]
+            columns.append(
+                f"<pre><b>{html.escape(student)}: {html.escape(function)}</b>\n"
+                + "\n".join(line if line.startswith("<span") else line + "\n" for line in lines).replace(
+                    "</span>\n", "</span>"
+                )
+                + "</pre>"
+            )
         parts.append(f'<div class="pair">{"".join(columns)}</div>')
     return "\n".join(parts) + "</details>"
 
 
-def write_report(course: Path, assignment: str, formgrader: str = "http://localhost:8888", db: str | None = None,
-                 students: list | None = None, out: Path | None = None) -> Path:
+def write_report(
+    course: Path,
+    assignment: str,
+    formgrader: str = "http://localhost:8888",
+    db: str | None = None,
+    students: list | None = None,
+    out: Path | None = None,
+) -> Path:
     """Write <out>/<assignment>.html and <out>/<assignment>/*.csv (``out``: the course's reports/); returns the
     page's path. ``db``: the gradebook's URL (default: the course's, database_url); ``students``: only these."""
     import pandas as pd
@@ -653,13 +793,34 @@ def write_report(course: Path, assignment: str, formgrader: str = "http://localh
     written = written_table(submitted, info, formgrader, assignment)
     timing, slow = timing_tables(students)
     pairs, shown, prints, compared = similarity_pairs(answered, info)
-    similar = pd.DataFrame([{"a": p.a, "b": p.b, "score": round(p.score, 3), "share_of_a": round(p.shares[0], 3),
-                             "share_of_b": round(p.shares[1], 3)} for p in pairs], columns=["a", "b", "score", "share_of_a", "share_of_b"])
+    similar = pd.DataFrame(
+        [
+            {
+                "a": p.a,
+                "b": p.b,
+                "score": round(p.score, 3),
+                "share_of_a": round(p.shares[0], 3),
+                "share_of_b": round(p.shares[1], 3),
+            }
+            for p in pairs
+        ],
+        columns=["a", "b", "score", "share_of_a", "share_of_b"],
+    )
 
     folder = out / assignment
     folder.mkdir(parents=True, exist_ok=True)
-    tables = {"totals": totals, "checks": checks, "properties": properties, "mistakes": mistakes, "failures": failures,
-              "problems": problems, "written": written, "timing": timing, "slow_cells": slow, "similarity": similar}
+    tables = {
+        "totals": totals,
+        "checks": checks,
+        "properties": properties,
+        "mistakes": mistakes,
+        "failures": failures,
+        "problems": problems,
+        "written": written,
+        "timing": timing,
+        "slow_cells": slow,
+        "similarity": similar,
+    }
     for name, frame in tables.items():
         temporary = folder / f".{name}.csv.writing"
         frame.to_csv(temporary, index=False)
@@ -669,41 +830,59 @@ def write_report(course: Path, assignment: str, formgrader: str = "http://localh
     top = max((s.auto_top for s in submitted), default=0.0)
     mean = float(pd.Series(auto).mean()) if auto else 0.0
     median = float(pd.Series(auto).median()) if auto else 0.0
-    counts = {state: sum(1 for s in students if s.state == state) for state in ("answered", "blank", "unreadable", "not submitted")}
+    counts = {
+        state: sum(1 for s in students if s.state == state)
+        for state in ("answered", "blank", "unreadable", "not submitted")
+    }
     link = lambda name: f'<a href="{html.escape(assignment)}/{name}.csv">{name}.csv</a>'  # noqa: E731
     from autograder.similarity import THRESHOLD
 
     sections = [
         f"<h1>{html.escape(assignment)}: the class's report</h1>",
-        f"<p>{len(students)} students in the gradebook, {len(submitted)} submitted: {counts['answered']} answered, "
-        f"{counts['blank']} blank, {counts['unreadable']} unreadable, {counts['not submitted']} not submitted. "
-        f"Made {datetime.now().isoformat(timespec='seconds')} from {html.escape(str(course))}.</p>",
+        (
+            f"<p>{len(students)} students in the gradebook, {len(submitted)} submitted: {counts['answered']} answered, "
+            f"{counts['blank']} blank, {counts['unreadable']} unreadable, {counts['not submitted']} not submitted. "
+            f"Made {datetime.now().isoformat(timespec='seconds')} from {html.escape(str(course))}.</p>"
+        ),
         "<h2>Automatic totals</h2>",
-        f"<p>Mean <b>{mean:.2f}</b>, median <b>{median:.2f}</b> of {top:g} points over the {len(submitted)} submitted "
-        f"notebooks; {counts['blank']} blank and {counts['unreadable']} unreadable notebooks among them. ({link('totals')})</p>",
+        (
+            f"<p>Mean <b>{mean:.2f}</b>, median <b>{median:.2f}</b> of {top:g} points over the {len(submitted)}"
+            f" submitted notebooks; {counts['blank']} blank and {counts['unreadable']} unreadable notebooks among them."
+            f" ({link('totals')})</p>"
+        ),
         f'<img alt="histogram of the automatic totals" src="{histogram(auto, top, mean, median)}">',
-        f"<h2>Per function</h2><p>Over the {len(answered)} students who answered (blank and unreadable notebooks left "
-        "out). Difficulty: the mean share of the check's points (1: everyone has them all). Discrimination: the "
-        "correlation of the check's share with the rest of the total; top − bottom third: its mean share among the "
-        f"best third less the worst third. ({link('checks')})</p>",
+        (
+            f"<h2>Per function</h2><p>Over the {len(answered)} students who answered (blank and unreadable notebooks"
+            " left out). Difficulty: the mean share of the check's points (1: everyone has them all). Discrimination:"
+            " the correlation of the check's share with the rest of the total; top − bottom third: its mean share"
+            f" among the best third less the worst third. ({link('checks')})</p>"
+        ),
         table_html(checks),
         f'<img alt="difficulty of each check" src="{difficulty_chart(checks)}">',
-        f"<h2>Per property</h2><p>Difficulty: the share of students the property holds for; discrimination: the "
-        f"point-biserial correlation of passing it with the rest of the total. ({link('properties')})</p>",
+        (
+            "<h2>Per property</h2><p>Difficulty: the share of students the property holds for; discrimination: the "
+            f"point-biserial correlation of passing it with the rest of the total. ({link('properties')})</p>"
+        ),
         table_html(properties),
-        f"<h2>Named mistakes</h2><p>One per student and check: the message of the first property that fails (the "
-        f"later ones most often follow from it); most frequent first. The example is a line of one student's code "
-        f"where it differs from the solution, without the student's name. ({link('mistakes')}; every failed property's "
-        f"message: {link('failures')})</p>",
+        (
+            "<h2>Named mistakes</h2><p>One per student and check: the message of the first property that fails (the"
+            " later ones most often follow from it); most frequent first. The example is a line of one student's code"
+            f" where it differs from the solution, without the student's name. ({link('mistakes')}; every failed"
+            f" property's message: {link('failures')})</p>"
+        ),
         table_html(mistakes, code=("example",)),
         f"<h2>Notebooks that timed out, crashed or could not be read</h2><p>({link('problems')})</p>",
         table_html(problems),
-        f"<h2>Written answers waiting for a grader</h2><p>{len(written)} answers. Formgrader at "
-        f"{html.escape(formgrader)} (<code>--formgrader-url</code>). ({link('written')})</p>",
+        (
+            f"<h2>Written answers waiting for a grader</h2><p>{len(written)} answers. Formgrader at "
+            f"{html.escape(formgrader)} (<code>--formgrader-url</code>). ({link('written')})</p>"
+        ),
         table_html(written, links=("formgrader",)),
-        "<h2>Time per notebook</h2><p>Seconds: total (the grading ledger), in the student's kernel (nbclient's timing "
-        "of each cell), outside it (the hidden checks' wait, nbgrader, the feedback page); the checks' and the "
-        f"feedback's own seconds where the ledger records them. ({link('timing')})</p>",
+        (
+            "<h2>Time per notebook</h2><p>Seconds: total (the grading ledger), in the student's kernel (nbclient's"
+            " timing of each cell), outside it (the hidden checks' wait, nbgrader, the feedback page); the checks' and"
+            f" the feedback's own seconds where the ledger records them. ({link('timing')})</p>"
+        ),
         table_html(timing),
         f"<p>The cells that took longest, over the class ({link('slow_cells')}):</p>",
         table_html(slow.head(10)),
@@ -718,8 +897,10 @@ def write_report(course: Path, assignment: str, formgrader: str = "http://localh
         *[pair_html(pair, prints) for pair in shown],
         f"<p><small>Report made in {time.perf_counter() - started:.2f} s.</small></p>",
     ]
-    page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(assignment)} report</title>"
-            f"<style>{STYLE}</style></head><body>" + "\n".join(sections) + "</body></html>")
+    page = (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(assignment)} report</title>"
+        f"<style>{STYLE}</style></head><body>" + "\n".join(sections) + "</body></html>"
+    )
     path = out / f"{assignment}.html"
     temporary = path.with_name(f".{path.name}.writing")
     temporary.write_text(page, encoding="utf-8")
@@ -738,18 +919,28 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.report", description=__doc__.split("\n\n")[0])
     parser.add_argument("--course", type=Path, required=True, help="a graded course folder (with gradebook.db)")
     parser.add_argument("--assignment", action="append", help="the assignment (default: every one in the gradebook)")
-    parser.add_argument("--formgrader-url", default="http://localhost:8888",
-                        help="where the instructor's Jupyter server runs Formgrader (default http://localhost:8888)")
+    parser.add_argument(
+        "--formgrader-url",
+        default="http://localhost:8888",
+        help="where the instructor's Jupyter server runs Formgrader (default http://localhost:8888)",
+    )
     parser.add_argument("--student", action="append", help="only this student (repeat it for more; default: all)")
-    parser.add_argument("--out", type=Path, default=None, help="the folder of the pages (default: the course's reports/)")
-    parser.add_argument("--db", default=None, metavar="URL",
-                        help="the gradebook's database (default: the one the course's nbgrader_config.py names, else "
-                             "its gradebook.db)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="the folder of the pages (default: the course's reports/)"
+    )
+    parser.add_argument(
+        "--db",
+        default=None,
+        metavar="URL",
+        help="the gradebook's database (default: the one the course's nbgrader_config.py names, else its gradebook.db)",
+    )
     args = parser.parse_args(argv)
     db = args.db or database_url(args.course)
     if db.startswith("sqlite:///") and not Path(db.removeprefix("sqlite:///")).exists():
-        print(f"no gradebook {db.removeprefix('sqlite:///')}: grade the class first (python -m autograder.classroom)",
-              file=sys.stderr)
+        print(
+            f"no gradebook {db.removeprefix('sqlite:///')}: grade the class first (python -m autograder.classroom)",
+            file=sys.stderr,
+        )
         return 1
     for assignment in args.assignment or assignments_of(args.course, db):
         started = time.perf_counter()

@@ -12,8 +12,9 @@ With bubblewrap (``apt-get install bubblewrap``) each runs in a sandbox of its o
 - a file system built from nothing (``command``): the system's programs, libraries and /etc (its
   secrets hidden), all read-only; for the kernel, the Python environment, lib/ and data/; for the
   runner, only Python's standard library, NumPy and the runner's one file (every site-packages and the
-  course's packages hidden: nothing there leads to the reference or the recorded statistics); an empty, read-only /tmp; writable, only its own folder (the
-  kernel's TMPDIR and HOME are a private folder of its own). Not there: the
+  course's packages hidden: nothing there leads to the reference or the recorded statistics); an empty,
+  read-only /tmp; writable, only its own folder (the kernel's TMPDIR and HOME are a private folder of its
+  own). Not there: the
   instructor's home, other submissions and kernels, the repository (its solutions, hidden checks,
   examples, .git), the course folder (its submissions and gradebook);
 - its own process, IPC and host-name namespaces; it dies with the grader that started it (and every
@@ -38,18 +39,21 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+from autograder import REPOSITORY  # noqa: E402
+
 INSTALL = "apt-get install bubblewrap"
-MISSING = ("network access, and reading or writing the instructor's files, other submissions, the reference and the "
-           "hidden checks")
+MISSING = (
+    "network access, and reading or writing the instructor's files, other submissions, the reference and the "
+    "hidden checks"
+)
 UNSANDBOXED = "ATTENTION_UNSANDBOXED"  # "1": the instructor allowed student code to run without bubblewrap
 SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
-# Limits of a student's kernel (the runner has its own, in autograder.answer_grading)
-KERNEL_MEMORY = 4 * 2**30      # bytes of address space
-KERNEL_FILES = 256 * 2**20     # the largest file it may write
-KERNEL_PROCESSES = 16          # processes it may run before the watchdog stops it (autograder.student_kernel)
-PROCESS_CAP = 64               # RLIMIT_NPROC: processes beyond what the user runs already (a fork bomb stops here)
+# Limits of every process that runs a student's code (the kernel and the answers' runner)
+STUDENT_MEMORY = 4 * 2**30  # bytes of address space
+STUDENT_FILES = 256 * 2**20  # the largest file it may write
+KERNEL_PROCESSES = 16  # processes it may run before the watchdog stops it (autograder.student_kernel)
+PROCESS_CAP = 64  # RLIMIT_NPROC: processes beyond what the user runs already (a fork bomb stops here)
 
 
 @dataclass(frozen=True)
@@ -74,8 +78,9 @@ def bubblewrap() -> str | None:
     if path is None:
         return None
     try:
-        probe = subprocess.run([path, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
-                               capture_output=True, timeout=30)
+        probe = subprocess.run(
+            [path, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"], capture_output=True, timeout=30
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return path if probe.returncode == 0 else None
@@ -86,10 +91,15 @@ def why_unprotected() -> str | None:
     if bubblewrap() is not None:
         return None
     found = shutil.which("bwrap")
-    cause = (f"{found} is installed but cannot create a sandbox here (are user namespaces disabled?)"
-             if found else f"bubblewrap is not installed ({INSTALL})")
-    return (f"{cause}: student code would run without the sandbox, so nothing would stop {MISSING}; "
-            "the memory, process, file-size and time limits would still apply")
+    cause = (
+        f"{found} is installed but cannot create a sandbox here (are user namespaces disabled?)"
+        if found
+        else f"bubblewrap is not installed ({INSTALL})"
+    )
+    return (
+        f"{cause}: student code would run without the sandbox, so nothing would stop {MISSING}; "
+        "the memory, process, file-size and time limits would still apply"
+    )
 
 
 def unsandboxed_allowed() -> bool:
@@ -99,9 +109,11 @@ def unsandboxed_allowed() -> bool:
 
 def refusal() -> str:
     """What to tell an instructor whose machine cannot sandbox student code."""
-    return (f"{why_unprotected()}. Nothing was graded. Install bubblewrap ({INSTALL}) and run again; or, knowing that "
-            "every student's code can then read and change anything your user can (the reference, the hidden checks, "
-            "the gradebook, other submissions), pass --unsandboxed")
+    return (
+        f"{why_unprotected()}. Nothing was graded. Install bubblewrap ({INSTALL}) and run again; or, knowing that "
+        "every student's code can then read and change anything your user can (the reference, the hidden checks, "
+        "the gradebook, other submissions), pass --unsandboxed"
+    )
 
 
 @functools.cache
@@ -153,8 +165,17 @@ def _inside(path: Path, folders) -> bool:
 
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")  # shown read-only
-SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
-           "/etc/ssh", "/etc/ssl/private", "/etc/security/opasswd")  # hidden inside /etc
+SECRETS = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/ssh",
+    "/etc/ssl/private",
+    "/etc/security/opasswd",
+)  # hidden inside /etc
 
 
 def command(inner: list[str], sandbox: Sandbox) -> list[str]:
@@ -165,7 +186,8 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
 
     The view is built up from nothing: the system's programs and libraries and /etc (its secrets hidden),
     the Python environment, what the sandbox may read, what it may write; the root and /tmp are read-only,
-    so a write anywhere else fails instead of landing in a throwaway folder. Nothing else exists inside: not /home, /root, /srv, the repository, the course.
+    so a write anywhere else fails instead of landing in a throwaway folder. Nothing else exists inside: not
+    /home, /root, /srv, the repository, the course.
     """
     bwrap = bubblewrap()
     if bwrap is None:
@@ -212,10 +234,12 @@ def limited(inner: list[str], memory: int, file_size: int, processes: int, cpu_s
     """
     allowed = user_processes() + processes
     cpu = "" if cpu_seconds is None else f"(r.RLIMIT_CPU,{int(cpu_seconds)}),"
-    setup = ("import os,resource as r,sys;"
-             f"[r.setrlimit(k,(v,v)) for k,v in ((r.RLIMIT_AS,{memory}),(r.RLIMIT_FSIZE,{file_size}),{cpu}"
-             f"(r.RLIMIT_CORE,0),(r.RLIMIT_NPROC,min({allowed},r.getrlimit(r.RLIMIT_NPROC)[1])))];"
-             "os.execv(sys.argv[1],sys.argv[1:])")
+    setup = (
+        "import os,resource as r,sys;"
+        f"[r.setrlimit(k,(v,v)) for k,v in ((r.RLIMIT_AS,{memory}),(r.RLIMIT_FSIZE,{file_size}),{cpu}"
+        f"(r.RLIMIT_CORE,0),(r.RLIMIT_NPROC,min({allowed},r.getrlimit(r.RLIMIT_NPROC)[1])))];"
+        "os.execv(sys.argv[1],sys.argv[1:])"
+    )
     return [sys.executable, "-c", setup, *inner]
 
 
@@ -242,7 +266,7 @@ def descendants(pid: int) -> list[int]:
                 stat = handle.read()
         except OSError:
             continue
-        parent = int(stat[stat.rindex(b")") + 2:].split()[1])
+        parent = int(stat[stat.rindex(b")") + 2 :].split()[1])
         children.setdefault(parent, []).append(int(entry))
     found, todo = [], [pid]
     while todo:

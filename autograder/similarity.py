@@ -74,8 +74,12 @@ def _bound_names(tree: ast.AST) -> tuple[set, set]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             arguments = node.args
-            for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                             *filter(None, [arguments.vararg, arguments.kwarg])]:
+            for argument in [
+                *arguments.posonlyargs,
+                *arguments.args,
+                *arguments.kwonlyargs,
+                *filter(None, [arguments.vararg, arguments.kwarg]),
+            ]:
                 names.add(argument.arg)
             if not isinstance(node, ast.Lambda):
                 functions.add(node.name)
@@ -91,7 +95,11 @@ def _docstring_lines(tree: ast.AST) -> set:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
     return lines
 
@@ -104,15 +112,29 @@ def normalised_tokens(code: str, keep: set = frozenset(), skip_lines: set = froz
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
-        return [(word, number) for number, line in enumerate(code.splitlines(), start=1)
-                if number not in skip_lines and not line.lstrip().startswith("#") for word in line.split()]
+        return [
+            (word, number)
+            for number, line in enumerate(code.splitlines(), start=1)
+            if number not in skip_lines and not line.lstrip().startswith("#")
+            for word in line.split()
+        ]
     names, functions = _bound_names(tree)
     skip = set(skip_lines) | _docstring_lines(tree)
     raw = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(code).readline):
-            if token.type in (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER,
-                              tokenize.ENCODING) or token.start[0] in skip:
+            if (
+                token.type
+                in (
+                    tokenize.COMMENT,
+                    tokenize.NL,
+                    tokenize.INDENT,
+                    tokenize.DEDENT,
+                    tokenize.ENDMARKER,
+                    tokenize.ENCODING,
+                )
+                or token.start[0] in skip
+            ):
                 continue
             raw.append(token)
     except (tokenize.TokenError, IndentationError, SyntaxError):
@@ -136,8 +158,14 @@ def normalised_tokens(code: str, keep: set = frozenset(), skip_lines: set = froz
             text = '"s"'
         elif token.type == tokenize.NAME and not keyword.iskeyword(text) and text not in keep:
             after_dot = index > 0 and raw[index - 1].string == "."
-            argument_name = (depth > 0 and not header and index + 1 < len(raw) and raw[index + 1].string == "="
-                             and index > 0 and raw[index - 1].string in ("(", ","))
+            argument_name = (
+                depth > 0
+                and not header
+                and index + 1 < len(raw)
+                and raw[index + 1].string == "="
+                and index > 0
+                and raw[index - 1].string in ("(", ",")
+            )
             if not after_dot and not argument_name:
                 if text in functions:
                     text = "f"
@@ -228,8 +256,10 @@ def compare(a: Fingerprint, b: Fingerprint, lines: bool = True) -> Pair:
     shared = a.hashes & b.hashes
     slices_a, slices_b = _slices(a, shared), _slices(b, shared)
     covered_a, covered_b = int(np.sum(slices_a[1] - slices_a[0])), int(np.sum(slices_b[1] - slices_b[0]))
-    shares = (min(1.0, covered_a / a.coverage) if a.coverage else 0.0,
-              min(1.0, covered_b / b.coverage) if b.coverage else 0.0)
+    shares = (
+        min(1.0, covered_a / a.coverage) if a.coverage else 0.0,
+        min(1.0, covered_b / b.coverage) if b.coverage else 0.0,
+    )
     found = {"a": _lines(a, slices_a), "b": _lines(b, slices_b)} if lines else {}
     return Pair(a.student, b.student, max(shares), shares, found)
 
@@ -247,7 +277,7 @@ def all_pairs(prints: list[Fingerprint], floor: float = 0.0) -> list[Pair]:
     prints = comparable(prints)
     pairs = []
     for i, a in enumerate(prints):
-        for b in prints[i + 1:]:
+        for b in prints[i + 1 :]:
             smaller = min(len(a.hashes), len(b.hashes)) or 1
             if floor > 0 and len(a.hashes & b.hashes) / smaller < floor * 0.5:
                 continue

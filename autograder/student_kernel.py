@@ -49,7 +49,8 @@ WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
 
 
 def course_root(folder: Path) -> Path | None:
-    """The folder the notebook's setup cell would find: ``folder`` or the first one above it holding lib/attention.py."""
+    """The folder the notebook's setup cell would find: ``folder`` or the first one above it holding
+    lib/attention.py."""
     for candidate in [folder, *folder.parents]:
         if (candidate / "lib" / "attention.py").exists():
             return candidate
@@ -72,8 +73,13 @@ def kernel_sandbox(cwd: Path, private: Path, forward_cache: str | None = None) -
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel in a sandbox, over ipc, with a process watchdog (see the module's docstring)."""
 
-    forward_cache = Unicode(None, allow_none=True, help="the class's forward cache (a folder) for the kernel to "
-                            "read; default: the grader's ATTENTION_FORWARD_CACHE").tag(config=True)
+    forward_cache = Unicode(
+        None,
+        allow_none=True,
+        help=(
+            "the class's forward cache (a folder) for the kernel to read; default: the grader's ATTENTION_FORWARD_CACHE"
+        ),
+    ).tag(config=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -86,7 +92,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         cwd = Path(kw.get("cwd") or os.getcwd()).resolve()
-        inner = sandbox.limited(list(kernel_cmd), sandbox.KERNEL_MEMORY, sandbox.KERNEL_FILES, sandbox.PROCESS_CAP)
+        inner = sandbox.limited(list(kernel_cmd), sandbox.STUDENT_MEMORY, sandbox.STUDENT_FILES, sandbox.PROCESS_CAP)
         if sandbox.bubblewrap() is not None:
             # In its own process namespace the kernel's parent is bwrap's pid 1: ipykernel's parent poller
             # (JPY_PARENT_PID, set by the launcher) would take that for an orphaning and quit at once. With
@@ -101,8 +107,14 @@ class SandboxedKernelManager(AsyncKernelManager):
         command = sandbox.command(inner, view)
         if CACHE_INSIDE in view.readable:  # inside the sandbox at CACHE_INSIDE, not at its path outside
             env[FORWARD_CACHE] = CACHE_INSIDE if sandbox.bubblewrap() is not None else forward_cache
-        env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                    "HOME": str(self.private), "TMPDIR": str(self.private), "MPLCONFIGDIR": str(self.private / "matplotlib")})
+        env.update(
+            {
+                **sandbox.SINGLE_THREAD,
+                "HOME": str(self.private),
+                "TMPDIR": str(self.private),
+                "MPLCONFIGDIR": str(self.private / "matplotlib"),
+            }
+        )
         env.pop("MPLBACKEND", None)  # ipykernel's inline backend, so the plots reach the notebook and the feedback
         kw["env"] = env
         await super()._async_launch_kernel(command, **kw)
@@ -120,8 +132,10 @@ class SandboxedKernelManager(AsyncKernelManager):
                 return
             below = sandbox.descendants(pid)
             if len(below) > sandbox.KERNEL_PROCESSES + 3:  # bwrap's own two processes, the limits one-liner's exec
-                self.death_reason = (f"your code started more than {sandbox.KERNEL_PROCESSES} processes "
-                                     "(os.fork or subprocess in a loop?), so the kernel was stopped")
+                self.death_reason = (
+                    f"your code started more than {sandbox.KERNEL_PROCESSES} processes "
+                    "(os.fork or subprocess in a loop?), so the kernel was stopped"
+                )
                 for target in [pid, *below]:
                     try:
                         os.kill(target, signal.SIGKILL)
@@ -152,7 +166,9 @@ def message_size(msg: dict) -> int:
 class SurvivingExecute(Execute):
     """Execute every cell in a sandboxed kernel; if the kernel dies, record it in that cell and stop executing."""
 
-    notebook_timeout = Integer(900, help="Seconds for the whole notebook; the cells after that are not run").tag(config=True)
+    notebook_timeout = Integer(900, help="Seconds for the whole notebook; the cells after that are not run").tag(
+        config=True
+    )
     max_cell_output = Integer(2_000_000, help="Characters of output kept per cell").tag(config=True)
     max_output = Integer(20_000_000, help="Characters of output kept for the whole notebook").tag(config=True)
 
@@ -180,9 +196,17 @@ class SurvivingExecute(Execute):
         if time.monotonic() - self._started >= self.notebook_timeout:
             if not self._out_of_time and cell.cell_type == "code":
                 self._out_of_time = True
-                cell.setdefault("outputs", []).append(new_output(
-                    "error", ename="NotebookTimeoutError", traceback=[],
-                    evalue=f"the notebook ran past its limit of {self.notebook_timeout} s; this cell and the ones after it were not run"))
+                cell.setdefault("outputs", []).append(
+                    new_output(
+                        "error",
+                        ename="NotebookTimeoutError",
+                        traceback=[],
+                        evalue=(
+                            f"the notebook ran past its limit of {self.notebook_timeout} s; this cell and the ones"
+                            " after it were not run"
+                        ),
+                    )
+                )
             return cell, resources
         try:
             return super().preprocess_cell(cell, resources, index)
@@ -190,10 +214,13 @@ class SurvivingExecute(Execute):
             self._died_at = index
             reason = getattr(self.km, "death_reason", None) or (
                 f"the kernel died while running this cell ({error}). Look in this cell for os._exit, sys.exit "
-                "in a loop, or an allocation that exhausts memory")
-            cell.setdefault("outputs", []).append(new_output(
-                "error", ename="DeadKernelError", traceback=[],
-                evalue=f"{reason}; the cells after it were not run."))
+                "in a loop, or an allocation that exhausts memory"
+            )
+            cell.setdefault("outputs", []).append(
+                new_output(
+                    "error", ename="DeadKernelError", traceback=[], evalue=f"{reason}; the cells after it were not run."
+                )
+            )
             self.log.warning("kernel died in cell %d (%s); the remaining cells were not executed", index, reason)
             return cell, resources
 
@@ -206,9 +233,14 @@ class SurvivingExecute(Execute):
             if cell_size + size > self.max_cell_output or total + size > self.max_output:
                 if cell_index not in self._capped:
                     self._capped.add(cell_index)
-                    note = new_output("stream", name="stdout", text=(
-                        f"\n[output cut: past {self.max_cell_output:,} characters for one cell or "
-                        f"{self.max_output:,} for the notebook; the rest was dropped while grading]\n"))
+                    note = new_output(
+                        "stream",
+                        name="stdout",
+                        text=(
+                            f"\n[output cut: past {self.max_cell_output:,} characters for one cell or "
+                            f"{self.max_output:,} for the notebook; the rest was dropped while grading]\n"
+                        ),
+                    )
                     outs.append(note)
                 return None
             self._output_size[cell_index] = cell_size + size

@@ -41,8 +41,18 @@ ATTENTION = ("attention", "attention")  # the assignment these measure: its name
 sys.path.insert(0, str(REPOSITORY))
 GOAL = 1.8
 SEED = 20261129
-MIX = ["full_solution", "mask_after_softmax", "full_solution", "no_sqrt_scaling", "blank_release",
-       "previous_token_off_by_one", "full_solution", "split_heads_reshape_order", "kernel_crash", "not_json"]
+MIX = [
+    "full_solution",
+    "mask_after_softmax",
+    "full_solution",
+    "no_sqrt_scaling",
+    "blank_release",
+    "previous_token_off_by_one",
+    "full_solution",
+    "split_heads_reshape_order",
+    "kernel_crash",
+    "not_json",
+]
 
 
 def generate_class(folder: Path, count: int) -> dict[str, str]:
@@ -67,7 +77,9 @@ def prepare(course: Path, submissions: Path, students: list[str]) -> None:
 
     classroom.prepare_course(course, REPOSITORY / "source", Layout(*ATTENTION), None)
     with open(course / "nbgrader_config.py", "a") as handle:
-        handle.write(f"\n# benchmarks/class_vs_nbgrader.py: the same inputs on both sides\nc.ExternalVerdicts.seed = {SEED}\n")
+        handle.write(
+            f"\n# benchmarks/class_vs_nbgrader.py: the same inputs on both sides\nc.ExternalVerdicts.seed = {SEED}\n"
+        )
     classroom.register(course, Layout(*ATTENTION), students)
     classroom.release(course, Layout(*ATTENTION))
     classroom.collect(course, submissions, Layout(*ATTENTION), students)
@@ -79,16 +91,21 @@ def points(course: Path) -> dict:
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        graded = {s.student.id: {g.name: g.auto_score for g in s.notebooks[0].grades}
-                  for s in gradebook.find_assignment("attention").submissions}
-    return {student: scores for student, scores in graded.items()
-            if all(score is not None for name, score in scores.items() if name.startswith("check_"))}
+        graded = {
+            s.student.id: {g.name: g.auto_score for g in s.notebooks[0].grades}
+            for s in gradebook.find_assignment("attention").submissions
+        }
+    return {
+        student: scores
+        for student, scores in graded.items()
+        if all(score is not None for name, score in scores.items() if name.startswith("check_"))
+    }
 
 
 def report_seconds(course: Path, grading: float) -> None:
     """The instructor's report of the graded class (autograder.report) and its similarity part alone, timed;
     the report's share of the class's grading time (goal: under 10%) and the pairs compared per minute."""
-    from autograder import classroom, report
+    from autograder import report
 
     started = time.monotonic()
     students, info = report.read_course(course, "attention")
@@ -98,8 +115,10 @@ def report_seconds(course: Path, grading: float) -> None:
     started = time.monotonic()
     page = report.write_report(course, "attention")
     whole = time.monotonic() - started
-    print(f"similarity: {compared} notebooks, {compared * (compared - 1) // 2} pairs, {len(pairs)} flagged, "
-          f"{similarity:.1f} s with reading the course (goal < 60 s)")
+    print(
+        f"similarity: {compared} notebooks, {compared * (compared - 1) // 2} pairs, {len(pairs)} flagged, "
+        f"{similarity:.1f} s with reading the course (goal < 60 s)"
+    )
     print(f"autograder.report: {whole:.1f} s, {100 * whole / grading:.1f}% of the grading time (goal < 10%); {page}")
 
 
@@ -107,17 +126,24 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=None, help="this project's local workers (default: one per core)")
-    parser.add_argument("--project-only", action="store_true",
-                        help="time only this project's side (for tuning it; no ratio, no comparison of grades)")
+    parser.add_argument(
+        "--project-only",
+        action="store_true",
+        help="time only this project's side (for tuning it; no ratio, no comparison of grades)",
+    )
     args = parser.parse_args(argv)
 
-    from autograder import class_grading as grading, classroom
+    from autograder import class_grading as grading
+    from autograder import classroom
 
     with tempfile.TemporaryDirectory(prefix="class-benchmark-") as scratch:
         scratch = Path(scratch)
         kinds = generate_class(scratch / "submissions", args.students)
         students = sorted(kinds)
-        print(f"{len(students)} submissions: " + ", ".join(f"{kind} {list(kinds.values()).count(kind)}" for kind in dict.fromkeys(MIX)))
+        print(
+            f"{len(students)} submissions: "
+            + ", ".join(f"{kind} {list(kinds.values()).count(kind)}" for kind in dict.fromkeys(MIX))
+        )
         prepare(scratch / "prepared", scratch / "submissions", students)
         for side in ("nbgrader", "project"):
             shutil.copytree(scratch / "prepared", scratch / side, symlinks=True)
@@ -126,18 +152,31 @@ def main(argv=None) -> int:
         seconds = {}
         started = time.monotonic()
         for step in [] if args.project_only else (["autograde", "attention"], ["generate_feedback", "attention"]):
-            done = subprocess.run([classroom.nbgrader_executable(), *step], cwd=scratch / "nbgrader",
-                                  env=classroom.nbgrader_environment(), capture_output=True, text=True)
+            done = subprocess.run(
+                [classroom.nbgrader_executable(), *step],
+                cwd=scratch / "nbgrader",
+                env=classroom.nbgrader_environment(),
+                capture_output=True,
+                text=True,
+            )
             print(f"nbgrader {step[0]}: exit {done.returncode}")
         seconds["nbgrader"] = time.monotonic() - started
         print(f"nbgrader autograde + generate_feedback: {seconds['nbgrader']:.0f} s")
 
         started = time.monotonic()
-        summary = grading.grade_class(scratch / "project", "attention", students, jobs=args.jobs,
-                                      config=f"\nc.ExternalVerdicts.seed = {SEED}\n", progress=True)
+        summary = grading.grade_class(
+            scratch / "project",
+            "attention",
+            students,
+            jobs=args.jobs,
+            config=f"\nc.ExternalVerdicts.seed = {SEED}\n",
+            progress=True,
+        )
         seconds["project"] = time.monotonic() - started
-        print(f"autograder.class_grading.grade_class: {seconds['project']:.0f} s "
-              f"(graded {len(summary.graded)}, failed {len(summary.failed)})")
+        print(
+            f"autograder.class_grading.grade_class: {seconds['project']:.0f} s "
+            f"(graded {len(summary.graded)}, failed {len(summary.failed)})"
+        )
         report_seconds(scratch / "project", seconds["project"])
 
         if args.project_only:
@@ -148,7 +187,9 @@ def main(argv=None) -> int:
         differ = [student for student in both if theirs[student] != ours[student]]
         only_ours = sorted(set(ours) - set(theirs))
         print(f"graded by both: {len(both)}; identical grades: {len(both) - len(differ)}; differ: {differ or 'none'}")
-        print(f"graded only by this project: {len(only_ours)} ({', '.join(sorted({kinds[s] for s in only_ours})) or '-'})")
+        print(
+            f"graded only by this project: {len(only_ours)} ({', '.join(sorted({kinds[s] for s in only_ours})) or '-'})"
+        )
     print(f"nbgrader / this project, wall-clock: {seconds['nbgrader'] / seconds['project']:.2f} (goal >= {GOAL})")
     return 1 if differ else 0
 

@@ -79,10 +79,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_FOLDER = ROOT / "data" / "model"
 TOLERANCE = 1e-4
 GOAL = 0.8
-RESULT = "RESULT "            # a child's last line: RESULT {json}
-HEADLINE = "float32"          # the path compared at the same precision as PyTorch's float32
-PATHS = {"float64": "float64", "float32": "float32"}   # lib.transformer.forward's dtypes: the reference, the fast path
-
+RESULT = "RESULT "  # a child's last line: RESULT {json}
+HEADLINE = "float32"  # the path compared at the same precision as PyTorch's float32
+PATHS = {"float64": "float64", "float32": "float32"}  # lib.transformer.forward's dtypes: the reference, the fast path
 
 
 # ----------------------------------------------------------------------------------------------
@@ -106,9 +105,12 @@ def _openblas_runtime(np) -> list[str]:
     except ImportError:
         threadpoolctl = None
     if threadpoolctl is not None:
-        return [f"{i.get('internal_api')} {i.get('version')} kernel={i.get('architecture')} "
-                f"threads={i.get('num_threads')} ({Path(i.get('filepath', '')).name}, via threadpoolctl)"
-                for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+        return [
+            f"{i.get('internal_api')} {i.get('version')} kernel={i.get('architecture')} "
+            f"threads={i.get('num_threads')} ({Path(i.get('filepath', '')).name}, via threadpoolctl)"
+            for i in threadpoolctl.threadpool_info()
+            if i.get("user_api") == "blas"
+        ]
     import ctypes
 
     libs = sorted((Path(np.__file__).parent.parent / "numpy.libs").glob("libscipy_openblas*.so*"))
@@ -124,8 +126,10 @@ def _openblas_runtime(np) -> list[str]:
             if corename is not None:
                 corename.restype = ctypes.c_char_p
                 count = threads() if threads is not None else "?"
-                out.append(f"openblas kernel={corename().decode()} threads={count} ({path.name}, via ctypes; "
-                           "install threadpoolctl for more)")
+                out.append(
+                    f"openblas kernel={corename().decode()} threads={count} ({path.name}, via ctypes; "
+                    "install threadpoolctl for more)"
+                )
                 break
     return out or ["BLAS runtime unknown (threadpoolctl not installed and no scipy-openblas library found)"]
 
@@ -194,6 +198,7 @@ def child(args) -> dict:
         def run(batch):
             for ids in batch:
                 transformer.forward(ids, folder=folder, dtype=dtype)
+
         return run
 
     def run_torch(batch):
@@ -204,8 +209,10 @@ def child(args) -> dict:
     print(f"--- {args.child} thread(s) " + "-" * 60)
     for line in environment(np, torch):
         print("  " + line)
-    print(f"  texts: {len(texts)} validation products, {tokens:,} tokens (mean {tokens / len(texts):.1f}, "
-          f"longest {max(len(t) for t in texts)}); torch computes in {next(model.parameters()).dtype}")
+    print(
+        f"  texts: {len(texts)} validation products, {tokens:,} tokens (mean {tokens / len(texts):.1f}, "
+        f"longest {max(len(t) for t in texts)}); torch computes in {next(model.parameters()).dtype}"
+    )
 
     # the same computation? every text, on each path, before anything is timed
     worst = {}
@@ -219,23 +226,45 @@ def child(args) -> dict:
                 raise SystemExit(f"text {i}: numpy {name} gave {mine.dtype} {mine.shape}, torch {theirs[i].shape}")
             gaps.append(float(np.abs(mine - theirs[i]).max()))
         worst[name] = max(gaps)
-        print(f"  logits, numpy {name} vs torch float32, all {len(texts)} texts: max abs difference "
-              f"{worst[name]:.2e} (text {int(np.argmax(gaps))}; must be < {TOLERANCE:g})")
+        print(
+            f"  logits, numpy {name} vs torch float32, all {len(texts)} texts: max abs difference "
+            f"{worst[name]:.2e} (text {int(np.argmax(gaps))}; must be < {TOLERANCE:g})"
+        )
     reference = folder / "reference_logits.npz"
     if reference.exists():
         with np.load(reference) as recorded, torch.inference_mode():
             count = len([k for k in recorded.files if k.startswith("ids_")])
-            gaps = {name: max(float(np.abs(transformer.forward(recorded[f"ids_{i}"], folder=folder, dtype=dtype)
-                                           - recorded[f"logits_{i}"]).max()) for i in range(count))
-                    for name, dtype in PATHS.items()}
-            torch_gap = max(float(np.abs(model(torch.from_numpy(recorded[f"ids_{i}"])[None])[0].numpy()
-                                         - recorded[f"logits_{i}"]).max()) for i in range(count))
-        print(f"  vs reference_logits.npz (torch float64, {count} texts): "
-              + ", ".join(f"numpy {name} {gap:.2e}" for name, gap in gaps.items()) + f", torch float32 {torch_gap:.2e}")
+            gaps = {
+                name: max(
+                    float(
+                        np.abs(
+                            transformer.forward(recorded[f"ids_{i}"], folder=folder, dtype=dtype)
+                            - recorded[f"logits_{i}"]
+                        ).max()
+                    )
+                    for i in range(count)
+                )
+                for name, dtype in PATHS.items()
+            }
+            torch_gap = max(
+                float(
+                    np.abs(
+                        model(torch.from_numpy(recorded[f"ids_{i}"])[None])[0].numpy() - recorded[f"logits_{i}"]
+                    ).max()
+                )
+                for i in range(count)
+            )
+        print(
+            f"  vs reference_logits.npz (torch float64, {count} texts): "
+            + ", ".join(f"numpy {name} {gap:.2e}" for name, gap in gaps.items())
+            + f", torch float32 {torch_gap:.2e}"
+        )
     for name, gap in worst.items():
         if not gap < TOLERANCE:
-            raise SystemExit(f"numpy {name} and torch logits differ by {gap:.2e} >= {TOLERANCE:g}: not the same "
-                             "computation, nothing timed")
+            raise SystemExit(
+                f"numpy {name} and torch logits differ by {gap:.2e} >= {TOLERANCE:g}: not the same "
+                "computation, nothing timed"
+            )
 
     # warm up, then rotate the order every round
     engines = {**{name: numpy_engine(dtype) for name, dtype in PATHS.items()}, "torch": run_torch}
@@ -246,7 +275,7 @@ def child(args) -> dict:
     rates = {name: [] for name in names}
     ratios = {name: [] for name in PATHS}
     for r in range(args.rounds):
-        order = names[r % len(names):] + names[: r % len(names)]
+        order = names[r % len(names) :] + names[: r % len(names)]
         for name in order:
             gc.collect()
             started = time.perf_counter()
@@ -254,20 +283,35 @@ def child(args) -> dict:
             rates[name].append(tokens / (time.perf_counter() - started))
         for name in PATHS:
             ratios[name].append(rates[name][-1] / rates["torch"][-1])
-        print(f"  round {r + 1}/{args.rounds} ({order[0]} first): "
-              + "   ".join(f"{name} {rates[name][-1]:7,.0f} tok/s" for name in names) + "   ratios "
-              + ", ".join(f"{name} {ratios[name][-1]:.3f}" for name in PATHS))
-    result = {"threads": args.child, "texts": len(texts), "tokens": tokens,
-              "torch_median": statistics.median(rates["torch"]), "paths": {}}
+        print(
+            f"  round {r + 1}/{args.rounds} ({order[0]} first): "
+            + "   ".join(f"{name} {rates[name][-1]:7,.0f} tok/s" for name in names)
+            + "   ratios "
+            + ", ".join(f"{name} {ratios[name][-1]:.3f}" for name in PATHS)
+        )
+    result = {
+        "threads": args.child,
+        "texts": len(texts),
+        "tokens": tokens,
+        "torch_median": statistics.median(rates["torch"]),
+        "paths": {},
+    }
     for name in PATHS:
         result["paths"][name] = {
-            "max_abs_difference": worst[name], "median": statistics.median(rates[name]),
-            "ratio_median": statistics.median(ratios[name]), "ratio_min": min(ratios[name]),
+            "max_abs_difference": worst[name],
+            "median": statistics.median(rates[name]),
+            "ratio_median": statistics.median(ratios[name]),
+            "ratio_min": min(ratios[name]),
             "ratio_max": max(ratios[name]),
         }
-    print(f"  {args.child} thread(s), medians: torch {result['torch_median']:,.0f} tok/s; "
-          + "; ".join(f"numpy {name} {r['median']:,.0f} tok/s, ratio {r['ratio_median']:.3f} "
-                      f"(rounds {r['ratio_min']:.3f}..{r['ratio_max']:.3f})" for name, r in result["paths"].items()))
+    print(
+        f"  {args.child} thread(s), medians: torch {result['torch_median']:,.0f} tok/s; "
+        + "; ".join(
+            f"numpy {name} {r['median']:,.0f} tok/s, ratio {r['ratio_median']:.3f} "
+            f"(rounds {r['ratio_min']:.3f}..{r['ratio_max']:.3f})"
+            for name, r in result["paths"].items()
+        )
+    )
     return result
 
 
@@ -280,8 +324,9 @@ def main(argv=None) -> int:
     parser.add_argument("--texts", type=int, default=300, help="first N validation products (default 300)")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per thread count (default 5)")
     parser.add_argument("--warmup", type=int, default=1, help="untimed passes over the texts first (default 1)")
-    parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated; the first one is the "
-                        "headline (default 1,2)")
+    parser.add_argument(
+        "--threads", default="1,2", help="thread counts, comma-separated; the first one is the headline (default 1,2)"
+    )
     parser.add_argument("--fail-below", type=float, default=None, help="exit 1 when the headline ratio is below this")
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -292,20 +337,34 @@ def main(argv=None) -> int:
         return 0
 
     if not (args.folder / "weights.npz").exists():
-        print(f"no recorded model in {args.folder}: train it (python recordings/transformer.py) or pass --folder",
-              file=sys.stderr)
+        print(
+            f"no recorded model in {args.folder}: train it (python recordings/transformer.py) or pass --folder",
+            file=sys.stderr,
+        )
         return 2
     counts = [int(n) for n in args.threads.split(",") if n.strip()]
     results = []
     for n in counts:
         env = dict(os.environ, OPENBLAS_NUM_THREADS=str(n), OMP_NUM_THREADS=str(n), MKL_NUM_THREADS=str(n))
-        command = [sys.executable, str(Path(__file__).resolve()), "--child", str(n), "--folder", str(args.folder),
-                   "--texts", str(args.texts), "--rounds", str(args.rounds), "--warmup", str(args.warmup)]
+        command = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--child",
+            str(n),
+            "--folder",
+            str(args.folder),
+            "--texts",
+            str(args.texts),
+            "--rounds",
+            str(args.rounds),
+            "--warmup",
+            str(args.warmup),
+        ]
         process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True, cwd=ROOT)
         result = None
         for line in process.stdout:
             if line.startswith(RESULT):
-                result = json.loads(line[len(RESULT):])
+                result = json.loads(line[len(RESULT) :])
             else:
                 print(line, end="", flush=True)
         if process.wait() != 0 or result is None:
@@ -316,13 +375,17 @@ def main(argv=None) -> int:
     print("--- summary " + "-" * 70)
     for r in results:
         for name, path in r["paths"].items():
-            print(f"  {r['threads']} thread(s): numpy {name} {path['median']:,.0f} tok/s, torch float32 "
-                  f"{r['torch_median']:,.0f} tok/s, median ratio {path['ratio_median']:.2f} "
-                  f"(rounds {path['ratio_min']:.2f}..{path['ratio_max']:.2f}), logits max abs difference "
-                  f"{path['max_abs_difference']:.1e}")
+            print(
+                f"  {r['threads']} thread(s): numpy {name} {path['median']:,.0f} tok/s, torch float32 "
+                f"{r['torch_median']:,.0f} tok/s, median ratio {path['ratio_median']:.2f} "
+                f"(rounds {path['ratio_min']:.2f}..{path['ratio_max']:.2f}), logits max abs difference "
+                f"{path['max_abs_difference']:.1e}"
+            )
     first = results[0]
-    print(f"  headline: {first['threads']} thread(s), {first['texts']} texts one at a time, median of {args.rounds} "
-          f"rotating rounds; lib's float64 reference path: {first['paths']['float64']['ratio_median']:.2f}")
+    print(
+        f"  headline: {first['threads']} thread(s), {first['texts']} texts one at a time, median of {args.rounds} "
+        f"rotating rounds; lib's float64 reference path: {first['paths']['float64']['ratio_median']:.2f}"
+    )
     headline = first["paths"][HEADLINE]["ratio_median"]
     print(f"numpy ({HEADLINE}) / torch (float32) tokens per second: {headline:.2f} (goal >= {GOAL})")
     if args.fail_below is not None and headline < args.fail_below:

@@ -15,7 +15,6 @@ students through the real path, then copying their rows under new ids with INSER
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import random
@@ -33,9 +32,13 @@ os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.envir
 from autograder import class_grading as grading  # noqa: E402
 
 ASSIGNMENT = NOTEBOOK = "attention"
-PER_STUDENT = {"student": ["id"], "submitted_assignment": ["id", "student_id"],
-               "submitted_notebook": ["id", "assignment_id"], "grade": ["id", "notebook_id"],
-               "comment": ["id", "notebook_id"]}
+PER_STUDENT = {
+    "student": ["id"],
+    "submitted_assignment": ["id", "student_id"],
+    "submitted_notebook": ["id", "assignment_id"],
+    "grade": ["id", "notebook_id"],
+    "comment": ["id", "notebook_id"],
+}
 
 
 def notebook_cells() -> tuple[list, list]:
@@ -67,11 +70,26 @@ def structure(url: str):
 def synthetic(student: str, fingerprint: str = "0" * 64, rng=random) -> grading.Outcome:
     grades, solutions = notebook_cells()
     return grading.Outcome(
-        student, fingerprint, ASSIGNMENT, autograded={f"{NOTEBOOK}.ipynb": b"{}" * 200}, feedback={f"{NOTEBOOK}.html": b"<p>ok</p>" * 200},
-        grades=[{"notebook": NOTEBOOK, "name": name, "auto_score": None if kind == "markdown" else rng.choice([0.0, points]),
-                 "needs_manual_grade": kind == "markdown"} for name, points, kind in grades],
-        comments=[{"notebook": NOTEBOOK, "name": name, "auto_comment": "No response." if rng.random() < 0.5 else None}
-                  for name in solutions], worker="bench:1")
+        student,
+        fingerprint,
+        ASSIGNMENT,
+        autograded={f"{NOTEBOOK}.ipynb": b"{}" * 200},
+        feedback={f"{NOTEBOOK}.html": b"<p>ok</p>" * 200},
+        grades=[
+            {
+                "notebook": NOTEBOOK,
+                "name": name,
+                "auto_score": None if kind == "markdown" else rng.choice([0.0, points]),
+                "needs_manual_grade": kind == "markdown",
+            }
+            for name, points, kind in grades
+        ],
+        comments=[
+            {"notebook": NOTEBOOK, "name": name, "auto_comment": "No response." if rng.random() < 0.5 else None}
+            for name in solutions
+        ],
+        worker="bench:1",
+    )
 
 
 def multiply(url: str, base: int, times: int):
@@ -86,7 +104,10 @@ def multiply(url: str, base: int, times: int):
         for k in range(1, times):
             for name in PER_STUDENT:  # parents first
                 table = tables[name]
-                columns = [(func.substr(c, 1, 26) + literal(f"_{k:05d}")).label(c.name) if c.name in PER_STUDENT[name] else c for c in table.columns]
+                columns = [
+                    (func.substr(c, 1, 26) + literal(f"_{k:05d}")).label(c.name) if c.name in PER_STUDENT[name] else c
+                    for c in table.columns
+                ]
                 source = select(*columns).where(~table.c.id.like("%\\_%", escape="\\"))  # the base rows
                 connection.execute(insert(table).from_select([c.name for c in table.columns], source))
     engine.dispose()
@@ -172,14 +193,20 @@ def scale(kind: str, make_url, small: int, large: int, rounds: int):
             course, students = gradebook_of(Path(scratch), url, small, size // small)
             made = time.perf_counter() - started
             times[size] = per_result(course, url, students, rounds)
-            line = f"{kind:10s} {len(students):6d} students (made in {made:5.1f} s): record {times[size] * 1000:7.2f} ms/result"
+            line = (
+                f"{kind:10s} {len(students):6d} students (made in {made:5.1f} s): record {times[size] * 1000:7.2f}"
+                " ms/result"
+            )
             if kind == "sqlite":
                 old = copy_and_rename(course, students, max(4, rounds // 10))
                 times[("old", size)] = old
                 line += f"; copy-and-rename {old * 1000:8.1f} ms/result"
             print(line, flush=True)
-    print(f"{kind:10s} per-result time at {large} / at {small}: {times[large] / times[small]:.2f} (goal <= 1.5)"
-          + (f"; copy-and-rename: {times[('old', large)] / times[('old', small)]:.1f}" if kind == "sqlite" else ""), flush=True)
+    print(
+        f"{kind:10s} per-result time at {large} / at {small}: {times[large] / times[small]:.2f} (goal <= 1.5)"
+        + (f"; copy-and-rename: {times[('old', large)] / times[('old', small)]:.1f}" if kind == "sqlite" else ""),
+        flush=True,
+    )
 
 
 def instant(assignment, submission):
@@ -212,14 +239,19 @@ def coordinator(size: int, jobs: int):
 
         grading.record = timed
         try:
-            summary = grading.grade_class(course, "attention", students, jobs=jobs, progress=False, db=url, task=instant)
+            summary = grading.grade_class(
+                course, "attention", students, jobs=jobs, progress=False, db=url, task=instant
+            )
         finally:
             grading.record = record
         assert len(summary.graded) == size, summary.failed
-        print(f"coordinator: {size} results in {summary.seconds:.1f} s, {size / summary.seconds:.0f} results/s "
-              f"(goal >= 50); recording {spent['record']:.1f} s ({spent['record'] / size * 1000:.1f} ms each), "
-              f"the rest (Dask: cluster start, scatter, task round trips; loading submissions) "
-              f"{summary.seconds - spent['record']:.1f} s", flush=True)
+        print(
+            f"coordinator: {size} results in {summary.seconds:.1f} s, {size / summary.seconds:.0f} results/s "
+            f"(goal >= 50); recording {spent['record']:.1f} s ({spent['record'] / size * 1000:.1f} ms each), "
+            "the rest (Dask: cluster start, scatter, task round trips; loading submissions) "
+            f"{summary.seconds - spent['record']:.1f} s",
+            flush=True,
+        )
 
 
 def rerun(size: int, small: int):
@@ -239,7 +271,10 @@ def rerun(size: int, small: int):
             (course / "autograded" / student / ASSIGNMENT).mkdir(parents=True)
             (course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
             submission = grading.load_submission(course, student, assignment)
-            grading._write_json(grading.ledger_path(course, "attention", student), {"student": student, "fingerprint": submission.fingerprint})
+            grading._write_json(
+                grading.ledger_path(course, "attention", student),
+                {"student": student, "fingerprint": submission.fingerprint},
+            )
         started = time.perf_counter()
         summary = grading.grade_class(course, "attention", students, progress=False, db=url, task=instant)
         seconds = time.perf_counter() - started
@@ -256,14 +291,15 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", choices=["scale", "coordinator", "rerun"], default=None)
     args = parser.parse_args()
-    from test_gradebook_servers import Server, alembic_version_once, why_no_postgres  # noqa: F401
-
     from nbgrader import api
+    from test_gradebook_servers import Server, alembic_version_once, why_no_postgres  # noqa: F401
 
     version = api.get_alembic_version()
     api.get_alembic_version = lambda: version  # asked once: nbgrader runs `alembic` for each new gradebook
     if args.only in (None, "scale"):
-        scale("sqlite", lambda root: f"sqlite:///{root / 'course' / 'gradebook.db'}", args.small, args.large, args.rounds)
+        scale(
+            "sqlite", lambda root: f"sqlite:///{root / 'course' / 'gradebook.db'}", args.small, args.large, args.rounds
+        )
         why = why_no_postgres()
         if why:
             print(f"postgresql: not measured: {why}")

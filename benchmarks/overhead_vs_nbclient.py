@@ -71,11 +71,14 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
 
-    from autograder import class_grading as grading, sandbox
+    from autograder import class_grading as grading
+    from autograder import sandbox
 
     notebook = REPOSITORY / "examples" / "submissions" / args.student / "attention" / "attention.ipynb"
-    print(f"submission: {notebook.relative_to(REPOSITORY)}; bubblewrap: {'yes' if sandbox.bubblewrap() else 'no'}; "
-          f"cores: {os.cpu_count()}")
+    print(
+        f"submission: {notebook.relative_to(REPOSITORY)}; bubblewrap: {'yes' if sandbox.bubblewrap() else 'no'}; "
+        f"cores: {os.cpu_count()}"
+    )
     with tempfile.TemporaryDirectory(prefix="overhead-") as scratch:
         course = prepared_course(Path(scratch))
         folder = course / "executed" / args.student / "attention"
@@ -89,7 +92,7 @@ def main(argv=None) -> int:
         ratios, plain, class_ratios = [], [], []  # with the feedback page; the grade alone; as in a class run
         sides = ["execute", "grade", "class"]
         for round_number in range(args.rounds):
-            order = sides[round_number % 3:] + sides[: round_number % 3]
+            order = sides[round_number % 3 :] + sides[: round_number % 3]
             seconds = {}
             for side in order:
                 if side == "execute":
@@ -102,9 +105,11 @@ def main(argv=None) -> int:
             plain.append((seconds["grade"] - seconds["feedback"]) / seconds["execute"])
             class_ratios.append(seconds["class"] / seconds["execute"])
             points = sum(grade["auto_score"] or 0 for grade in outcome.grades)
-            print(f"round {round_number + 1}: execute {seconds['execute']:.1f} s, grade {seconds['grade']:.1f} s "
-                  f"(of which feedback {seconds['feedback']:.1f} s; {points:g} points): ratio {ratios[-1]:.2f}; "
-                  f"as in a class run {seconds['class']:.1f} s: {class_ratios[-1]:.2f}")
+            print(
+                f"round {round_number + 1}: execute {seconds['execute']:.1f} s, grade {seconds['grade']:.1f} s "
+                f"(of which feedback {seconds['feedback']:.1f} s; {points:g} points): ratio {ratios[-1]:.2f}; "
+                f"as in a class run {seconds['class']:.1f} s: {class_ratios[-1]:.2f}"
+            )
     print(f"as in a class run (the class's forward cache; grade and feedback): {statistics.median(class_ratios):.2f}")
     print(f"with the feedback page made in the same task: {statistics.median(ratios):.2f}")
     print(f"grade / execute, per submission: {statistics.median(plain):.2f} (goal <= {GOAL})")

@@ -54,7 +54,8 @@ STUB = re.compile(r"^([ \t]*)# YOUR CODE HERE\n\1raise NotImplementedError\(\)$"
 
 @dataclass(frozen=True)
 class Edit:
-    """In answer cell ``cell`` (its grade_id, the function's name), replace ``old`` (found exactly once) with ``new``."""
+    """In answer cell ``cell`` (its grade_id, the function's name), replace ``old`` (found exactly once) with
+    ``new``."""
 
     cell: str
     old: str
@@ -112,20 +113,34 @@ WRITTEN = {
 STUDENTS = {
     "full_solution": Student(written=WRITTEN),
     "blank_release": Student(answered=False),
-    "mask_after_softmax": Student(edits=(Edit(
-        "attention",
-        "    if mask is not None:\n"
-        "        scores = np.where(mask, scores, -np.inf)                  # hidden positions: weight exactly 0\n"
-        "    weights = softmax(scores)\n",
-        "    weights = softmax(scores)\n"
-        "    if mask is not None:\n"
-        "        weights = weights * mask                                  # hide the later positions\n",
-    ),)),
+    "mask_after_softmax": Student(
+        edits=(
+            Edit(
+                "attention",
+                "    if mask is not None:\n        scores = np.where(mask, scores, -np.inf)                  # hidden"
+                " positions: weight exactly 0\n    weights = softmax(scores)\n",
+                "    weights = softmax(scores)\n"
+                "    if mask is not None:\n"
+                "        weights = weights * mask                                  # hide the later positions\n",
+            ),
+        )
+    ),
     "no_sqrt_scaling": Student(edits=(Edit("attention", " / np.sqrt(d)", ""),)),
-    "previous_token_off_by_one": Student(edits=(Edit("previous_token_weight", "pattern[:, rows, rows - 1]", "pattern[:, rows, rows]"),)),
-    "split_heads_reshape_order": Student(edits=(Edit(
-        "split_heads", "x.reshape(positions, heads, width // heads).transpose(1, 0, 2)", "x.reshape(heads, positions, width // heads)"),)),
-    "kernel_crash": Student(scratch=(Scratch("s4_after", "scratch-crash", "# trying something\nimport os; os._exit(1)"),)),
+    "previous_token_off_by_one": Student(
+        edits=(Edit("previous_token_weight", "pattern[:, rows, rows - 1]", "pattern[:, rows, rows]"),)
+    ),
+    "split_heads_reshape_order": Student(
+        edits=(
+            Edit(
+                "split_heads",
+                "x.reshape(positions, heads, width // heads).transpose(1, 0, 2)",
+                "x.reshape(heads, positions, width // heads)",
+            ),
+        )
+    ),
+    "kernel_crash": Student(
+        scratch=(Scratch("s4_after", "scratch-crash", "# trying something\nimport os; os._exit(1)"),)
+    ),
     "never_ends": Student(scratch=(Scratch("s3_after", "scratch-loop", "# waiting for something\nwhile True: pass"),)),
 }
 
@@ -145,7 +160,7 @@ def solution_body(source: str, where: str) -> str:
     ends = [i for i, line in enumerate(lines) if line.strip() == END]
     if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
         raise ValueError(f"{where}: expected one {BEGIN} ... {END} block in the source notebook")
-    return "\n".join(lines[starts[0] + 1:ends[0]])
+    return "\n".join(lines[starts[0] + 1 : ends[0]])
 
 
 def without_markers(source: str) -> str:
@@ -156,12 +171,16 @@ def type_answer(release_source: str, source: str, where: str) -> str:
     """The release cell with its stub replaced by the source's solution code, as a student would type it."""
     found = list(STUB.finditer(release_source))
     if len(found) != 1:
-        raise ValueError(f"{where}: expected one `# YOUR CODE HERE` / `raise NotImplementedError()` stub in the release cell")
+        raise ValueError(
+            f"{where}: expected one `# YOUR CODE HERE` / `raise NotImplementedError()` stub in the release cell"
+        )
     stub = found[0]
-    typed = release_source[:stub.start()] + solution_body(source, where) + release_source[stub.end():]
+    typed = release_source[: stub.start()] + solution_body(source, where) + release_source[stub.end() :]
     if typed != without_markers(source):
-        raise ValueError(f"{where}: the release cell around the stub differs from the source cell: "
-                         "regenerate the release (nbgrader generate_assignment) from this source notebook")
+        raise ValueError(
+            f"{where}: the release cell around the stub differs from the source cell: "
+            "regenerate the release (nbgrader generate_assignment) from this source notebook"
+        )
     return typed
 
 
@@ -184,7 +203,10 @@ def apply(notebook, student: Student, name: str) -> nbformat.NotebookNode:
         cell = by_id[edit.cell]
         count = cell.source.count(edit.old)
         if count != 1:
-            raise ValueError(f"{name}: the solution of {edit.cell} contains {edit.old!r} {count} times, not once: update this mistake")
+            raise ValueError(
+                f"{name}: the solution of {edit.cell} contains {edit.old!r} {count} times, not once: update this"
+                " mistake"
+            )
         cell.source = cell.source.replace(edit.old, edit.new)
     for answer_id, text in student.written.items():
         cell = by_id[answer_id]
@@ -237,10 +259,17 @@ def generated_release() -> bytes:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=OUT, help="folder to write the submissions to (replaced)")
-    parser.add_argument("--release", type=Path, default=None,
-                        help=f"the release notebook to start from (default: {RELEASE.relative_to(REPOSITORY)})")
-    parser.add_argument("--generate", action="store_true",
-                        help="start from a release generated now from source/ with nbgrader generate_assignment")
+    parser.add_argument(
+        "--release",
+        type=Path,
+        default=None,
+        help=f"the release notebook to start from (default: {RELEASE.relative_to(REPOSITORY)})",
+    )
+    parser.add_argument(
+        "--generate",
+        action="store_true",
+        help="start from a release generated now from source/ with nbgrader generate_assignment",
+    )
     args = parser.parse_args(argv)
     if args.release:
         release = args.release.read_bytes()

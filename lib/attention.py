@@ -235,5 +235,5 @@ def average_largest_weight(queries, keys, scaled=True):
     With random unit-variance vectors it stays near 0.25 for 16 keys at every d when scaled,
     and climbs towards 1 as d grows when not.
     """
-    weights = softmax(scaled_scores(queries, keys, scale=scaled))   # (Q, K)
+    weights = softmax(scaled_scores(queries, keys, scale=scaled))  # (Q, K)
     return float(weights.max(axis=-1).mean())

@@ -10,7 +10,7 @@ from lib import transformer
 from lib.store import load_products
 
 CASE = "double chaise patio furniture cover"
-NAMES = {                                   # label -> the name the description is paired with
+NAMES = {  # label -> the name the description is paired with
     "name as sold": CASE,
     "name without cover": "double chaise patio furniture",
     "name ending in set": "double chaise patio furniture set",
@@ -45,7 +45,10 @@ def copy_experiment() -> dict:
     for label, name in NAMES.items():
         ids = transformer.product_ids(name, description, index, manifest["settings"]["longest"])
         probabilities = transformer.softmax(transformer.forward(ids)[copy_position(ids, index)])
-        results[label] = {"cover": float(probabilities[index["cover</w>"]]), "set": float(probabilities[index["set</w>"]])}
+        results[label] = {
+            "cover": float(probabilities[index["cover</w>"]]),
+            "set": float(probabilities[index["set</w>"]]),
+        }
     return results
 
 

@@ -225,9 +225,7 @@ def head_statistics(texts, forward, end_id):
             previous = np.zeros(stacked.shape[:2])  # (L, H)
             far, markers = np.zeros_like(previous), np.zeros_like(previous)
         elif stacked.shape[:2] != previous.shape:
-            raise ValueError(
-                f"text {number} gave {stacked.shape[:2]} (layers, heads), earlier texts {previous.shape}"
-            )
+            raise ValueError(f"text {number} gave {stacked.shape[:2]} (layers, heads), earlier texts {previous.shape}")
         previous += previous_token_weight(stacked)  # (L, H)
         previous_even += even_previous_weight(len(ids))
         queries = description_positions(ids, sep, end_id)  # (Q,)

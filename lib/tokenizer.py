@@ -66,15 +66,15 @@ def learn(texts, merges: int) -> "Tokenizer":
     """
     counts = collections.Counter(w for text in texts for w in words(text))
     split = {w: _symbols(w) for w in counts}
-    pairs: collections.Counter = collections.Counter()   # pair -> how often it occurs
-    where = collections.defaultdict(set)                 # pair -> the words it occurs in
+    pairs: collections.Counter = collections.Counter()  # pair -> how often it occurs
+    where = collections.defaultdict(set)  # pair -> the words it occurs in
     for w, symbols in split.items():
         for pair in zip(symbols, symbols[1:]):
             pairs[pair] += counts[w]
             where[pair].add(w)
     learned: list[tuple[str, str]] = []
     for _ in range(merges):
-        pairs = +pairs                                   # drop pairs whose count fell to zero
+        pairs = +pairs  # drop pairs whose count fell to zero
         if not pairs:
             break
         best = min(pairs, key=lambda p: (-pairs[p], p))  # most frequent; ties to the first in sort order
@@ -90,7 +90,7 @@ def learn(texts, merges: int) -> "Tokenizer":
                 where[pair].add(w)
             split[w] = new
     characters = {c for w in counts for c in w}
-    alphabet = sorted(characters | {c + END_OF_WORD for c in characters})   # every character, inside or ending a word
+    alphabet = sorted(characters | {c + END_OF_WORD for c in characters})  # every character, inside or ending a word
     return Tokenizer(learned, alphabet)
 
 

@@ -44,8 +44,20 @@ from lib.tokenizer import BOS, END, SEP, Tokenizer
 MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "model"
 softmax = _ops.softmax
 
-__all__ = ["BOS", "SEP", "END", "MODEL_DIR", "load", "forward", "softmax", "product_ids", "rotary",
-           "write_forward_cache", "FORWARD_CACHE", "PRECISIONS"]
+__all__ = [
+    "BOS",
+    "SEP",
+    "END",
+    "MODEL_DIR",
+    "load",
+    "forward",
+    "softmax",
+    "product_ids",
+    "rotary",
+    "write_forward_cache",
+    "FORWARD_CACHE",
+    "PRECISIONS",
+]
 FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # the environment variable naming a forward cache (see the docstring)
 
 
@@ -84,7 +96,7 @@ def product_ids(name: str, description: str, index: dict, longest: int, folder: 
 
 
 def layer_norm(x, weight, bias, eps):
-    centered = x - x.mean(-1, keepdims=True)                      # x - mean, computed once (it was twice)
+    centered = x - x.mean(-1, keepdims=True)  # x - mean, computed once (it was twice)
     variance = (centered * centered).mean(-1, keepdims=True)
     return centered / np.sqrt(variance + eps) * weight + bias
 
@@ -115,27 +127,28 @@ def gelu(x):
     return inner
 
 
-@functools.lru_cache(maxsize=1024)   # one entry per text length (up to 160 here): 8 thrashed on mixed lengths
+@functools.lru_cache(maxsize=1024)  # one entry per text length (up to 160 here): 8 thrashed on mixed lengths
 def _angles(positions: int, size: int, base: float):
-    frequencies = base ** (-np.arange(0, size, 2) / size)          # (size/2,)
-    angles = np.arange(positions)[:, None] * frequencies[None, :]   # (T, size/2)
+    frequencies = base ** (-np.arange(0, size, 2) / size)  # (size/2,)
+    angles = np.arange(positions)[:, None] * frequencies[None, :]  # (T, size/2)
     return np.cos(angles), np.sin(angles)
 
 
 def rotary(x, base: float = 10000.0):
     """Rotate each head's first and second halves by position-dependent angles. x: (heads, T, size)."""
     size = x.shape[-1]
-    cos, sin = _angles(x.shape[-2], size, base)                    # (T, size/2) each
+    cos, sin = _angles(x.shape[-2], size, base)  # (T, size/2) each
     first, second = x[..., : size // 2], x[..., size // 2 :]
     return np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)
 
 
 def attention_block(x, weights, prefix, settings, attention):
-    """One layer's multi-head attention on normalised input x (T, D): returns output (T, D) and pattern (heads, T, T)."""
+    """One layer's multi-head attention on normalised input x (T, D): returns output (T, D) and pattern
+    (heads, T, T)."""
     heads = settings["heads"]
     queries = rotary(_ops.split_heads(x @ weights[prefix + "query"], heads), settings["rotary_base"])  # (heads, T, d)
-    keys = rotary(_ops.split_heads(x @ weights[prefix + "key"], heads), settings["rotary_base"])       # (heads, T, d)
-    values = _ops.split_heads(x @ weights[prefix + "value"], heads)                                     # (heads, T, d)
+    keys = rotary(_ops.split_heads(x @ weights[prefix + "key"], heads), settings["rotary_base"])  # (heads, T, d)
+    values = _ops.split_heads(x @ weights[prefix + "value"], heads)  # (heads, T, d)
     pattern, mixed = attention(queries, keys, values, _ops.causal_mask(x.shape[0]))
     return _ops.join_heads(np.asarray(mixed)) @ weights[prefix + "output"], np.asarray(pattern)
 
@@ -163,7 +176,7 @@ def _open_cache(path: str, digest: str):
             return None
         offsets = {}
         for name in ("logits", "patterns"):
-            stored = np.load(Path(path) / f"{name}.npy", mmap_mode="r")   # only its header is read
+            stored = np.load(Path(path) / f"{name}.npy", mmap_mode="r")  # only its header is read
             if stored.dtype != np.float64:
                 return None
             offsets[name] = stored.offset
@@ -193,12 +206,15 @@ def _cached_forward(ids, folder: str):
     found = texts.get(_text_key(ids))
     if found is None:
         return None
-    row, element = found                                             # where this text starts in each file
+    row, element = found  # where this text starts in each file
     settings = _load(folder)[2]["settings"]
     positions = len(ids)
     logits = _private_copy(Path(path) / "logits.npy", offsets["logits"] + 8 * row * width, (positions, width))
-    patterns = _private_copy(Path(path) / "patterns.npy", offsets["patterns"] + 8 * element,
-                             (settings["layers"], settings["heads"], positions, positions))
+    patterns = _private_copy(
+        Path(path) / "patterns.npy",
+        offsets["patterns"] + 8 * element,
+        (settings["layers"], settings["heads"], positions, positions),
+    )
     return logits, list(patterns)
 
 
@@ -224,15 +240,15 @@ def write_forward_cache(path: Path | str, texts, folder: Path | str = MODEL_DIR)
     np.save(building / "patterns.npy", np.concatenate(patterns) if patterns else np.zeros(0))
     (building / "index.json").write_text(json.dumps({"model": model_digest(str(folder)), "texts": index}))
     try:
-        os.replace(building, path)                                   # whole, or not at all
-    except OSError:                                                  # another writer finished first: keep theirs
+        os.replace(building, path)  # whole, or not at all
+    except OSError:  # another writer finished first: keep theirs
         shutil.rmtree(building, ignore_errors=True)
         if not (path / "index.json").exists():
             raise
     return path
 
 
-PRECISIONS = (np.float64, np.float32)   # forward's dtypes: the reference, and the fast path
+PRECISIONS = (np.float64, np.float32)  # forward's dtypes: the reference, and the fast path
 
 
 def _precision(dtype):
@@ -241,8 +257,9 @@ def _precision(dtype):
     except TypeError:
         dtype = None
     if dtype not in PRECISIONS:
-        raise ValueError("forward's dtype must be np.float64 (the default, the reference) or np.float32 "
-                         "(the fast path)")
+        raise ValueError(
+            "forward's dtype must be np.float64 (the default, the reference) or np.float32 (the fast path)"
+        )
     return dtype
 
 
@@ -273,7 +290,7 @@ def _fast_weights(folder: str) -> dict:
     for layer in range(layers):
         p = f"layers.{layer}."
         weights[p + "qkv"] = np.concatenate([weights[p + "query"], weights[p + "key"], weights[p + "value"]], axis=1)
-    weights["unembedding"] = np.ascontiguousarray(weights["embedding"].T)                 # (D, V)
+    weights["unembedding"] = np.ascontiguousarray(weights["embedding"].T)  # (D, V)
     for array in weights.values():
         array.setflags(write=False)
     return weights
@@ -304,24 +321,24 @@ def _fast_forward(ids: np.ndarray, keep: bool, folder: str):
     positions, size = len(ids), width // settings["heads"]
     half, scale = size // 2, np.float32(1.0 / np.sqrt(size))
     cos, sin, hidden = _fast_tables(positions, size, settings["rotary_base"])
-    x = weights["embedding"][ids]                                                      # (T, D)
+    x = weights["embedding"][ids]  # (T, D)
     patterns = []
     for layer in range(settings["layers"]):
         p = f"layers.{layer}."
         normed = _fast_layer_norm(x, weights[p + "norm1.weight"], weights[p + "norm1.bias"], eps)
         qkv = (normed @ weights[p + "qkv"]).reshape(positions, 3, heads, size).transpose(1, 2, 0, 3)  # (3, heads, T, d)
-        first, second = qkv[:2, ..., :half], qkv[:2, ..., half:]                     # queries and keys together
-        turned = np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)   # (2, heads, T, d)
-        pattern = turned[0] @ turned[1].swapaxes(-1, -2)                               # (heads, T, T) scores
+        first, second = qkv[:2, ..., :half], qkv[:2, ..., half:]  # queries and keys together
+        turned = np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)  # (2, heads, T, d)
+        pattern = turned[0] @ turned[1].swapaxes(-1, -2)  # (heads, T, T) scores
         pattern *= scale
-        pattern += hidden                                                              # later positions: -inf
-        pattern -= pattern.max(-1, keepdims=True)                                      # the diagonal is always seen
+        pattern += hidden  # later positions: -inf
+        pattern -= pattern.max(-1, keepdims=True)  # the diagonal is always seen
         np.exp(pattern, out=pattern)
-        pattern /= pattern.sum(-1, keepdims=True)                                      # (heads, T, T) weights
-        mixed = (pattern @ qkv[2]).transpose(1, 0, 2).reshape(positions, width)        # (T, D)
+        pattern /= pattern.sum(-1, keepdims=True)  # (heads, T, T) weights
+        mixed = (pattern @ qkv[2]).transpose(1, 0, 2).reshape(positions, width)  # (T, D)
         x = x + mixed @ weights[p + "output"]
         normed = _fast_layer_norm(x, weights[p + "norm2.weight"], weights[p + "norm2.bias"], eps)
-        inner = normed @ weights[p + "mlp.in"]                                         # (T, 4D)
+        inner = normed @ weights[p + "mlp.in"]  # (T, 4D)
         inner += weights[p + "mlp.in_bias"]
         x += gelu(inner) @ weights[p + "mlp.out"]
         x += weights[p + "mlp.out_bias"]
@@ -340,8 +357,10 @@ def forward(ids, keep: bool = False, attention=None, folder: Path | str = MODEL_
     dtype = _precision(dtype)
     if dtype == np.float32:
         if attention is not None:
-            raise ValueError("dtype=float32 is lib's fused fast path, with its own attention inline; "
-                             "a given attention runs in the float64 path: leave dtype at its default")
+            raise ValueError(
+                "dtype=float32 is lib's fused fast path, with its own attention inline; "
+                "a given attention runs in the float64 path: leave dtype at its default"
+            )
         return _fast_forward(_checked_ids(ids, folder), keep, str(folder))
     if attention is None and os.environ.get(FORWARD_CACHE):
         cached = _cached_forward(ids, str(folder))
@@ -353,7 +372,7 @@ def forward(ids, keep: bool = False, attention=None, folder: Path | str = MODEL_
     settings = manifest["settings"]
     attention = attention or _ops.attention
     eps = settings["norm_eps"]
-    x = weights["embedding"][ids]                                   # (T, D)
+    x = weights["embedding"][ids]  # (T, D)
     patterns = []
     for layer in range(settings["layers"]):
         p = f"layers.{layer}."
@@ -362,10 +381,10 @@ def forward(ids, keep: bool = False, attention=None, folder: Path | str = MODEL_
         )
         x = x + mixed
         hidden = layer_norm(x, weights[p + "norm2.weight"], weights[p + "norm2.bias"], eps)
-        inner = hidden @ weights[p + "mlp.in"]                        # (T, 4D)
+        inner = hidden @ weights[p + "mlp.in"]  # (T, 4D)
         inner += weights[p + "mlp.in_bias"]
-        x += gelu(inner) @ weights[p + "mlp.out"]                      # x is this layer's own array: updated in place,
-        x += weights[p + "mlp.out_bias"]                               # the bias added last, as (x + mlp) + bias was
+        x += gelu(inner) @ weights[p + "mlp.out"]  # x is this layer's own array: updated in place,
+        x += weights[p + "mlp.out_bias"]  # the bias added last, as (x + mlp) + bias was
         patterns.append(pattern)
-    logits = layer_norm(x, weights["norm.weight"], weights["norm.bias"], eps) @ weights["embedding"].T   # (T, V)
+    logits = layer_norm(x, weights["norm.weight"], weights["norm.bias"], eps) @ weights["embedding"].T  # (T, V)
     return (logits, patterns) if keep else logits

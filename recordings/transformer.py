@@ -33,17 +33,25 @@ from tqdm import tqdm  # noqa: E402
 
 from lib import tokenizer  # noqa: E402
 
-SETTINGS = {"layers": 4, "heads": 4, "dimensions": 128, "longest": 160, "mlp": 512, "rotary_base": 10000.0,
-            "norm_eps": 1e-5, "merges": 1500}
+SETTINGS = {
+    "layers": 4,
+    "heads": 4,
+    "dimensions": 128,
+    "longest": 160,
+    "mlp": 512,
+    "rotary_base": 10000.0,
+    "norm_eps": 1e-5,
+    "merges": 1500,
+}
 
 
 def rotary(x, base):
     """x: (batch, heads, T, size) -> the same, each half-pair rotated by a position-dependent angle."""
     size, positions = x.shape[-1], x.shape[-2]
     frequencies = base ** (-torch.arange(0, size, 2, dtype=torch.float64) / size)
-    angles = torch.arange(positions, dtype=torch.float64)[:, None] * frequencies[None, :]   # (T, size/2)
+    angles = torch.arange(positions, dtype=torch.float64)[:, None] * frequencies[None, :]  # (T, size/2)
     cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-    first, second = x[..., : size // 2], x[..., size // 2:]
+    first, second = x[..., : size // 2], x[..., size // 2 :]
     return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
 
 
@@ -69,14 +77,22 @@ class Model(torch.nn.Module):
         residual_std = 0.02 / math.sqrt(2 * L)
         for layer in range(L):
             p = f"layers.{layer}."
-            named.update({
-                p + "norm1.weight": ones(D), p + "norm1.bias": zeros(D),
-                p + "query": normal(D, D), p + "key": normal(D, D), p + "value": normal(D, D),
-                p + "output": normal(D, D, std=residual_std),
-                p + "norm2.weight": ones(D), p + "norm2.bias": zeros(D),
-                p + "mlp.in": normal(D, M), p + "mlp.in_bias": zeros(M),
-                p + "mlp.out": normal(M, D, std=residual_std), p + "mlp.out_bias": zeros(D),
-            })
+            named.update(
+                {
+                    p + "norm1.weight": ones(D),
+                    p + "norm1.bias": zeros(D),
+                    p + "query": normal(D, D),
+                    p + "key": normal(D, D),
+                    p + "value": normal(D, D),
+                    p + "output": normal(D, D, std=residual_std),
+                    p + "norm2.weight": ones(D),
+                    p + "norm2.bias": zeros(D),
+                    p + "mlp.in": normal(D, M),
+                    p + "mlp.in_bias": zeros(M),
+                    p + "mlp.out": normal(M, D, std=residual_std),
+                    p + "mlp.out_bias": zeros(D),
+                }
+            )
         named.update({"norm.weight": ones(D), "norm.bias": zeros(D)})
         # torch refuses "." in parameter names; lib's names are kept by swapping "." for "__" here only
         self.stored = torch.nn.ParameterDict({n.replace(".", "__"): v for n, v in named.items()})
@@ -86,27 +102,31 @@ class Model(torch.nn.Module):
         """lib's name -> parameter."""
         return {n.replace("__", "."): v for n, v in self.stored.items()}
 
-    def forward(self, ids):                                            # ids: (B, T)
+    def forward(self, ids):  # ids: (B, T)
         s, P = self.settings, self.params
         B, T = ids.shape
         H = s["heads"]
-        x = P["embedding"][ids]                                         # (B, T, D)
+        x = P["embedding"][ids]  # (B, T, D)
         for layer in range(s["layers"]):
             p = f"layers.{layer}."
             h = F.layer_norm(x, (x.shape[-1],), P[p + "norm1.weight"], P[p + "norm1.bias"], s["norm_eps"])
 
-            def heads(m):                                               # (B, T, D) -> (B, H, T, d)
+            def heads(m):  # (B, T, D) -> (B, H, T, d)
                 return m.view(B, T, H, -1).transpose(1, 2)
 
             q = rotary(heads(h @ P[p + "query"]), s["rotary_base"])
             k = rotary(heads(h @ P[p + "key"]), s["rotary_base"])
             v = heads(h @ P[p + "value"])
-            mixed = F.scaled_dot_product_attention(q, k, v, is_causal=True)   # (B, H, T, d)
+            mixed = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, d)
             x = x + mixed.transpose(1, 2).reshape(B, T, -1) @ P[p + "output"]
             h = F.layer_norm(x, (x.shape[-1],), P[p + "norm2.weight"], P[p + "norm2.bias"], s["norm_eps"])
-            x = x + F.gelu(h @ P[p + "mlp.in"] + P[p + "mlp.in_bias"], approximate="tanh") @ P[p + "mlp.out"] + P[p + "mlp.out_bias"]
+            x = (
+                x
+                + F.gelu(h @ P[p + "mlp.in"] + P[p + "mlp.in_bias"], approximate="tanh") @ P[p + "mlp.out"]
+                + P[p + "mlp.out_bias"]
+            )
         x = F.layer_norm(x, (x.shape[-1],), P["norm.weight"], P["norm.bias"], s["norm_eps"])
-        return x @ P["embedding"].T                                     # (B, T, V)
+        return x @ P["embedding"].T  # (B, T, V)
 
 
 def encode_products(products, bpe, longest):
@@ -124,8 +144,8 @@ def batches(texts, size, rng):
     chunk = size * 50
     out = []
     for start in range(0, len(order), chunk):
-        part = sorted(order[start:start + chunk], key=lambda i: len(texts[i]))
-        out += [part[i:i + size] for i in range(0, len(part), size)]
+        part = sorted(order[start : start + chunk], key=lambda i: len(texts[i]))
+        out += [part[i : i + size] for i in range(0, len(part), size)]
     rng.shuffle(out)
     for members in out:
         longest = max(len(texts[i]) for i in members)
@@ -139,8 +159,9 @@ def loss_of(model, padded, autocast):
     inputs, targets = padded[:, :-1].clamp(min=0), padded[:, 1:]
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
         logits = model(inputs)
-    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-1,
-                           reduction="sum"), int((targets >= 0).sum())
+    return F.cross_entropy(
+        logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-1, reduction="sum"
+    ), int((targets >= 0).sum())
 
 
 @torch.no_grad()
@@ -152,8 +173,19 @@ def evaluate(model, texts, autocast, size=64):
     return total / max(count, 1)
 
 
-def train(products, out: Path, settings: dict, seed: int, epochs: float, batch: int, lr: float,
-          autocast: bool = True, evaluate_every: int = 400, statistics_texts: int = 300, log=print):
+def train(
+    products,
+    out: Path,
+    settings: dict,
+    seed: int,
+    epochs: float,
+    batch: int,
+    lr: float,
+    autocast: bool = True,
+    evaluate_every: int = 400,
+    statistics_texts: int = 300,
+    log=print,
+):
     """Learn the tokenizer, train, and write the recorded model to ``out``. Returns the manifest."""
     torch.manual_seed(seed)
     out.mkdir(parents=True, exist_ok=True)
@@ -167,8 +199,9 @@ def train(products, out: Path, settings: dict, seed: int, epochs: float, batch: 
     model = Model(len(bpe.vocabulary), settings, seed)
     matrices = [p for n, p in model.params.items() if p.ndim == 2]
     vectors = [p for n, p in model.params.items() if p.ndim == 1]
-    optimizer = torch.optim.AdamW([{"params": matrices, "weight_decay": 0.1}, {"params": vectors, "weight_decay": 0.0}],
-                                  lr=lr, betas=(0.9, 0.95))
+    optimizer = torch.optim.AdamW(
+        [{"params": matrices, "weight_decay": 0.1}, {"params": vectors, "weight_decay": 0.0}], lr=lr, betas=(0.9, 0.95)
+    )
     steps = int(math.ceil(len(train_texts) / batch) * epochs)
     warmup = min(200, steps // 10 + 1)
 
@@ -204,10 +237,13 @@ def train(products, out: Path, settings: dict, seed: int, epochs: float, batch: 
             if step % evaluate_every == 0 or step == steps:
                 model.eval()
                 held_out = evaluate(model, validation_texts[:500], autocast)
-                history.append({"step": step, "tokens": tokens_seen, "train": round(smoothed, 4),
-                                "validation": round(held_out, 4)})
-                log(f"step {step:,}/{steps:,}  tokens {tokens_seen:,}  train {smoothed:.3f}  validation {held_out:.3f}  "
-                    f"({tokens_seen / (time.time() - started):,.0f} tokens/s)")
+                history.append(
+                    {"step": step, "tokens": tokens_seen, "train": round(smoothed, 4), "validation": round(held_out, 4)}
+                )
+                log(
+                    f"step {step:,}/{steps:,}  tokens {tokens_seen:,}  train {smoothed:.3f}  validation {held_out:.3f} "
+                    f" ({tokens_seen / (time.time() - started):,.0f} tokens/s)"
+                )
     bar.close()
     model.eval()
     final_validation = evaluate(model, validation_texts, autocast=False)
@@ -218,11 +254,20 @@ def train(products, out: Path, settings: dict, seed: int, epochs: float, batch: 
     np.savez(out / "weights.npz", **weights)
     bpe.save(out)
     manifest = {
-        "settings": {k: settings[k] for k in ("layers", "heads", "dimensions", "longest", "mlp", "rotary_base", "norm_eps")}
-        | {"vocabulary": len(bpe.vocabulary), "merges": len(bpe.merges)},
+        "settings": (
+            {k: settings[k] for k in ("layers", "heads", "dimensions", "longest", "mlp", "rotary_base", "norm_eps")}
+            | {"vocabulary": len(bpe.vocabulary), "merges": len(bpe.merges)}
+        ),
         "seed": seed,
-        "training": {"epochs": epochs, "batch": batch, "learning_rate": lr, "steps": steps, "autocast": "bfloat16" if autocast else "none",
-                     "torch": torch.__version__, "seconds": round(time.time() - started)},
+        "training": {
+            "epochs": epochs,
+            "batch": batch,
+            "learning_rate": lr,
+            "steps": steps,
+            "autocast": "bfloat16" if autocast else "none",
+            "torch": torch.__version__,
+            "seconds": round(time.time() - started),
+        },
         "tokens_seen": tokens_seen,
         "losses": {"train": round(final_train, 4), "validation": round(final_validation, 4), "history": history},
         "catalogue": catalogue_record(products),
@@ -233,10 +278,15 @@ def train(products, out: Path, settings: dict, seed: int, epochs: float, batch: 
 
 
 def catalogue_record(products):
-    text = "\n".join(f"{i}\t{n}\t{d}" for i, n, d in zip(products["product_id"], products["name"], products["description"]))
-    return {"products": int(len(products)), "train": int((products["split"] == "train").sum()),
-            "validation": int((products["split"] == "validation").sum()),
-            "sha256": hashlib.sha256(text.encode()).hexdigest()}
+    text = "\n".join(
+        f"{i}\t{n}\t{d}" for i, n, d in zip(products["product_id"], products["name"], products["description"])
+    )
+    return {
+        "products": int(len(products)),
+        "train": int((products["split"] == "train").sum()),
+        "validation": int((products["split"] == "validation").sum()),
+        "sha256": hashlib.sha256(text.encode()).hexdigest(),
+    }
 
 
 @torch.no_grad()
@@ -260,9 +310,10 @@ def record_head_statistics(out: Path, n: int = 300):
     transformer._load.cache_clear()
     _, vocabulary, _ = transformer.load(out)
     texts = product_texts("validation", n, folder=out)
-    stats = heads.head_statistics(texts, lambda ids, keep=True: transformer.forward(ids, keep=keep, folder=out),
-                                  vocabulary.index(transformer.END))
-    record = {k: (np.round(v, 6).tolist() if isinstance(v, np.ndarray) else v) for k, v in stats.items()}
+    stats = heads.head_statistics(
+        texts, lambda ids, keep=True: transformer.forward(ids, keep=keep, folder=out), vocabulary.index(transformer.END)
+    )
+    record = {k: np.round(v, 6).tolist() if isinstance(v, np.ndarray) else v for k, v in stats.items()}
     record["definition"] = "lib.heads.head_statistics over lib.products.product_texts('validation', %d)" % n
     (out / "head_statistics.json").write_text(json.dumps(record, indent=2) + "\n")
     return stats
@@ -275,10 +326,17 @@ def main(argv=None):
     parser.add_argument("--epochs", type=float, default=6.0)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--bf16", action="store_true",
-                        help="bf16 autocast; measured 0.65x the speed of float32 on this project's 2-core CPU, so off by default")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads; on a 2-core machine shared with other work, 1 thread measured 3x faster than 2")
+    parser.add_argument(
+        "--bf16",
+        action="store_true",
+        help="bf16 autocast; measured 0.65x the speed of float32 on this project's 2-core CPU, so off by default",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads; on a 2-core machine shared with other work, 1 thread measured 3x faster than 2",
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     from lib import store
@@ -286,7 +344,12 @@ def main(argv=None):
     products = store.load_products("all")
     train(products, args.out, SETTINGS, args.seed, args.epochs, args.batch, args.lr, autocast=args.bf16)
     stats = record_head_statistics(args.out)
-    print("previous-token weight by layer and head:\n", np.round(stats["previous"], 3), "even", round(stats["previous_even"], 3))
+    print(
+        "previous-token weight by layer and head:\n",
+        np.round(stats["previous"], 3),
+        "even",
+        round(stats["previous_even"], 3),
+    )
 
 
 if __name__ == "__main__":

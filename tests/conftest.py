@@ -59,7 +59,9 @@ class GradedClass:
 
 
 def files_under(folder: Path) -> dict:
-    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()
+    }
 
 
 @pytest.fixture(scope="session")
@@ -72,6 +74,7 @@ def graded_class(tmp_path_factory) -> GradedClass:
     if not (Path(sys.executable).parent / "nbgrader").exists():
         pytest.skip("nbgrader is not installed next to this Python")
     import hostile
+
     from autograder import sandbox
 
     sandboxed = sandbox.bubblewrap() is not None
@@ -91,11 +94,33 @@ def graded_class(tmp_path_factory) -> GradedClass:
             (submissions / student / "attention" / name).symlink_to(target)
     before = files_under(submissions)
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "autograder.classroom", "--course", str(course),
-                           "--submissions", str(submissions), *([] if sandboxed else ["--unsandboxed"])],
-                          cwd=REPOSITORY, capture_output=True, text=True, timeout=1500)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder.classroom",
+            "--course",
+            str(course),
+            "--submissions",
+            str(submissions),
+            *([] if sandboxed else ["--unsandboxed"]),
+        ],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     seconds = time.monotonic() - started
     assert done.returncode == 0, f"the pipeline failed:\n{done.stdout[-6000:]}\n{done.stderr[-4000:]}"
     print(f"\nclass of {len(list(submissions.iterdir()))} graded in {seconds:.0f} s\n{done.stdout[-3000:]}")
-    return GradedClass(course, submissions, done.stdout, seconds, before, cases, canary, listener,
-                       sorted(folder.name for folder in submissions.iterdir()))
+    return GradedClass(
+        course,
+        submissions,
+        done.stdout,
+        seconds,
+        before,
+        cases,
+        canary,
+        listener,
+        sorted(folder.name for folder in submissions.iterdir()),
+    )

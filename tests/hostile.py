@@ -59,7 +59,9 @@ def write(notebook) -> bytes:
 
 
 def index_of(notebook, grade_id: str) -> int:
-    return next(i for i, cell in enumerate(notebook.cells) if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    return next(
+        i for i, cell in enumerate(notebook.cells) if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id
+    )
 
 
 def add_cell(notebook, after: str, source: str, cell_id: str):
@@ -88,64 +90,99 @@ def quits_early(notebook):
     return add_cell(notebook, "check_softmax", "import os\nos._exit(0)   # done for today", "scratch-quit")
 
 
-QUIT_EARLY = {"links_to_secrets", "sys_exit", "reflagged_cells", "memory_bomb", "huge_output", "deleted_cells", "duplicated_cells", "reordered_cells", "retyped_cells",
-              "edited_locked_cells", "renamed_function", "syntax_error", "wrong_types", "nbformat_v3", "calls_reference",
-              "reads_hidden_files", "opens_network", "writes_outside"}
+QUIT_EARLY = {
+    "links_to_secrets",
+    "sys_exit",
+    "reflagged_cells",
+    "memory_bomb",
+    "huge_output",
+    "deleted_cells",
+    "duplicated_cells",
+    "reordered_cells",
+    "retyped_cells",
+    "edited_locked_cells",
+    "renamed_function",
+    "syntax_error",
+    "wrong_types",
+    "nbformat_v3",
+    "calls_reference",
+    "reads_hidden_files",
+    "opens_network",
+    "writes_outside",
+}
 
 
 def leaky_softmax(probe: str) -> str:
     """A probe run when the cell runs, then softmax redefined to be wrong if the probe got anywhere."""
-    return (f"{probe}\n\n_correct_softmax = softmax\n\n\n"
-            "def softmax(scores):\n"
-            "    weights = _correct_softmax(scores)\n"
-            "    return weights * 0.5 if _LEAKS else weights\n")
+    return (
+        f"{probe}\n\n_correct_softmax = softmax\n\n\n"
+        "def softmax(scores):\n"
+        "    weights = _correct_softmax(scores)\n"
+        "    return weights * 0.5 if _LEAKS else weights\n"
+    )
 
 
 def reading_probe(context: Context) -> str:
-    secrets = [REPOSITORY / "autograder" / "checks.py", REPOSITORY / "source" / "attention" / "attention.ipynb",
-               REPOSITORY / "examples" / "submissions" / "full_solution" / "attention" / "attention.ipynb",
-               REPOSITORY / ".git" / "HEAD", context.course / "gradebook.db",
-               context.course / "submitted" / "full_solution" / "attention" / "attention.ipynb",
-               Path.home() / ".bash_history", Path("/etc/shadow")]
-    return (f"_SECRETS = {[str(path) for path in secrets]!r}\n"
-            "_LEAKS = []\n"
-            "for _path in _SECRETS:\n"
-            "    try:\n"
-            "        with open(_path, 'rb') as _handle:\n"
-            "            _handle.read(16)\n"
-            "        _LEAKS.append(_path)\n"
-            "        print('RE' + 'AD', _path)   # spelled so that only a leak prints the word\n"
-            "    except Exception as _error:\n"
-            "        print('BLOCKED', type(_error).__name__)\n")
+    secrets = [
+        REPOSITORY / "autograder" / "checks.py",
+        REPOSITORY / "source" / "attention" / "attention.ipynb",
+        REPOSITORY / "examples" / "submissions" / "full_solution" / "attention" / "attention.ipynb",
+        REPOSITORY / ".git" / "HEAD",
+        context.course / "gradebook.db",
+        context.course / "submitted" / "full_solution" / "attention" / "attention.ipynb",
+        Path.home() / ".bash_history",
+        Path("/etc/shadow"),
+    ]
+    return (
+        f"_SECRETS = {[str(path) for path in secrets]!r}\n"
+        "_LEAKS = []\n"
+        "for _path in _SECRETS:\n"
+        "    try:\n"
+        "        with open(_path, 'rb') as _handle:\n"
+        "            _handle.read(16)\n"
+        "        _LEAKS.append(_path)\n"
+        "        print('RE' + 'AD', _path)   # spelled so that only a leak prints the word\n"
+        "    except Exception as _error:\n"
+        "        print('BLOCKED', type(_error).__name__)\n"
+    )
 
 
 def network_probe(context: Context) -> str:
-    return ("import socket\n"
-            f"_TARGETS = [('127.0.0.1', {context.port}), ('151.101.0.223', 443), ('pypi.org', 443)]\n"
-            "_LEAKS = []\n"
-            "for _host, _port in _TARGETS:\n"
-            "    try:\n"
-            "        socket.create_connection((_host, _port), timeout=3).close()\n"
-            "        _LEAKS.append(_host)\n"
-            "        print('CONNEC' + 'TED', _host, _port)\n"
-            "    except Exception as _error:\n"
-            "        print('BLOCKED', type(_error).__name__)\n")
+    return (
+        "import socket\n"
+        f"_TARGETS = [('127.0.0.1', {context.port}), ('151.101.0.223', 443), ('pypi.org', 443)]\n"
+        "_LEAKS = []\n"
+        "for _host, _port in _TARGETS:\n"
+        "    try:\n"
+        "        socket.create_connection((_host, _port), timeout=3).close()\n"
+        "        _LEAKS.append(_host)\n"
+        "        print('CONNEC' + 'TED', _host, _port)\n"
+        "    except Exception as _error:\n"
+        "        print('BLOCKED', type(_error).__name__)\n"
+    )
 
 
 def writing_probe(context: Context) -> str:
-    targets = [context.canary, context.canary.parent / "dropped-by-a-student.txt", context.course / "gradebook.db",
-               context.course / "grades.csv", REPOSITORY / "dropped-by-a-student.txt"]
-    return (f"_TARGETS = {[str(path) for path in targets]!r}\n"
-            "_LEAKS = []\n"
-            "open('scratch-output.bin', 'wb').write(bytes(1000))   # its own folder: allowed, not kept\n"
-            "for _path in _TARGETS:\n"
-            "    try:\n"
-            "        with open(_path, 'a') as _handle:\n"
-            "            _handle.write('written by a student')\n"
-            "        _LEAKS.append(_path)\n"
-            "        print('WRO' + 'TE', _path)\n"
-            "    except Exception as _error:\n"
-            "        print('BLOCKED', type(_error).__name__)\n")
+    targets = [
+        context.canary,
+        context.canary.parent / "dropped-by-a-student.txt",
+        context.course / "gradebook.db",
+        context.course / "grades.csv",
+        REPOSITORY / "dropped-by-a-student.txt",
+    ]
+    return (
+        f"_TARGETS = {[str(path) for path in targets]!r}\n"
+        "_LEAKS = []\n"
+        "open('scratch-output.bin', 'wb').write(bytes(1000))   # its own folder: allowed, not kept\n"
+        "for _path in _TARGETS:\n"
+        "    try:\n"
+        "        with open(_path, 'a') as _handle:\n"
+        "            _handle.write('written by a student')\n"
+        "        _LEAKS.append(_path)\n"
+        "        print('WRO' + 'TE', _path)\n"
+        "    except Exception as _error:\n"
+        "        print('BLOCKED', type(_error).__name__)\n"
+    )
 
 
 ALWAYS_EQUAL = '''
@@ -177,7 +214,7 @@ def description_positions(ids, sep, end_id):
     return [int(i) for i in _correct_description_positions(ids, sep, end_id)]   # a list, right values
 '''
 
-PATCHES = '''
+PATCHES = """
 import builtins
 import numpy as np
 np.allclose = lambda *args, **kwargs: True
@@ -191,7 +228,7 @@ try:
         object.__setattr__(_check, "properties", ())
 except Exception as _error:
     print("no checks to patch:", type(_error).__name__)
-'''
+"""
 
 
 def build(context: Context) -> dict[str, Case]:
@@ -200,26 +237,67 @@ def build(context: Context) -> dict[str, Case]:
     full = points_of("full_solution")
 
     # --- the kernel: loops, memory, processes, exits, crashes, output ---------------------------------
-    cases["memory_bomb"] = Case(write(add_cell(load("full_solution"), "setup", (
-        "import numpy as np\nhog = []\ntry:\n    while True:\n        hog.append(np.ones(2**27))   # 1 GiB more each time\n"
-        "except MemoryError:\n    print('stopped by the memory limit after', len(hog), 'GiB')\ndel hog"), "scratch-memory")),
-        full, output_has=("stopped by the memory limit",), why="allocates until the kernel's memory limit stops it")
-    cases["fork_bomb"] = Case(write(add_cell(load("full_solution"), "setup", (
-        "import os, time\nwhile True:\n    os.fork()\n    time.sleep(0.05)"), "scratch-fork")),
-        full, note="too many processes", why="forks without end (doubling every 50 ms): the watchdog stops the kernel")
-    cases["sys_exit"] = Case(write(add_cell(load("full_solution"), "setup", "import sys\nsys.exit('giving up')", "scratch-sys-exit")),
-        full, output_has=("SystemExit",), why="sys.exit: IPython catches it and the notebook goes on")
-    cases["segfault"] = Case(write(add_cell(load("full_solution"), "setup", "import ctypes\nctypes.string_at(0)", "scratch-segfault")),
-        full, note="kernel died", why="reads address 0: the kernel segfaults")
-    cases["huge_output"] = Case(write(add_cell(load("full_solution"), "setup", "for _ in range(100):\n    print('x' * 1_000_000)", "scratch-output")),
-        full, output_has=("[output cut",), why="prints 100 MB: the grader keeps 2 MB of it")
+    cases["memory_bomb"] = Case(
+        write(
+            add_cell(
+                load("full_solution"),
+                "setup",
+                "import numpy as np\nhog = []\ntry:\n    while True:\n        hog.append(np.ones(2**27))   # 1 GiB more"
+                " each time\nexcept MemoryError:\n    print('stopped by the memory limit after', len(hog),"
+                " 'GiB')\ndel hog",
+                "scratch-memory",
+            )
+        ),
+        full,
+        output_has=("stopped by the memory limit",),
+        why="allocates until the kernel's memory limit stops it",
+    )
+    cases["fork_bomb"] = Case(
+        write(
+            add_cell(
+                load("full_solution"),
+                "setup",
+                "import os, time\nwhile True:\n    os.fork()\n    time.sleep(0.05)",
+                "scratch-fork",
+            )
+        ),
+        full,
+        note="too many processes",
+        why="forks without end (doubling every 50 ms): the watchdog stops the kernel",
+    )
+    cases["sys_exit"] = Case(
+        write(add_cell(load("full_solution"), "setup", "import sys\nsys.exit('giving up')", "scratch-sys-exit")),
+        full,
+        output_has=("SystemExit",),
+        why="sys.exit: IPython catches it and the notebook goes on",
+    )
+    cases["segfault"] = Case(
+        write(add_cell(load("full_solution"), "setup", "import ctypes\nctypes.string_at(0)", "scratch-segfault")),
+        full,
+        note="kernel died",
+        why="reads address 0: the kernel segfaults",
+    )
+    cases["huge_output"] = Case(
+        write(
+            add_cell(
+                load("full_solution"), "setup", "for _ in range(100):\n    print('x' * 1_000_000)", "scratch-output"
+            )
+        ),
+        full,
+        output_has=("[output cut",),
+        why="prints 100 MB: the grader keeps 2 MB of it",
+    )
 
     # --- the notebook's structure ---------------------------------------------------------------------
     notebook = load("full_solution")
     del notebook.cells[index_of(notebook, "check_causal_mask")]
     del notebook.cells[index_of(notebook, "s2_intro")]
-    cases["deleted_cells"] = Case(write(notebook), full, output_has=("was missing from the submission",),
-                                  why="deletes a test cell and a markdown cell: nbgrader puts the test cell back")
+    cases["deleted_cells"] = Case(
+        write(notebook),
+        full,
+        output_has=("was missing from the submission",),
+        why="deletes a test cell and a markdown cell: nbgrader puts the test cell back",
+    )
     notebook = load("full_solution")
     at = index_of(notebook, "attention")
     notebook.cells.insert(at + 1, nbformat.from_dict(json.loads(json.dumps(notebook.cells[at]))))
@@ -231,7 +309,9 @@ def build(context: Context) -> dict[str, Case]:
     cases["reordered_cells"] = Case(write(notebook), full, why="join_heads's answer moved above split_heads's")
     notebook = load("full_solution")
     cell = notebook.cells[index_of(notebook, "check_join_heads")]
-    notebook.cells[index_of(notebook, "check_join_heads")] = nbformat.v4.new_markdown_cell(cell.source, metadata=cell.metadata, id=cell.id)
+    notebook.cells[index_of(notebook, "check_join_heads")] = nbformat.v4.new_markdown_cell(
+        cell.source, metadata=cell.metadata, id=cell.id
+    )
     cases["retyped_cells"] = Case(write(notebook), full, why="a test cell turned into markdown: nbgrader turns it back")
     notebook = load("full_solution")
     notebook.cells[index_of(notebook, "check_softmax")].metadata.nbgrader["grade"] = False
@@ -239,60 +319,131 @@ def build(context: Context) -> dict[str, Case]:
     notebook.cells[index_of(notebook, "check_causal_mask")].metadata.nbgrader["points"] = 100
     notebook.cells[index_of(notebook, "softmax")].metadata.nbgrader["solution"] = False
     notebook.cells[index_of(notebook, "check_join_heads")].metadata.nbgrader["locked"] = False
-    cases["reflagged_cells"] = Case(write(notebook), full, feedback=("it was restored from the assignment",),
-                                    why="test cells re-flagged (grade off, solution on, 100 points, unlocked) and an answer "
-                                        "cell no longer a solution: each restored from the source, the rest graded")
+    cases["reflagged_cells"] = Case(
+        write(notebook),
+        full,
+        feedback=("it was restored from the assignment",),
+        why=(
+            "test cells re-flagged (grade off, solution on, 100 points, unlocked) and an answer "
+            "cell no longer a solution: each restored from the source, the rest graded"
+        ),
+    )
     notebook = load("full_solution")
     notebook.cells[index_of(notebook, "check_softmax")].source = "print('all checks passed')"
     notebook.cells[index_of(notebook, "s1_tokens")].source += "\nqueries = queries * 0"
-    cases["edited_locked_cells"] = Case(write(notebook), full, output_lacks=("all checks passed",),
-                                        why="rewrites a test cell and a locked cell: nbgrader restores both")
-    cases["renamed_function"] = Case(write(append_to(load("full_solution"), "even_marker_weight",
-                                                     "even_markers_weight = even_marker_weight\ndel even_marker_weight")),
-        points_of("full_solution", check_even_marker_weight=0), feedback=("no function named even_marker_weight",),
-        why="even_marker_weight renamed even_markers_weight")
-    cases["syntax_error"] = Case(write(append_to(load("full_solution"), "safe_softmax", "def broken(:\n    pass")),
-        points_of("full_solution", check_safe_softmax=0), feedback=("SyntaxError",), why="a syntax error in safe_softmax's cell")
-    cases["wrong_types"] = Case(write(append_to(load("full_solution"), "even_marker_weight", ALWAYS_EQUAL)),
+    cases["edited_locked_cells"] = Case(
+        write(notebook),
+        full,
+        output_lacks=("all checks passed",),
+        why="rewrites a test cell and a locked cell: nbgrader restores both",
+    )
+    cases["renamed_function"] = Case(
+        write(
+            append_to(
+                load("full_solution"),
+                "even_marker_weight",
+                "even_markers_weight = even_marker_weight\ndel even_marker_weight",
+            )
+        ),
+        points_of("full_solution", check_even_marker_weight=0),
+        feedback=("no function named even_marker_weight",),
+        why="even_marker_weight renamed even_markers_weight",
+    )
+    cases["syntax_error"] = Case(
+        write(append_to(load("full_solution"), "safe_softmax", "def broken(:\n    pass")),
+        points_of("full_solution", check_safe_softmax=0),
+        feedback=("SyntaxError",),
+        why="a syntax error in safe_softmax's cell",
+    )
+    cases["wrong_types"] = Case(
+        write(append_to(load("full_solution"), "even_marker_weight", ALWAYS_EQUAL)),
         points_of("full_solution", check_even_previous_weight=0, check_average_largest_weight=0),
-        why="an always-equal object, NaN, and a list of the right values (which is fine)")
-    cases["warnings_on_stderr"] = Case(write(append_to(load("full_solution"), "softmax", (
-        "import sys, warnings\n_quiet_softmax = softmax\n\n\ndef softmax(scores):\n"
-        "    warnings.warn('large scores', RuntimeWarning)\n    print('debug: softmax', file=sys.stderr)\n"
-        "    return _quiet_softmax(scores)\n"))), full, why="warnings and prints on stderr in every call")
+        why="an always-equal object, NaN, and a list of the right values (which is fine)",
+    )
+    cases["warnings_on_stderr"] = Case(
+        write(
+            append_to(
+                load("full_solution"),
+                "softmax",
+                "import sys, warnings\n_quiet_softmax = softmax\n\n\ndef softmax(scores):\n"
+                "    warnings.warn('large scores', RuntimeWarning)\n    print('debug: softmax', file=sys.stderr)\n"
+                "    return _quiet_softmax(scores)\n",
+            )
+        ),
+        full,
+        why="warnings and prints on stderr in every call",
+    )
 
     # --- files that are not the notebook -------------------------------------------------------------
     blank = points_of("blank_release")
-    cases["not_json"] = Case(b"I could not get Jupyter to work, so here is my code:\ndef softmax(x): ...\n", blank,
-                             note="graded as blank", feedback=("could not be graded", "not a notebook"), why="not JSON")
+    cases["not_json"] = Case(
+        b"I could not get Jupyter to work, so here is my code:\ndef softmax(x): ...\n",
+        blank,
+        note="graded as blank",
+        feedback=("could not be graded", "not a notebook"),
+        why="not JSON",
+    )
     cases["empty_file"] = Case(b"", blank, note="graded as blank", feedback=("the file is empty",), why="an empty file")
-    cases["nbformat_v3"] = Case(nbformat.writes(nbformat.convert(quits_early(load("full_solution")), 3)).encode(), full,
-                                why="the full solution saved as an nbformat 3 notebook")
+    cases["nbformat_v3"] = Case(
+        nbformat.writes(nbformat.convert(quits_early(load("full_solution")), 3)).encode(),
+        full,
+        why="the full solution saved as an nbformat 3 notebook",
+    )
 
     # --- the grade itself: patches and lib's reference ----------------------------------------------
     wrong = points_of("previous_token_off_by_one")
     notebook = append_to(load("previous_token_off_by_one"), "previous_token_weight", PATCHES)
     notebook.cells[index_of(notebook, "check_previous_token_weight")].source = "pass"
-    cases["patches_numpy_assert_checks"] = Case(write(notebook), wrong,
-        why="a wrong previous_token_weight that patches NumPy's comparisons, AssertionError and the checks, and empties its test cell")
-    cases["calls_reference"] = Case(write(append_to(load("full_solution"), "softmax", (
-        "def softmax(scores):\n    from lib.attention import softmax as reference\n    return reference(scores)\n"))),
-        points_of("full_solution", check_softmax=0), feedback=("lib is not available where your functions are graded",),
-        why="softmax returns lib's softmax")
+    cases["patches_numpy_assert_checks"] = Case(
+        write(notebook),
+        wrong,
+        why=(
+            "a wrong previous_token_weight that patches NumPy's comparisons, AssertionError and the checks, and empties"
+            " its test cell"
+        ),
+    )
+    cases["calls_reference"] = Case(
+        write(
+            append_to(
+                load("full_solution"),
+                "softmax",
+                "def softmax(scores):\n    from lib.attention import softmax as reference\n    return"
+                " reference(scores)\n",
+            )
+        ),
+        points_of("full_solution", check_softmax=0),
+        feedback=("lib is not available where your functions are graded",),
+        why="softmax returns lib's softmax",
+    )
 
     # --- the sandbox: reading, the network, writing ---------------------------------------------------
-    cases["reads_hidden_files"] = Case(write(append_to(load("full_solution"), "softmax", leaky_softmax(reading_probe(context)))),
-        full, output_has=("BLOCKED",), output_lacks=("READ /",),
-        why="reads the hidden checks, the solutions, other submissions, the gradebook, the home folder")
-    cases["opens_network"] = Case(write(append_to(load("full_solution"), "softmax", leaky_softmax(network_probe(context)))),
-        full, output_has=("BLOCKED",), output_lacks=("CONNECTED",),
-        why="connects to the grader's loopback and to the internet")
-    cases["writes_outside"] = Case(write(append_to(load("full_solution"), "softmax", leaky_softmax(writing_probe(context)))),
-        full, output_has=("BLOCKED",), output_lacks=("WROTE /",),
-        why="writes over a file outside its folder, into the course and into the repository")
-    cases["links_to_secrets"] = Case(write(load("full_solution")), full,
+    cases["reads_hidden_files"] = Case(
+        write(append_to(load("full_solution"), "softmax", leaky_softmax(reading_probe(context)))),
+        full,
+        output_has=("BLOCKED",),
+        output_lacks=("READ /",),
+        why="reads the hidden checks, the solutions, other submissions, the gradebook, the home folder",
+    )
+    cases["opens_network"] = Case(
+        write(append_to(load("full_solution"), "softmax", leaky_softmax(network_probe(context)))),
+        full,
+        output_has=("BLOCKED",),
+        output_lacks=("CONNECTED",),
+        why="connects to the grader's loopback and to the internet",
+    )
+    cases["writes_outside"] = Case(
+        write(append_to(load("full_solution"), "softmax", leaky_softmax(writing_probe(context)))),
+        full,
+        output_has=("BLOCKED",),
+        output_lacks=("WROTE /",),
+        why="writes over a file outside its folder, into the course and into the repository",
+    )
+    cases["links_to_secrets"] = Case(
+        write(load("full_solution")),
+        full,
         links={"notes.txt": str(context.canary), "checks.py": str(REPOSITORY / "autograder" / "checks.py")},
-        why="hands in symbolic links to the instructor's files beside the notebook: they are not followed")
+        why="hands in symbolic links to the instructor's files beside the notebook: they are not followed",
+    )
 
     for name in QUIT_EARLY - {"nbformat_v3"}:
         cases[name].notebook = write(quits_early(nbformat.reads(cases[name].notebook.decode(), as_version=4)))

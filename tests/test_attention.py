@@ -190,9 +190,7 @@ def test_multi_head_attention_equals_a_loop_over_heads():
     loop_weights, loop_outputs = [], []
     for h in range(heads):
         cols = slice(h * size, (h + 1) * size)
-        w, o = attention(
-            x @ w_query[:, cols], x @ w_key[:, cols], x @ w_value[:, cols], mask=causal_mask(positions)
-        )
+        w, o = attention(x @ w_query[:, cols], x @ w_key[:, cols], x @ w_value[:, cols], mask=causal_mask(positions))
         loop_weights.append(w)
         loop_outputs.append(o)
     np.testing.assert_allclose(weights, np.stack(loop_weights))

@@ -14,7 +14,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from autograder import assignments, model, sandbox
@@ -30,13 +29,19 @@ CHECKS = ATTENTION.checks
 def grade_answers(sources, **options):
     """The attention assignment's verdicts on ``sources``."""
     return grade_with(ATTENTION, sources, **options)
+
+
 SEED = 20260101
 DRIVE = "drives the store's model"
 RECORDED = "matches recorded statistics"
 
-pytestmark = pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook source/attention/attention.ipynb is missing")
-needs_bubblewrap = pytest.mark.skipif(sandbox.bubblewrap() is None, reason=(
-    f"bubblewrap is not available ({sandbox.INSTALL}): hostile answers are graded only inside the sandbox"))
+pytestmark = pytest.mark.skipif(
+    not NOTEBOOK.exists(), reason="the source notebook source/attention/attention.ipynb is missing"
+)
+needs_bubblewrap = pytest.mark.skipif(
+    sandbox.bubblewrap() is None,
+    reason=f"bubblewrap is not available ({sandbox.INSTALL}): hostile answers are graded only inside the sandbox",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -122,7 +127,7 @@ def record_matches_model() -> bool:
 @pytest.mark.skipif(not model.available(), reason="the store's model (data/model) is not there yet")
 def test_recorded_statistics_belong_to_the_model_and_catalogue():
     assert model.cache().record_gap <= 1e-6, (
-        f"lib's head statistics of data/model over the current catalogue differ from data/model/head_statistics.json "
+        "lib's head statistics of data/model over the current catalogue differ from data/model/head_statistics.json "
         f"by {model.cache().record_gap:.3g}: the catalogue or the model changed after the record; re-record it. "
         "Until then the autograder reports 'matches recorded statistics' as not available"
     )
@@ -161,71 +166,239 @@ SOFTMAX_BODY = "    exps = np.exp(scores - top)                        # the lar
 
 MISTAKES = [
     Mistake("softmax over axis 0", "softmax", "axis=-1", "axis=0", ("check_softmax",), "softmax over axis 0", True),
-    Mistake("softmax without max subtraction (overflow)", "softmax", "np.exp(scores - top)", "np.exp(scores)",
-            ("check_softmax",), "subtract each row's maximum"),
-    Mistake("softmax divides by the whole array's total", "softmax", "exps.sum(axis=-1, keepdims=True)", "exps.sum()",
-            ("check_softmax",), "whole array sums to 1", True),
+    Mistake(
+        "softmax without max subtraction (overflow)",
+        "softmax",
+        "np.exp(scores - top)",
+        "np.exp(scores)",
+        ("check_softmax",),
+        "subtract each row's maximum",
+    ),
+    Mistake(
+        "softmax divides by the whole array's total",
+        "softmax",
+        "exps.sum(axis=-1, keepdims=True)",
+        "exps.sum()",
+        ("check_softmax",),
+        "whole array sums to 1",
+        True,
+    ),
     Mistake("no sqrt(d) scaling", "attention", " / np.sqrt(d)", "", ATTENTION_CHECKS, "unscaled scores"),
     Mistake("scores divided by d", "attention", "/ np.sqrt(d)", "/ d", ATTENTION_CHECKS, "divided by d"),
-    Mistake("weights transposed", "attention", "return weights, weights @ values", "return np.swapaxes(weights, -1, -2), weights @ values",
-            ATTENTION_CHECKS, "transposed"),
+    Mistake(
+        "weights transposed",
+        "attention",
+        "return weights, weights @ values",
+        "return np.swapaxes(weights, -1, -2), weights @ values",
+        ATTENTION_CHECKS,
+        "transposed",
+    ),
     Mistake("keys.T on a heads axis", "attention", "np.swapaxes(keys, -1, -2)", "keys.T", ATTENTION_CHECKS, "keys.T"),
-    Mistake("mask after softmax", "attention",
-            "    if mask is not None:\n        scores = np.where(mask, scores, -np.inf)                  # hidden positions: weight exactly 0\n    weights = softmax(scores)\n",
-            "    weights = softmax(scores)\n    if mask is not None:\n        weights = weights * mask\n",
-            ("check_masked_attention",), "zeroed afterwards"),
+    Mistake(
+        "mask after softmax",
+        "attention",
+        "    if mask is not None:\n        scores = np.where(mask, scores, -np.inf)                  # hidden"
+        " positions: weight exactly 0\n    weights = softmax(scores)\n",
+        "    weights = softmax(scores)\n    if mask is not None:\n        weights = weights * mask\n",
+        ("check_masked_attention",),
+        "zeroed afterwards",
+    ),
     Mistake("mask with -1e9", "attention", "-np.inf)", "-1e9)", ("check_masked_attention",), "large negative number"),
     Mistake("mask with -1e4", "attention", "-np.inf)", "-1e4)", ("check_masked_attention",), "large negative number"),
-    Mistake("mask written as 0 instead of -inf", "attention", "-np.inf)", "0.0)", ("check_masked_attention",), "not exactly 0.0"),
-    Mistake("mask used the wrong way round", "attention", "np.where(mask, scores, -np.inf)", "np.where(mask, -np.inf, scores)",
-            ("check_masked_attention",), "wrong way round"),
-    Mistake("causal mask inverted (upper triangle)", "causal_mask", "np.tril(", "np.triu(", ("check_causal_mask",), "above the diagonal"),
-    Mistake("causal mask without the diagonal", "causal_mask", "dtype=bool))", "dtype=bool), -1)", ("check_causal_mask",),
-            "diagonal is False"),
+    Mistake(
+        "mask written as 0 instead of -inf",
+        "attention",
+        "-np.inf)",
+        "0.0)",
+        ("check_masked_attention",),
+        "not exactly 0.0",
+    ),
+    Mistake(
+        "mask used the wrong way round",
+        "attention",
+        "np.where(mask, scores, -np.inf)",
+        "np.where(mask, -np.inf, scores)",
+        ("check_masked_attention",),
+        "wrong way round",
+    ),
+    Mistake(
+        "causal mask inverted (upper triangle)",
+        "causal_mask",
+        "np.tril(",
+        "np.triu(",
+        ("check_causal_mask",),
+        "above the diagonal",
+    ),
+    Mistake(
+        "causal mask without the diagonal",
+        "causal_mask",
+        "dtype=bool))",
+        "dtype=bool), -1)",
+        ("check_causal_mask",),
+        "diagonal is False",
+    ),
     Mistake("causal mask of floats", "causal_mask", "dtype=bool", "dtype=float", ("check_causal_mask",), "not bool"),
-    Mistake("largest weight over the wrong axis", "average_largest_weight", ".max(axis=-1)", ".max(axis=0)",
-            ("check_average_largest_weight",), "max down a column"),
-    Mistake("average_largest_weight ignores scaled", "average_largest_weight", "if scaled:", "if True:",
-            ("check_average_largest_weight",), "ignores `scaled`"),
-    Mistake("split_heads with x.reshape(heads, T, d)", "split_heads", "x.reshape(positions, heads, width // heads).transpose(1, 0, 2)",
-            "x.reshape(heads, positions, width // heads)", ("check_split_heads",), "x.reshape(heads, T, d)"),
-    Mistake("split_heads takes strided columns", "split_heads", "x.reshape(positions, heads, width // heads).transpose(1, 0, 2)",
-            "x.reshape(positions, width // heads, heads).transpose(2, 0, 1)", ("check_split_heads",), "every heads-th column"),
-    Mistake("join_heads does not invert split", "join_heads", "x.transpose(1, 0, 2).reshape", "x.reshape",
-            ("check_join_heads",), "mixes positions"),
-    Mistake("output projection missing", "multi_head_attention", "join_heads(mixed) @ w_output", "join_heads(mixed)",
-            ("check_multi_head_attention",), "without the output projection"),
-    Mistake("multi-head attention without the causal mask", "multi_head_attention", "values, causal_mask(x.shape[0]))", "values)",
-            ("check_multi_head_attention",), "later positions"),
-    Mistake("previous-token weight on the diagonal (i, i)", "previous_token_weight", "pattern[:, rows, rows - 1]", "pattern[:, rows, rows]",
-            ("check_previous_token_weight",), "weight on itself"),
-    Mistake("previous-token weight two back (i, i-2)", "previous_token_weight", "pattern[:, rows, rows - 1]",
-            "pattern[:, rows[1:], rows[1:] - 2]", ("check_previous_token_weight",), "two positions back"),
-    Mistake("previous-token average includes position 0", "previous_token_weight", "np.arange(1, pattern.shape[-1])",
-            "np.arange(0, pattern.shape[-1])", ("check_previous_token_weight",), "including position 0"),
-    Mistake("even spread 1/i", "even_previous_weight", "np.arange(2, positions + 1)", "np.arange(1, positions)",
-            ("check_even_previous_weight",), "used 1 / i"),
-    Mistake("end marker counted as a description position", "description_positions", "return after[ids[after] != end_id]",
-            "return after", ("check_description_positions",), "end marker"),
-    Mistake("description starts at sep", "description_positions", "np.arange(sep + 1, len(ids))", "np.arange(sep, len(ids))",
-            ("check_description_positions",), "starts at sep"),
+    Mistake(
+        "largest weight over the wrong axis",
+        "average_largest_weight",
+        ".max(axis=-1)",
+        ".max(axis=0)",
+        ("check_average_largest_weight",),
+        "max down a column",
+    ),
+    Mistake(
+        "average_largest_weight ignores scaled",
+        "average_largest_weight",
+        "if scaled:",
+        "if True:",
+        ("check_average_largest_weight",),
+        "ignores `scaled`",
+    ),
+    Mistake(
+        "split_heads with x.reshape(heads, T, d)",
+        "split_heads",
+        "x.reshape(positions, heads, width // heads).transpose(1, 0, 2)",
+        "x.reshape(heads, positions, width // heads)",
+        ("check_split_heads",),
+        "x.reshape(heads, T, d)",
+    ),
+    Mistake(
+        "split_heads takes strided columns",
+        "split_heads",
+        "x.reshape(positions, heads, width // heads).transpose(1, 0, 2)",
+        "x.reshape(positions, width // heads, heads).transpose(2, 0, 1)",
+        ("check_split_heads",),
+        "every heads-th column",
+    ),
+    Mistake(
+        "join_heads does not invert split",
+        "join_heads",
+        "x.transpose(1, 0, 2).reshape",
+        "x.reshape",
+        ("check_join_heads",),
+        "mixes positions",
+    ),
+    Mistake(
+        "output projection missing",
+        "multi_head_attention",
+        "join_heads(mixed) @ w_output",
+        "join_heads(mixed)",
+        ("check_multi_head_attention",),
+        "without the output projection",
+    ),
+    Mistake(
+        "multi-head attention without the causal mask",
+        "multi_head_attention",
+        "values, causal_mask(x.shape[0]))",
+        "values)",
+        ("check_multi_head_attention",),
+        "later positions",
+    ),
+    Mistake(
+        "previous-token weight on the diagonal (i, i)",
+        "previous_token_weight",
+        "pattern[:, rows, rows - 1]",
+        "pattern[:, rows, rows]",
+        ("check_previous_token_weight",),
+        "weight on itself",
+    ),
+    Mistake(
+        "previous-token weight two back (i, i-2)",
+        "previous_token_weight",
+        "pattern[:, rows, rows - 1]",
+        "pattern[:, rows[1:], rows[1:] - 2]",
+        ("check_previous_token_weight",),
+        "two positions back",
+    ),
+    Mistake(
+        "previous-token average includes position 0",
+        "previous_token_weight",
+        "np.arange(1, pattern.shape[-1])",
+        "np.arange(0, pattern.shape[-1])",
+        ("check_previous_token_weight",),
+        "including position 0",
+    ),
+    Mistake(
+        "even spread 1/i",
+        "even_previous_weight",
+        "np.arange(2, positions + 1)",
+        "np.arange(1, positions)",
+        ("check_even_previous_weight",),
+        "used 1 / i",
+    ),
+    Mistake(
+        "end marker counted as a description position",
+        "description_positions",
+        "return after[ids[after] != end_id]",
+        "return after",
+        ("check_description_positions",),
+        "end marker",
+    ),
+    Mistake(
+        "description starts at sep",
+        "description_positions",
+        "np.arange(sep + 1, len(ids))",
+        "np.arange(sep, len(ids))",
+        ("check_description_positions",),
+        "starts at sep",
+    ),
     Mistake("far back with > 4", "far_back_weight", ">= 4", "> 4", ("check_far_back_weight",), "i - j > 4"),
-    Mistake("markers counted as far back", "far_back_weight", " & (j != 0) & (j != sep)", "",
-            ("check_far_back_weight",), "counted the markers"),
-    Mistake("marker weight counts only <s>", "marker_weight", " + pattern[:, queries, sep]", "",
-            ("check_marker_weight",), "only <s>"),
-    Mistake("even far-back counts the markers", "even_far_back_weight", " & (j != 0) & (j != sep)", "",
-            ("check_even_far_back_weight",), "counted the markers"),
-    Mistake("even far-back divides by i", "even_far_back_weight", "/ (queries + 1)", "/ queries",
-            ("check_even_far_back_weight",), "divided by i"),
-    Mistake("even marker weight of one marker", "even_marker_weight", "2.0 /", "1.0 /", ("check_even_marker_weight",), "one marker"),
-    Mistake("safe_softmax returns NaN for a masked row", "safe_softmax",
-            "return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)", "return exps / total",
-            ("check_safe_softmax",), "gives NaN"),
-    Mistake("safe_softmax gives a masked row 1/n", "safe_softmax",
-            "return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)",
-            "return np.where(total > 0, exps / np.where(total > 0, total, 1), 1 / exps.shape[-1])",
-            ("check_safe_softmax",), "1/n everywhere"),
+    Mistake(
+        "markers counted as far back",
+        "far_back_weight",
+        " & (j != 0) & (j != sep)",
+        "",
+        ("check_far_back_weight",),
+        "counted the markers",
+    ),
+    Mistake(
+        "marker weight counts only <s>",
+        "marker_weight",
+        " + pattern[:, queries, sep]",
+        "",
+        ("check_marker_weight",),
+        "only <s>",
+    ),
+    Mistake(
+        "even far-back counts the markers",
+        "even_far_back_weight",
+        " & (j != 0) & (j != sep)",
+        "",
+        ("check_even_far_back_weight",),
+        "counted the markers",
+    ),
+    Mistake(
+        "even far-back divides by i",
+        "even_far_back_weight",
+        "/ (queries + 1)",
+        "/ queries",
+        ("check_even_far_back_weight",),
+        "divided by i",
+    ),
+    Mistake(
+        "even marker weight of one marker",
+        "even_marker_weight",
+        "2.0 /",
+        "1.0 /",
+        ("check_even_marker_weight",),
+        "one marker",
+    ),
+    Mistake(
+        "safe_softmax returns NaN for a masked row",
+        "safe_softmax",
+        "return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)",
+        "return exps / total",
+        ("check_safe_softmax",),
+        "gives NaN",
+    ),
+    Mistake(
+        "safe_softmax gives a masked row 1/n",
+        "safe_softmax",
+        "return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)",
+        "return np.where(total > 0, exps / np.where(total > 0, total, 1), 1 / exps.shape[-1])",
+        ("check_safe_softmax",),
+        "1/n everywhere",
+    ),
 ]
 
 
@@ -247,7 +420,9 @@ def test_mistake_loses_points_on_its_own_exercise_only(catalogue, mistake):
     verdicts = catalogue[mistake.name]
     expected = set(mistake.lost)
     if mistake.drives_model and model.available():
-        expected.add("check_masked_attention")  # the documented exception: the model runs the student's attention as written
+        expected.add(
+            "check_masked_attention"
+        )  # the documented exception: the model runs the student's attention as written
         assert lost(verdicts)["check_masked_attention"] == [DRIVE]
     only_these_lose(verdicts, expected)
     feedback = "\n".join(verdicts[check].feedback for check in mistake.lost)
@@ -266,13 +441,13 @@ def test_partial_credit_is_by_property(solution):
     assert "FAIL scaled by sqrt(d): the weights match unscaled scores" in attention.feedback
 
 
-EVEN_MARKERS_FROM_THE_STATISTIC = '''
+EVEN_MARKERS_FROM_THE_STATISTIC = """
 def even_marker_weight(queries):
     queries = np.asarray(queries)
     size = int(queries.max()) + 1
     even = np.tril(np.ones((size, size))) / np.arange(1, size + 1)[:, None]   # (T, T) an even spread
     return marker_weight(even[None], 1, queries)[0]
-'''
+"""
 
 
 def test_isolation_grades_a_caller_with_lib_version_of_what_it_calls(solution):
@@ -295,8 +470,10 @@ def test_masked_weights_report_the_leak(solution):
 @needs_bubblewrap
 def test_patched_builtins_and_assert_earn_nothing(solution):
     patched = edit(solution, "softmax", "    return exps / exps.sum(axis=-1, keepdims=True)\n", "    return exps\n")
-    patched = ["import builtins\nbuiltins.all = lambda *a, **k: True\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
-               "builtins.isinstance = lambda *a: True\n"] + patched
+    patched = [
+        "import builtins\nbuiltins.all = lambda *a, **k: True\nbuiltins.AssertionError = type('Never', (Exception,),"
+        " {})\nbuiltins.isinstance = lambda *a: True\n"
+    ] + patched
     verdicts = grade_answers(patched, seed=SEED)
     assert lost(verdicts).keys() == {"check_softmax"} | ({"check_masked_attention"} if model.available() else set())
     assert verdicts["check_softmax"].points == 0.5  # only the shape holds
@@ -305,13 +482,15 @@ def test_patched_builtins_and_assert_earn_nothing(solution):
 @needs_bubblewrap
 def test_patched_numpy_comparisons_earn_nothing(solution):
     patched = edit(solution, "attention", " / np.sqrt(d)", "")
-    patched += ["np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\n"
-                "np.testing.assert_allclose = lambda *a, **k: None\nnp.isclose = lambda *a, **k: True\n"]
+    patched += [
+        "np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\n"
+        "np.testing.assert_allclose = lambda *a, **k: None\nnp.isclose = lambda *a, **k: True\n"
+    ]
     verdicts = grade_answers(patched, seed=SEED)
     only_these_lose(verdicts, set(ATTENTION_CHECKS))
 
 
-ALWAYS_EQUAL = '''
+ALWAYS_EQUAL = """
 class AlwaysEqual:
     def __eq__(self, other):
         return True
@@ -320,9 +499,9 @@ class AlwaysEqual:
 
 def softmax(scores):
     return AlwaysEqual()
-'''
+"""
 
-EQUAL_ARRAY = '''
+EQUAL_ARRAY = """
 class EqualArray(np.ndarray):
     def __eq__(self, other):
         return np.ones(np.shape(other), dtype=bool)
@@ -330,7 +509,7 @@ class EqualArray(np.ndarray):
 
 def softmax(scores):
     return np.zeros(np.shape(scores)).view(EqualArray)
-'''
+"""
 
 
 @needs_bubblewrap
@@ -347,8 +526,12 @@ def test_always_equal_results_earn_nothing(solution, answer):
 def test_calling_lib_inside_a_graded_function_earns_nothing_and_says_why(solution):
     """lib is absent where the answers run: an attention that imports lib's softmax fails its checks with a
     message saying so, and costs nothing elsewhere (other checks hand attention a softmax of their own)."""
-    calls_lib = edit(solution, "attention", "    weights = softmax(scores)\n",
-                     "    import lib.attention\n    weights = lib.attention.softmax(scores)\n")
+    calls_lib = edit(
+        solution,
+        "attention",
+        "    weights = softmax(scores)\n",
+        "    import lib.attention\n    weights = lib.attention.softmax(scores)\n",
+    )
     verdicts = grade_answers(calls_lib, seed=SEED)
     only_these_lose(verdicts, set(ATTENTION_CHECKS))
     for check in ATTENTION_CHECKS:
@@ -384,7 +567,8 @@ def _reference(name):
                     found.append(cell.cell_contents)
             except ValueError:
                 pass
-    mine = [f for f in found if not getattr(getattr(f, "__code__", None), "co_filename", "<answer").startswith("<answer")]
+    mine = [f for f in found
+            if not getattr(getattr(f, "__code__", None), "co_filename", "<answer").startswith("<answer")]
     _TRIED.append((name, len(mine)))
     return mine[0] if mine else None
 
@@ -434,8 +618,11 @@ def test_no_route_from_the_answers_leads_to_the_reference_or_the_record(solution
     """Functions that search every object, module, frame and closure of the runner's process for a function of the
     same name, read the recorded statistics, or load lib's and the checks' source: none finds anything, so each
     falls back to zeros and earns nothing; the other checks are unaffected."""
-    routes = ROUTES % {"statistics": str(model.MODEL_DIR / "head_statistics.json"),
-                       "lib": str(REPOSITORY / "lib" / "attention.py"), "checks": str(REPOSITORY / "autograder" / "checks.py")}
+    routes = ROUTES % {
+        "statistics": str(model.MODEL_DIR / "head_statistics.json"),
+        "lib": str(REPOSITORY / "lib" / "attention.py"),
+        "checks": str(REPOSITORY / "autograder" / "checks.py"),
+    }
     cheats = {"causal_mask", "split_heads", "previous_token_weight", "join_heads"}
     sources = [source for source in solution if not any(f"def {name}(" in source for name in cheats)] + [routes]
     verdicts = grade_answers(sources, seed=SEED)
@@ -506,8 +693,10 @@ SHAPES = {  # function: (signature, shape of what it should return, an input of 
     "even_marker_weight": ("queries", "len(queries)", "np.asarray(queries, dtype=float)"),
     "safe_softmax": ("scores", "np.shape(scores)", "scores"),
 }
-PAIRS = {"attention": ("(*np.shape(queries)[:-1], np.shape(keys)[-2])", "(*np.shape(queries)[:-1], np.shape(values)[-1])"),
-         "multi_head_attention": ("(heads, len(x), len(x))", "np.shape(x)")}
+PAIRS = {
+    "attention": ("(*np.shape(queries)[:-1], np.shape(keys)[-2])", "(*np.shape(queries)[:-1], np.shape(values)[-1])"),
+    "multi_head_attention": ("(heads, len(x), len(x))", "np.shape(x)"),
+}
 
 
 def lazy_notebook(kind: str) -> list[str]:
@@ -547,8 +736,10 @@ def test_the_same_result_for_every_input_earns_nothing(solution):
 
 def float32_solution(solution: list[str]) -> list[str]:
     """The solution computed in float32 throughout (the notebook asks for no particular precision)."""
-    changed = [source.replace("dtype=float)", "dtype=np.float32)").replace("np.sqrt(d)", "np.float32(np.sqrt(d))")
-               for source in solution]
+    changed = [
+        source.replace("dtype=float)", "dtype=np.float32)").replace("np.sqrt(d)", "np.float32(np.sqrt(d))")
+        for source in solution
+    ]
     assert sum(source.count("float32") for source in changed) >= 10
     return changed
 
@@ -564,10 +755,15 @@ def test_limits_are_cpu_time_not_the_clock(solution):
     burns CPU is stopped, and the feedback names the cell, the limit and the cause."""
     waits = ["import time\ntime.sleep(3)\n" + solution[0], *solution[1:]]
     assert lost(grade_answers(waits, seed=SEED, call_limit=1.0, checks=["check_softmax"])) == {}
-    burns = ["while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n"
-             + solution[0], *solution[1:]]
+    burns = [
+        "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n"
+        + solution[0],
+        *solution[1:],
+    ]
     verdicts = grade_answers(burns, seed=SEED, call_limit=1.0, checks=["check_softmax", "check_causal_mask"])
-    assert lost(verdicts) == {"check_softmax": ["shape", "rows sum to 1 on the last axis", "values", "no overflow on scores ~1e3"]}
+    assert lost(verdicts) == {
+        "check_softmax": ["shape", "rows sum to 1 on the last axis", "values", "no overflow on scores ~1e3"]
+    }
     assert "answer cell 1 used more than its 1 s of CPU time" in verdicts["check_softmax"].feedback
 
 
@@ -577,8 +773,10 @@ def test_a_large_allocation_on_a_busy_machine_costs_nothing(solution):
     import sys
 
     heavy = ["_big = np.ones(2**28)\n_big += 1\n" + solution[0], *solution[1:]]
-    burners = [subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 120\nwhile time.time() < end: pass"])
-               for _ in range(2)]
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 120\nwhile time.time() < end: pass"])
+        for _ in range(2)
+    ]
     try:
         verdicts = grade_answers(heavy, seed=SEED)
     finally:
@@ -590,10 +788,24 @@ def test_a_large_allocation_on_a_busy_machine_costs_nothing(solution):
 def test_independent_failures_each_cost_only_their_own_check(solution):
     """One submission, six functions failing six ways: each check reports its own reason."""
     broken = edit(solution, "split_heads", "def split_heads(", "def split_head(")
-    broken = edit(broken, "marker_weight", "def marker_weight(pattern, sep, queries):", "def marker_weight(pattern, sep, queries)")
-    broken = edit(broken, "description_positions", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n    import os\n    os._exit(3)\n")
-    broken = edit(broken, "even_previous_weight", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n    np.ones((2**31,))\n")
-    broken = edit(broken, "join_heads", "    return x.transpose(1, 0, 2).reshape(positions, heads * size)\n", "    return [[1.0, 2.0], [3.0]]\n")
+    broken = edit(
+        broken, "marker_weight", "def marker_weight(pattern, sep, queries):", "def marker_weight(pattern, sep, queries)"
+    )
+    broken = edit(
+        broken,
+        "description_positions",
+        "    ### BEGIN SOLUTION\n",
+        "    ### BEGIN SOLUTION\n    import os\n    os._exit(3)\n",
+    )
+    broken = edit(
+        broken, "even_previous_weight", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n    np.ones((2**31,))\n"
+    )
+    broken = edit(
+        broken,
+        "join_heads",
+        "    return x.transpose(1, 0, 2).reshape(positions, heads * size)\n",
+        "    return [[1.0, 2.0], [3.0]]\n",
+    )
     broken = edit(broken, "even_marker_weight", "return 2.0 /", "2.0 /")
     verdicts = grade_answers(broken, seed=SEED)
     reasons = {
@@ -618,22 +830,36 @@ def test_renamed_softmax_costs_the_model_property_only_elsewhere(solution):
 
 
 def test_infinite_loop_fails_only_its_checks(solution):
-    looping = edit(solution, "even_marker_weight", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n    while True:\n        pass\n")
+    looping = edit(
+        solution,
+        "even_marker_weight",
+        "    ### BEGIN SOLUTION\n",
+        "    ### BEGIN SOLUTION\n    while True:\n        pass\n",
+    )
     verdicts = grade_answers(looping, seed=SEED, call_limit=1.0)
     only_these_lose(verdicts, {"check_even_marker_weight"})
     assert "used up its 1 s of CPU time" in verdicts["check_even_marker_weight"].feedback
 
 
 def test_loop_that_swallows_the_timeout_is_killed_and_the_rest_still_graded(solution):
-    looping = edit(solution, "previous_token_weight", "    ### BEGIN SOLUTION\n",
-                   "    ### BEGIN SOLUTION\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass\n")
+    looping = edit(
+        solution,
+        "previous_token_weight",
+        "    ### BEGIN SOLUTION\n",
+        "    ### BEGIN SOLUTION\n    while True:\n        try:\n            while True:\n                pass\n       "
+        " except BaseException:\n            pass\n",
+    )
     verdicts = grade_answers(looping, seed=SEED, call_limit=1.0)
     only_these_lose(verdicts, {"check_previous_token_weight"})
-    assert "previous_token_weight used more than its 1 s of CPU time" in verdicts["check_previous_token_weight"].feedback
+    assert (
+        "previous_token_weight used more than its 1 s of CPU time" in verdicts["check_previous_token_weight"].feedback
+    )
 
 
 def test_a_cell_that_never_ends_is_skipped_and_the_others_graded(solution):
-    stuck = ["while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n"] + solution
+    stuck = [
+        "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n"
+    ] + solution
     assert lost(grade_answers(stuck, seed=SEED, call_limit=1.0)) == {}
 
 

@@ -33,15 +33,20 @@ def verdicts(cls=ExternalVerdicts):
 
 
 def check_cells(nb):
-    return {cell.metadata["nbgrader"]["grade_id"]: cell for cell in nb.cells
-            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")}
+    return {
+        cell.metadata["nbgrader"]["grade_id"]: cell
+        for cell in nb.cells
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
+    }
 
 
 def as_kernel_left_it(nb):
     """The notebook as the student's kernel might leave it: a failed visible check, a warning on stderr."""
     nb = copy.deepcopy(nb)
     cells = check_cells(nb)
-    cells["check_softmax"].outputs = [new_output("error", ename="AssertionError", evalue="row 0 sums to 0.9", traceback=[])]
+    cells["check_softmax"].outputs = [
+        new_output("error", ename="AssertionError", evalue="row 0 sums to 0.9", traceback=[])
+    ]
     cells["check_attention"].outputs = [new_output("stream", name="stderr", text="RuntimeWarning: overflow\n")]
     return nb
 
@@ -98,7 +103,7 @@ def test_verdicts_started_early_are_used_only_for_the_same_answers():
 
 # --- a whole nbgrader round: generate_assignment, a submission, autograde, the gradebook -----------
 
-CONFIG = '''
+CONFIG = """
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
                                     LimitOutput, SaveAutoGrades)
@@ -114,48 +119,79 @@ c.Autograde.autograde_preprocessors = [
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
 ]
 c.ExternalVerdicts.seed = {seed}
-'''
+"""
 
 
 def answer_cell(grade_id, source):
-    return new_code_cell(source, metadata={"nbgrader": {
-        "grade": False, "grade_id": grade_id, "locked": False, "schema_version": 3, "solution": True, "task": False}})
+    return new_code_cell(
+        source,
+        metadata={
+            "nbgrader": {
+                "grade": False,
+                "grade_id": grade_id,
+                "locked": False,
+                "schema_version": 3,
+                "solution": True,
+                "task": False,
+            }
+        },
+    )
 
 
 def check_cell(grade_id, points, visible):
-    source = f"{visible}\n### BEGIN HIDDEN TESTS\n# graded outside this kernel: checks.py, {grade_id}\n### END HIDDEN TESTS\n"
-    return new_code_cell(source, metadata={"nbgrader": {
-        "grade": True, "grade_id": grade_id, "locked": True, "points": points, "schema_version": 3, "solution": False, "task": False}})
+    source = (
+        f"{visible}\n### BEGIN HIDDEN TESTS\n# graded outside this kernel: checks.py, {grade_id}\n### END HIDDEN"
+        " TESTS\n"
+    )
+    return new_code_cell(
+        source,
+        metadata={
+            "nbgrader": {
+                "grade": True,
+                "grade_id": grade_id,
+                "locked": True,
+                "points": points,
+                "schema_version": 3,
+                "solution": False,
+                "task": False,
+            }
+        },
+    )
 
 
-SOFTMAX = '''def softmax(scores):
+SOFTMAX = """def softmax(scores):
     ### BEGIN SOLUTION
     exps = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return exps / exps.sum(axis=-1, keepdims=True)
     ### END SOLUTION
-'''
-MASK = '''def causal_mask(positions):
+"""
+MASK = """def causal_mask(positions):
     ### BEGIN SOLUTION
     return np.tril(np.ones((positions, positions), dtype=bool))
     ### END SOLUTION
-'''
+"""
 
 
 def course_notebook():
-    return new_notebook(cells=[
-        new_markdown_cell("A two-exercise assignment."),
-        new_code_cell("import numpy as np"),
-        answer_cell("softmax", SOFTMAX),
-        check_cell("check_softmax", 2, "assert np.allclose(softmax(np.zeros((2, 3))).sum(-1), 1)"),
-        answer_cell("causal_mask", MASK),
-        check_cell("check_causal_mask", 1, "assert causal_mask(3).shape == (3, 3)"),
-    ], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    return new_notebook(
+        cells=[
+            new_markdown_cell("A two-exercise assignment."),
+            new_code_cell("import numpy as np"),
+            answer_cell("softmax", SOFTMAX),
+            check_cell("check_softmax", 2, "assert np.allclose(softmax(np.zeros((2, 3))).sum(-1), 1)"),
+            answer_cell("causal_mask", MASK),
+            check_cell("check_causal_mask", 1, "assert causal_mask(3).shape == (3, 3)"),
+        ],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
 
 
 def nbgrader(root: Path, *args):
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])  # nbgrader runs `alembic`
     env = {**os.environ, "PYTHONPATH": str(REPOSITORY), "PATH": path}
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, capture_output=True, text=True, timeout=180
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -170,9 +206,13 @@ def test_autograde_stores_the_external_verdicts_in_the_gradebook(tmp_path):
     submission = nbformat.read(str(root / "release" / "ps1" / "ps1.ipynb"), as_version=4)
     answers = {
         # correct, but it writes to stderr each time: nbgrader alone would give check_softmax 0 points
-        "softmax": "import sys\n\ndef softmax(scores):\n    print('computing softmax', file=sys.stderr)\n"
-                   "    exps = np.exp(scores - scores.max(axis=-1, keepdims=True))\n    return exps / exps.sum(axis=-1, keepdims=True)\n",
-        "causal_mask": "def causal_mask(positions):\n    return np.tril(np.ones((positions, positions), dtype=bool), -1)\n",  # no diagonal
+        "softmax": (
+            "import sys\n\ndef softmax(scores):\n    print('computing softmax', file=sys.stderr)\n    exps ="
+            " np.exp(scores - scores.max(axis=-1, keepdims=True))\n    return exps / exps.sum(axis=-1, keepdims=True)\n"
+        ),
+        "causal_mask": (  # no diagonal
+            "def causal_mask(positions):\n    return np.tril(np.ones((positions, positions), dtype=bool), -1)\n"
+        ),
     }
     for cell in submission.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")

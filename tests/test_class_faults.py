@@ -18,11 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder import class_grading as grading, classroom
+from autograder import class_grading as grading
+from autograder import classroom
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_gradebook_record import make_course, outcome, scores  # noqa: E402
 from test_gradebook_servers import alembic_version_once  # noqa: E402, F401
+
 from autograder.assignments import Layout  # noqa: E402
 
 ATTENTION = Layout("attention", "attention")  # the assignment these grade
@@ -61,8 +63,15 @@ def cluster():
     """A Dask scheduler on 127.0.0.1 with one worker thread in this process (so it runs this module's task)."""
     from dask.distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1",
-                      dashboard_address=None, silence_logs=50) as running:
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp://",
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=50,
+    ) as running:
         yield running.scheduler_address
 
 
@@ -120,13 +129,18 @@ def test_the_lock_of_a_killed_run_is_taken_over(tmp_path):
 def test_every_upload_is_graded_or_said_why_not(tmp_path):
     submissions = tmp_path / "submissions"
     layout = {
-        "ada/attention/attention.ipynb": "1", "ada/attention/attention (1).ipynb": "old", "ada/attention/data.csv": "x",
+        "ada/attention/attention.ipynb": "1",
+        "ada/attention/attention (1).ipynb": "old",
+        "ada/attention/data.csv": "x",
         "bo/Attention/Attention.ipynb": "2",  # another case
         "cy/attention/attention (1).ipynb": "3",  # a browser's copy, the only notebook
-        "di/attention.ipynb": "4", "di/notes.txt": "n",  # one level up
-        "ed/attention/homework.ipynb": "x", "ed/attention/readme.md": "r",  # no notebook of the assignment
+        "di/attention.ipynb": "4",
+        "di/notes.txt": "n",  # one level up
+        "ed/attention/homework.ipynb": "x",
+        "ed/attention/readme.md": "r",  # no notebook of the assignment
         "fay/.keep": "",  # an empty folder (hidden files are not uploads)
-        "gus/attention/attention.ipynb": "5", "gus/attention/scratch.ipynb": "s",
+        "gus/attention/attention.ipynb": "5",
+        "gus/attention/scratch.ipynb": "s",
         "loose.ipynb": "x",  # not in a student's folder
         "x[1]/attention/attention.ipynb": "6",
         ".ipynb_checkpoints/attention-checkpoint.ipynb": "x",
@@ -141,18 +155,36 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
         "ed": "no attention.ipynb (found attention/homework.ipynb, attention/readme.md)",
         "fay": "no attention.ipynb (the folder is empty)",
         "gus/attention/scratch.ipynb": "not the assignment's notebook (attention.ipynb is graded)",
-        "loose.ipynb": "not in a student's folder (expected <student>/attention/attention.ipynb)"}
-    assert uploads.students_not_graded == {"ed": "not graded: no attention.ipynb (found attention/homework.ipynb, "
-                                                 "attention/readme.md)", "fay": "not graded: no attention.ipynb (the folder is empty)"}
-    assert uploads.notes()["ada"] == "not graded: attention/attention (1).ipynb: another copy of the notebook (attention.ipynb is graded)"
+        "loose.ipynb": "not in a student's folder (expected <student>/attention/attention.ipynb)",
+    }
+    assert uploads.students_not_graded == {
+        "ed": "not graded: no attention.ipynb (found attention/homework.ipynb, attention/readme.md)",
+        "fay": "not graded: no attention.ipynb (the folder is empty)",
+    }
+    assert (
+        uploads.notes()["ada"]
+        == "not graded: attention/attention (1).ipynb: another copy of the notebook (attention.ipynb is graded)"
+    )
 
     course = tmp_path / "course"
     assert sorted(classroom.collect(course, submissions, ATTENTION, uploads)) == uploads.students
     submitted = {s: sorted(p.name for p in (course / "submitted" / s / ASSIGNMENT).iterdir()) for s in uploads.students}
-    assert submitted == {"ada": ["attention.ipynb", "data.csv"], "bo": ["attention.ipynb"], "cy": ["attention.ipynb"],
-                         "di": ["attention.ipynb", "notes.txt"], "gus": ["attention.ipynb"], "x[1]": ["attention.ipynb"]}
-    assert [(course / "submitted" / s / ASSIGNMENT / "attention.ipynb").read_text() for s in uploads.students] == \
-        ["1", "2", "3", "4", "5", "6"]
+    assert submitted == {
+        "ada": ["attention.ipynb", "data.csv"],
+        "bo": ["attention.ipynb"],
+        "cy": ["attention.ipynb"],
+        "di": ["attention.ipynb", "notes.txt"],
+        "gus": ["attention.ipynb"],
+        "x[1]": ["attention.ipynb"],
+    }
+    assert [(course / "submitted" / s / ASSIGNMENT / "attention.ipynb").read_text() for s in uploads.students] == [
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
+    ]
     assert classroom.collect(course, submissions, ATTENTION, uploads) == [], "unchanged uploads are not copied again"
 
 
@@ -165,8 +197,21 @@ def test_a_course_that_is_a_file_is_refused_with_a_message(tmp_path, capsys):
     assert "is a file, not a folder" in capsys.readouterr().err
 
 
-ODD_IDS = ["x[1]", "release", "new-kid", "old-timer", "forward-pass", "lock", "tmp", "students", "journal", "a*b", "...",
-           "assignments", "attention"]
+ODD_IDS = [
+    "x[1]",
+    "release",
+    "new-kid",
+    "old-timer",
+    "forward-pass",
+    "lock",
+    "tmp",
+    "students",
+    "journal",
+    "a*b",
+    "...",
+    "assignments",
+    "attention",
+]
 
 
 def test_ids_that_are_globs_or_the_graders_own_names_are_graded(tmp_path, cluster):
@@ -211,12 +256,16 @@ def test_a_full_disk_or_a_failed_record_stops_that_student_only(tmp_path, cluste
 
     def failing_write(self, result):
         if result.student == "cy":  # cy: the database refuses
-            result.grades.append({"notebook": NOTEBOOK, "name": "no_such_cell", "auto_score": 1.0, "needs_manual_grade": False})
+            result.grades.append(
+                {"notebook": NOTEBOOK, "name": "no_such_cell", "auto_score": 1.0, "needs_manual_grade": False}
+            )
         real_write(self, result)
 
     monkeypatch.setattr(grading, "_place", failing_place)
     monkeypatch.setattr(grading.GradebookWriter, "write", failing_write)
-    summary = grading.grade_class(course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant)
+    summary = grading.grade_class(
+        course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant
+    )
     assert sorted(summary.graded) == ["ada", "di"]
     assert "No space left on device" in summary.failed["bo"] and "graded again next run" in summary.failed["bo"]
     assert "no_such_cell" in summary.failed["cy"]
@@ -224,10 +273,14 @@ def test_a_full_disk_or_a_failed_record_stops_that_student_only(tmp_path, cluste
     assert scores(url, "ada")["check_a"] == (1.0, None) and scores(url, "di")["check_a"] == (2.0, None)
     assert not (course / "feedback" / "bo").exists() or not list((course / "feedback" / "bo").rglob("*.html"))
     assert grading.ledger(course, "attention", "bo") == {} and grading.ledger(course, "attention", "cy") == {}
-    assert not list((course / ".grading" / "tmp").iterdir()) and not list((grading.assignment_folder(course, "attention") / "journal").iterdir())
+    assert not list((course / ".grading" / "tmp").iterdir()) and not list(
+        (grading.assignment_folder(course, "attention") / "journal").iterdir()
+    )
 
     monkeypatch.undo()  # space again: the next run grades bo and cy only
-    again = grading.grade_class(course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant)
+    again = grading.grade_class(
+        course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant
+    )
     assert sorted(again.graded) == ["bo", "cy"] and sorted(again.skipped) == ["ada", "di"]
     assert scores(url, "cy")["check_a"] == (0.0, None)
 
@@ -253,15 +306,25 @@ def test_a_scheduler_without_workers_says_so(tmp_path):
     from dask.distributed import LocalCluster
 
     course, url = synthetic_course(tmp_path, {"ada": "1"})
-    with LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=None,
-                      silence_logs=50) as empty:
+    with LocalCluster(
+        n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=None, silence_logs=50
+    ) as empty:
         with pytest.raises(grading.GradingError, match="has no workers .none joined in 0.5 s.: start some"):
-            grading.grade_class(course, "attention", ["ada"], scheduler=empty.scheduler_address, progress=False, db=url,
-                                task=instant, wait_for_workers=0.5)
+            grading.grade_class(
+                course,
+                "attention",
+                ["ada"],
+                scheduler=empty.scheduler_address,
+                progress=False,
+                db=url,
+                task=instant,
+                wait_for_workers=0.5,
+            )
     assert scores(url, "ada") == {}
 
 
-BLOCKER = '''"""A Dask worker preload: this worker cannot import the project, as on a machine where it is not installed."""
+BLOCKER = '''"""A Dask worker preload: this worker cannot import the project, as on a machine where it is not
+installed."""
 import sys
 
 
@@ -279,23 +342,45 @@ def test_workers_that_cannot_import_the_project_are_named_and_left_out(tmp_path,
     from dask.distributed import Client
 
     (tmp_path / "no_project.py").write_text(BLOCKER)
-    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", cluster, "--nthreads", "1",
-                               "--no-nanny", "--no-dashboard", "--name", "bad", "--preload", str(tmp_path / "no_project.py")],
-                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            cluster,
+            "--nthreads",
+            "1",
+            "--no-nanny",
+            "--no-dashboard",
+            "--name",
+            "bad",
+            "--preload",
+            str(tmp_path / "no_project.py"),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         with Client(cluster, timeout="30s") as client:
             client.wait_for_workers(2, timeout=60)
-            bad_address = next(a for a, w in client.scheduler_info(n_workers=-1)["workers"].items() if w["name"] == "bad")
+            bad_address = next(
+                a for a, w in client.scheduler_info(n_workers=-1)["workers"].items() if w["name"] == "bad"
+            )
             good, bad = grading.usable_workers(client, cluster)
             assert bad_address not in good and len(good) == 1
             assert list(bad) == [bad_address]
             assert "cannot import the project (ModuleNotFoundError: No module named 'autograder" in bad[bad_address]
-            with pytest.raises(grading.GradingError, match=f"no Dask worker of {cluster} can grade:\n  {bad_address}: cannot import"):
+            with pytest.raises(
+                grading.GradingError, match=f"no Dask worker of {cluster} can grade:\n  {bad_address}: cannot import"
+            ):
                 grading.usable_workers(FewerWorkers(client, bad_address), cluster)
 
         students = {f"s{n}": "1" for n in range(6)}
         course, url = synthetic_course(tmp_path, students)
-        summary = grading.grade_class(course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant)
+        summary = grading.grade_class(
+            course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant
+        )
         assert sorted(summary.graded) == sorted(students) and not summary.failed
         assert list(summary.refused_workers) == [bad_address]
     finally:
@@ -319,7 +404,9 @@ class FewerWorkers:
 # --- one real grading: an id that is a glob, a file that is not a notebook -------------------------------
 
 
-@pytest.mark.skipif(not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python")
+@pytest.mark.skipif(
+    not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python"
+)
 def test_a_glob_id_is_graded_and_a_non_notebook_upload_is_escaped_in_the_page(tmp_path, monkeypatch):
     """nbgrader's autograde and feedback, for the student ``x[1]`` (nbgrader reads ids as file globs) who
     handed in an HTML snippet as the notebook: graded as blank, the reason quotes the file's first

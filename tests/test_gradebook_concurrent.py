@@ -15,7 +15,8 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder import class_grading as grading, classroom
+from autograder import class_grading as grading
+from autograder import classroom
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_class_faults import cluster, instant, synthetic_course  # noqa: E402, F401
@@ -24,7 +25,7 @@ from test_gradebook_servers import alembic_version_once, database, postgres_serv
 ASSIGNMENT = NOTEBOOK = "attention"
 
 # The other process: a teaching assistant in Formgrader, and an instructor adding students, while grading runs
-ASSISTANT = r'''
+ASSISTANT = r"""
 import json, sys, time
 from pathlib import Path
 from nbgrader.api import Gradebook
@@ -40,7 +41,8 @@ with Gradebook(url) as gradebook:
             if student in done["manual"]:
                 continue
             gradebook.find_grade("written", "attention", "attention", student).manual_score = 1.0
-            gradebook.find_comment("written", "attention", "attention", student).manual_comment = f"read by a TA: {student}"
+            comment = gradebook.find_comment("written", "attention", "attention", student)
+            comment.manual_comment = f"read by a TA: {student}"
             gradebook.db.commit()
             done["manual"].append(student)
             break
@@ -49,7 +51,7 @@ with Gradebook(url) as gradebook:
         done["added"].append(new)
         time.sleep(0.02)
 print(json.dumps(done), flush=True)
-'''
+"""
 
 
 def slow_instant(assignment, submission):
@@ -57,16 +59,22 @@ def slow_instant(assignment, submission):
     return instant(assignment, submission)
 
 
-def test_nothing_written_during_a_class_run_is_lost(tmp_path, database, cluster):
+def test_nothing_written_during_a_class_run_is_lost(tmp_path, database, cluster):  # noqa: F811 (fixtures)
     url = database(tmp_path)
     students = {f"s{n:02d}": str(n % 3) for n in range(24)}
     course, url = synthetic_course(tmp_path, students, url)
     stop = tmp_path / "stop"
-    assistant = subprocess.Popen([sys.executable, "-c", ASSISTANT, str(course), url, str(stop)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assistant = subprocess.Popen(
+        [sys.executable, "-c", ASSISTANT, str(course), url, str(stop)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert assistant.stdout.readline().strip() == "ready", assistant.stderr.read()
-        summary = grading.grade_class(course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=slow_instant)
+        summary = grading.grade_class(
+            course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=slow_instant
+        )
     finally:
         stop.touch()
         out, err = assistant.communicate(timeout=60)
@@ -92,7 +100,9 @@ def test_nothing_written_during_a_class_run_is_lost(tmp_path, database, cluster)
 
     classroom.export(course, url)
     with open(course / "grades.csv") as handle:
-        exported = {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle) if row["assignment"] == ASSIGNMENT}
+        exported = {
+            row["student_id"]: float(row["score"]) for row in csv.DictReader(handle) if row["assignment"] == ASSIGNMENT
+        }
     with open(course / "checks.csv") as handle:
         checks = {}
         for row in csv.DictReader(handle):

@@ -37,14 +37,19 @@ def make_course(root: Path, url: str) -> Path:
 
 def outcome(student: str, version: int, a: float = 2.0, b: float = 1.0) -> grading.Outcome:
     return grading.Outcome(
-        student, f"{version:064d}", ASSIGNMENT,
+        student,
+        f"{version:064d}",
+        ASSIGNMENT,
         autograded={f"{NOTEBOOK}.ipynb": f"graded v{version}".encode()},
         feedback={f"{NOTEBOOK}.html": f"<p>feedback v{version}</p>".encode()},
-        grades=[{"notebook": NOTEBOOK, "name": "check_a", "auto_score": a, "needs_manual_grade": False},
-                {"notebook": NOTEBOOK, "name": "check_b", "auto_score": b, "needs_manual_grade": False},
-                {"notebook": NOTEBOOK, "name": "written", "auto_score": None, "needs_manual_grade": True}],
+        grades=[
+            {"notebook": NOTEBOOK, "name": "check_a", "auto_score": a, "needs_manual_grade": False},
+            {"notebook": NOTEBOOK, "name": "check_b", "auto_score": b, "needs_manual_grade": False},
+            {"notebook": NOTEBOOK, "name": "written", "auto_score": None, "needs_manual_grade": True},
+        ],
         comments=[{"notebook": NOTEBOOK, "name": "written", "auto_comment": f"auto v{version}"}],
-        worker="here:1")
+        worker="here:1",
+    )
 
 
 def scores(url: str, student: str) -> dict:
@@ -60,7 +65,7 @@ def scores(url: str, student: str) -> dict:
 
 
 @pytest.fixture
-def course(tmp_path, database, monkeypatch):
+def course(tmp_path, database, monkeypatch):  # noqa: F811 (a fixture)
     # a new SQLite gradebook runs `alembic` from PATH: the one next to this Python
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     url = database(tmp_path)
@@ -79,20 +84,25 @@ def test_a_record_is_one_transaction_and_keeps_manual_work(course):
         before = scores(url, "ada")
 
         broken = outcome("ada", 2, a=0.5)
-        broken.grades.append({"notebook": NOTEBOOK, "name": "check_missing", "auto_score": 1.0,
-                              "needs_manual_grade": False})
+        broken.grades.append(
+            {"notebook": NOTEBOOK, "name": "check_missing", "auto_score": 1.0, "needs_manual_grade": False}
+        )
         with pytest.raises(Exception, match="check_missing"):
             writer.write(broken)
         assert scores(url, "ada") == before, "a failed write changed the gradebook"
-        with pytest.raises(Exception):
+        with pytest.raises(Exception, match="check_missing"):
             writer.write(dataclass_replace(outcome("newcomer", 1), grades=broken.grades))
         assert scores(url, "newcomer") == {}, "a failed write left a half-made submission"
 
         grading.record(course, outcome("ada", 3, a=2.0, b=0.0), writer)
     finally:
         writer.close()
-    assert scores(url, "ada") == {"check_a": (2.0, None), "check_b": (0.0, None), "written": (None, 1.0),
-                                  "comment written": ("auto v3", "well argued")}
+    assert scores(url, "ada") == {
+        "check_a": (2.0, None),
+        "check_b": (0.0, None),
+        "written": (None, 1.0),
+        "comment written": ("auto v3", "well argued"),
+    }
     assert grading.ledger(course, "attention", "ada")["fingerprint"] == f"{3:064d}"
     assert not list((grading.assignment_folder(course, "attention") / "journal").iterdir())
 
@@ -129,7 +139,10 @@ def test_a_recording_killed_at_each_step_is_repaired_by_the_next_run(course, ste
     assert os.waitstatus_to_exitcode(status) == 9, "the child did not stop at the step"
 
     held = scores(url, "ada")
-    versions = {1: {"check_a": (1.0, None), "check_b": (0.0, None)}, 2: {"check_a": (2.0, None), "check_b": (1.0, None)}}
+    versions = {
+        1: {"check_a": (1.0, None), "check_b": (0.0, None)},
+        2: {"check_a": (2.0, None), "check_b": (1.0, None)},
+    }
     whole = [v for v, want in versions.items() if {k: held[k] for k in want} == want]
     assert whole == ([2] if step in ("committed", "ledger") else [1]), f"the gradebook holds {held}"
 
@@ -139,7 +152,9 @@ def test_a_recording_killed_at_each_step_is_repaired_by_the_next_run(course, ste
         repaired = grading.repair(course, writer)
         submission = grading.Submission("ada", {}, second.fingerprint)
         (course / "autograded" / "ada" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").parent.mkdir(parents=True, exist_ok=True)
-        current = grading.up_to_date(course, Layout(ASSIGNMENT, NOTEBOOK), submission, grading.students_in_gradebook(url, ASSIGNMENT))
+        current = grading.up_to_date(
+            course, Layout(ASSIGNMENT, NOTEBOOK), submission, grading.students_in_gradebook(url, ASSIGNMENT)
+        )
         if step in ("committed", "ledger"):
             assert repaired == {"ada": "recorded in full before the stop: ledger completed"}
             assert current and grading.ledger(course, "attention", "ada")["fingerprint"] == second.fingerprint
@@ -153,5 +168,7 @@ def test_a_recording_killed_at_each_step_is_repaired_by_the_next_run(course, ste
     assert (course / "feedback" / "ada" / ASSIGNMENT / f"{NOTEBOOK}.html").read_bytes() == b"<p>feedback v2</p>"
     assert (course / "autograded" / "ada" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes() == b"graded v2"
     assert grading.ledger(course, "attention", "ada")["fingerprint"] == second.fingerprint
-    leftovers = [p.name for p in (course / ".grading").rglob("*") if p.is_file() and p.parent.name in ("journal", "tmp")]
+    leftovers = [
+        p.name for p in (course / ".grading").rglob("*") if p.is_file() and p.parent.name in ("journal", "tmp")
+    ]
     assert not leftovers and not list((course / ".grading" / "tmp").iterdir())

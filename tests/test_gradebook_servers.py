@@ -68,11 +68,33 @@ class Server:
         return done
 
     def start(self):
-        self.run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-E", "UTF8", "--no-sync",
-                 *(["-U", "postgres"] if self.user else []))
-        options = f"-c listen_addresses='' -c unix_socket_directories='{self.socket}' -c fsync=off -c max_connections=60"
-        self.run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"),
-                 "-w", "-t", "60", "start")
+        self.run(
+            str(self.bin / "initdb"),
+            "-D",
+            str(self.data),
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            *(["-U", "postgres"] if self.user else []),
+        )
+        options = (
+            f"-c listen_addresses='' -c unix_socket_directories='{self.socket}' -c fsync=off -c max_connections=60"
+        )
+        self.run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            str(self.folder / "log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
         return self
 
     def url(self, database: str = "postgres") -> str:

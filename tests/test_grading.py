@@ -27,8 +27,9 @@ BUNDLED = REPOSITORY / "examples" / "submissions"
 ASSIGNMENT = NOTEBOOK = "attention"
 EXPECTED = json.loads((REPOSITORY / "examples" / "expected.json").read_text())
 
-pytestmark = pytest.mark.skipif(not (Path(sys.executable).parent / "nbgrader").exists(),
-                                reason="nbgrader is not installed next to this Python")
+pytestmark = pytest.mark.skipif(
+    not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python"
+)
 
 
 def hand_in(submissions: Path, student: str, notebook: bytes):
@@ -47,9 +48,22 @@ def bundled(student: str) -> bytes:
 
 
 def classroom(course: Path, submissions: Path, *extra: str) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "autograder.classroom", "--course", str(course),
-                           "--submissions", str(submissions), *extra],
-                          cwd=REPOSITORY, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder.classroom",
+            "--course",
+            str(course),
+            "--submissions",
+            str(submissions),
+            *extra,
+        ],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, f"{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
     return done
 
@@ -57,19 +71,25 @@ def classroom(course: Path, submissions: Path, *extra: str) -> subprocess.Comple
 def automatic_points(course: Path) -> dict:
     """{student: {grade_id: auto_score}} from the gradebook."""
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        return {submission.student.id: {grade.name: grade.auto_score for grade in submission.notebooks[0].grades}
-                for submission in gradebook.find_assignment(ASSIGNMENT).submissions}
+        return {
+            submission.student.id: {grade.name: grade.auto_score for grade in submission.notebooks[0].grades}
+            for submission in gradebook.find_assignment(ASSIGNMENT).submissions
+        }
 
 
 def check_points(points: dict, student: str, like: str):
     """``student`` holds the expected.json points of the bundled student ``like``."""
     for grade_id, want in EXPECTED["students"][like]["points"].items():
-        assert points[student][grade_id] == (None if want is None else pytest.approx(want, abs=1e-9)), (student, grade_id)
+        assert points[student][grade_id] == (None if want is None else pytest.approx(want, abs=1e-9)), (
+            student,
+            grade_id,
+        )
 
 
 def start(command: list[str], log: Path) -> subprocess.Popen:
-    return subprocess.Popen(command, cwd=REPOSITORY, stdout=open(log, "w"), stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    return subprocess.Popen(
+        command, cwd=REPOSITORY, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True
+    )
 
 
 def stop(process: subprocess.Popen):
@@ -87,16 +107,46 @@ def cluster(tmp_path_factory):
     """A Dask scheduler and two single-threaded workers, each a separate process, on loopback."""
     folder = tmp_path_factory.mktemp("dask")
     address_file = folder / "scheduler.json"
-    processes = [start([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                        "--no-dashboard", "--scheduler-file", str(address_file)], folder / "scheduler.log")]
+    processes = [
+        start(
+            [
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(address_file),
+            ],
+            folder / "scheduler.log",
+        )
+    ]
     try:
         deadline = time.monotonic() + 60
         while not address_file.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         address = json.loads(address_file.read_text())["address"]
         for name in ("one", "two"):
-            processes.append(start([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                    "--no-nanny", "--no-dashboard", "--name", name], folder / f"worker-{name}.log"))
+            processes.append(
+                start(
+                    [
+                        sys.executable,
+                        "-m",
+                        "distributed.cli.dask_worker",
+                        address,
+                        "--nthreads",
+                        "1",
+                        "--no-nanny",
+                        "--no-dashboard",
+                        "--name",
+                        name,
+                    ],
+                    folder / f"worker-{name}.log",
+                )
+            )
         from dask.distributed import Client
 
         with Client(address, timeout="30s") as client:
@@ -152,12 +202,21 @@ def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
     pipeline.register(course, ATTENTION, students)
     pipeline.release(course, ATTENTION)
     pipeline.collect(course, submissions, ATTENTION, students)
-    run = [sys.executable, "-c", "import sys; from pathlib import Path; from autograder.class_grading import grade_class; "
-           "grade_class(Path(sys.argv[1]), 'attention', sys.argv[2:], jobs=1, progress=False)", str(course), *students]
+    run = [
+        sys.executable,
+        "-c",
+        "import sys; from pathlib import Path; from autograder.class_grading import grade_class; "
+        "grade_class(Path(sys.argv[1]), 'attention', sys.argv[2:], jobs=1, progress=False)",
+        str(course),
+        *students,
+    ]
 
     process = start(run, tmp_path / "killed.log")
     deadline = time.monotonic() + 300
-    while len(list((course / ".grading").glob("assignments/attention/students/student_*.json"))) < 2 and time.monotonic() < deadline:
+    while (
+        len(list((course / ".grading").glob("assignments/attention/students/student_*.json"))) < 2
+        and time.monotonic() < deadline
+    ):
         assert process.poll() is None, (tmp_path / "killed.log").read_text()
         time.sleep(0.05)
     os.killpg(process.pid, signal.SIGKILL)
@@ -168,7 +227,9 @@ def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
     points = automatic_points(course)
     assert set(recorded) <= set(points), "a recorded student is missing from the gradebook"
     for student, grades in points.items():
-        assert None not in [score for name, score in grades.items() if name.startswith("check_")], f"{student} is half written"
+        assert None not in [score for name, score in grades.items() if name.startswith("check_")], (
+            f"{student} is half written"
+        )
     for student in recorded:
         assert (course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
 
@@ -180,8 +241,11 @@ def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
     points = automatic_points(course)
     for student in students:
         check_points(points, student, "kernel_crash" if student.endswith(("1", "3")) else "blank_release")
-    leftovers = [path.name for folder in (course / ".grading" / "tmp", grading.assignment_folder(course, "attention") / "journal")
-                 for path in folder.iterdir()]
+    leftovers = [
+        path.name
+        for folder in (course / ".grading" / "tmp", grading.assignment_folder(course, "attention") / "journal")
+        for path in folder.iterdir()
+    ]
     assert not leftovers, f"a killed run's half-written files were not tidied: {leftovers}"
 
 
@@ -197,10 +261,16 @@ def test_record_in_gradebook_is_all_or_nothing(tmp_path, monkeypatch):
         gradebook.add_grade_cell("check_a", NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="code")
         gradebook.add_grade_cell("check_b", NOTEBOOK, ASSIGNMENT, max_score=1, cell_type="code")
     before = automatic_points(course)
-    outcome = grading.Outcome("ada", "f" * 64, "attention", grades=[
-        {"notebook": NOTEBOOK, "name": "check_a", "auto_score": 2.0, "needs_manual_grade": False},
-        {"notebook": NOTEBOOK, "name": "check_missing", "auto_score": 1.0, "needs_manual_grade": False}])
-    with pytest.raises(Exception):
+    outcome = grading.Outcome(
+        "ada",
+        "f" * 64,
+        "attention",
+        grades=[
+            {"notebook": NOTEBOOK, "name": "check_a", "auto_score": 2.0, "needs_manual_grade": False},
+            {"notebook": NOTEBOOK, "name": "check_missing", "auto_score": 1.0, "needs_manual_grade": False},
+        ],
+    )
+    with pytest.raises(Exception, match="check_missing"):
         grading.record_in_gradebook(course, outcome)
     assert automatic_points(course) == before == {}
 

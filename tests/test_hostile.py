@@ -11,17 +11,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import hostile
 import pytest
+from conftest import CANARY_TEXT, REPOSITORY
 from nbgrader.api import Gradebook
 
-import hostile
 from autograder import sandbox
-from conftest import CANARY_TEXT, REPOSITORY
 
 ASSIGNMENT = NOTEBOOK = "attention"
 NAMES = sorted(hostile.build(hostile.Context(Path("/nonexistent/course"), Path("/nonexistent/canary"), 9)))
-pytestmark = pytest.mark.skipif(sandbox.bubblewrap() is None, reason=(
-    f"bubblewrap is not available ({sandbox.INSTALL}): hostile submissions are graded only inside the sandbox"))
+pytestmark = pytest.mark.skipif(
+    sandbox.bubblewrap() is None,
+    reason=(f"bubblewrap is not available ({sandbox.INSTALL}): hostile submissions are graded only inside the sandbox"),
+)
 
 
 def autograded_text(course: Path, student: str) -> str:
@@ -31,7 +33,10 @@ def autograded_text(course: Path, student: str) -> str:
     for cell in notebook["cells"]:
         parts.append("".join(cell["source"]))
         for output in cell.get("outputs", []):
-            parts.append(" ".join(str(output.get(key, "")) for key in ("ename", "evalue", "data")) + "".join(output.get("text", "")))
+            parts.append(
+                " ".join(str(output.get(key, "")) for key in ("ename", "evalue", "data"))
+                + "".join(output.get("text", ""))
+            )
     return "\n".join(parts)
 
 
@@ -103,7 +108,10 @@ def test_gradebook_is_consistent(graded_class):
             assert sorted(grade.name for grade in notebook.grades) == sorted(cells)
             for grade in notebook.grades:
                 if grade.needs_manual_grade:
-                    assert grade.auto_score is None and grade.name.startswith("answer_"), (submission.student.id, grade.name)
+                    assert grade.auto_score is None and grade.name.startswith("answer_"), (
+                        submission.student.id,
+                        grade.name,
+                    )
                 else:
                     assert grade.auto_score is not None and 0 <= grade.auto_score <= cells[grade.name].max_score
             automatic = sum(grade.auto_score for grade in notebook.grades if grade.name.startswith("check_"))

@@ -87,8 +87,9 @@ def test_the_phrase_alone_points_only_weakly_at_cover():
 def test_recorded_head_statistics_are_lib_heads_on_the_model():
     recorded = experiments.recorded_head_statistics()
     _, vocabulary, _ = transformer.load()
-    measured = heads.head_statistics(product_texts("validation", 300), transformer.forward,
-                                     vocabulary.index(transformer.END))
+    measured = heads.head_statistics(
+        product_texts("validation", 300), transformer.forward, vocabulary.index(transformer.END)
+    )
     assert recorded["texts"] == measured["texts"] == 300
     assert recorded["tokens"] == measured["tokens"]
     for key in ("previous", "far", "markers"):
@@ -117,7 +118,7 @@ def test_forward_cache_returns_lib_s_own_numbers_bit_for_bit(tmp_path, monkeypat
     from lib.products import product_texts
 
     texts = [ids for ids, _ in product_texts("validation", 3)]
-    cache = transformer.write_forward_cache(tmp_path / "forward", texts[:2] + texts[:1])   # a repeat is stored once
+    cache = transformer.write_forward_cache(tmp_path / "forward", texts[:2] + texts[:1])  # a repeat is stored once
     assert sorted(p.name for p in cache.iterdir()) == ["index.json", "logits.npy", "patterns.npy"]
     computed = [transformer.forward(ids, keep=True) for ids in texts]
     monkeypatch.setenv(transformer.FORWARD_CACHE, str(cache))
@@ -125,14 +126,16 @@ def test_forward_cache_returns_lib_s_own_numbers_bit_for_bit(tmp_path, monkeypat
         cached_logits, cached_patterns = transformer.forward(ids, keep=True)
         assert type(cached_logits) is np.ndarray and cached_logits.dtype == np.float64
         assert np.array_equal(cached_logits, logits)
-        assert all(np.array_equal(a, b) for a, b in zip(cached_patterns, patterns)) and len(cached_patterns) == len(patterns)
+        assert all(np.array_equal(a, b) for a, b in zip(cached_patterns, patterns)) and len(cached_patterns) == len(
+            patterns
+        )
         cached_logits[0, 0] = 1e9  # writable, and its own: neither the next call nor the file is affected
         cached_patterns[0][0, 0, 0] = -1.0
     assert transformer.forward(texts[0])[0, 0] == computed[0][0][0, 0]
     assert transformer.forward(texts[0], keep=True)[1][0][0, 0, 0] == computed[0][1][0][0, 0, 0]
     assert np.array_equal(np.load(cache / "logits.npy")[: len(texts[0])], computed[0][0])
-    assert transformer._cached_forward(texts[2], str(transformer.MODEL_DIR)) is None       # not recorded: computed
-    assert transformer._cached_forward(texts[1], str(transformer.MODEL_DIR)) is not None   # recorded: read
+    assert transformer._cached_forward(texts[2], str(transformer.MODEL_DIR)) is None  # not recorded: computed
+    assert transformer._cached_forward(texts[1], str(transformer.MODEL_DIR)) is not None  # recorded: read
 
     def halved(queries, keys, values, mask):
         weights, output = operations.attention(queries, keys, values, mask)
@@ -142,17 +145,18 @@ def test_forward_cache_returns_lib_s_own_numbers_bit_for_bit(tmp_path, monkeypat
 
     doctored = tmp_path / "doctored"
     shutil.copytree(cache, doctored)
-    np.save(doctored / "logits.npy", 2 * np.load(cache / "logits.npy"))   # right model, other numbers: read, so live
+    np.save(doctored / "logits.npy", 2 * np.load(cache / "logits.npy"))  # right model, other numbers: read, so live
     monkeypatch.setenv(transformer.FORWARD_CACHE, str(doctored))
     assert np.array_equal(transformer.forward(texts[0]), 2 * computed[0][0])
     other = tmp_path / "other"
     shutil.copytree(doctored, other)
     index = json.loads((other / "index.json").read_text())
-    (other / "index.json").write_text(json.dumps({**index, "model": "another model"}))   # another model: ignored
+    (other / "index.json").write_text(json.dumps({**index, "model": "another model"}))  # another model: ignored
     monkeypatch.setenv(transformer.FORWARD_CACHE, str(other))
     assert np.array_equal(transformer.forward(texts[0]), computed[0][0])
-    monkeypatch.setenv(transformer.FORWARD_CACHE, str(tmp_path / "missing"))   # no such folder: computed
+    monkeypatch.setenv(transformer.FORWARD_CACHE, str(tmp_path / "missing"))  # no such folder: computed
     assert np.array_equal(transformer.forward(texts[0]), computed[0][0])
+
 
 def test_the_float32_fast_path_is_the_same_model(model):
     texts = [ids for ids, _ in product_texts("validation", 40)]
@@ -160,19 +164,20 @@ def test_the_float32_fast_path_is_the_same_model(model):
         fast, fast_patterns = transformer.forward(ids, keep=True, dtype=np.float32)
         slow, slow_patterns = transformer.forward(ids, keep=True)
         assert fast.dtype == np.float32 and fast.shape == slow.shape
-        assert np.abs(fast - slow).max() < 1e-4                      # float32 rounding, not another computation
+        assert np.abs(fast - slow).max() < 1e-4  # float32 rounding, not another computation
         for fast_pattern, slow_pattern in zip(fast_patterns, slow_patterns, strict=True):
             assert fast_pattern.dtype == np.float32 and fast_pattern.shape == slow_pattern.shape
             assert np.abs(fast_pattern - slow_pattern).max() < 1e-5
-            assert np.all(fast_pattern[:, ~attention.causal_mask(len(ids))] == 0.0)   # masked: exactly zero
+            assert np.all(fast_pattern[:, ~attention.causal_mask(len(ids))] == 0.0)  # masked: exactly zero
             np.testing.assert_allclose(fast_pattern.sum(-1), 1.0, atol=1e-6)
     with np.load(transformer.MODEL_DIR / "reference_logits.npz") as recorded:
         logits = transformer.forward(recorded["ids_0"], dtype=np.float32)
         assert np.abs(logits - recorded["logits_0"]).max() < 1e-4
     ids = list(texts[0])
     changed = ids[:-1] + [(ids[-1] + 7) % len(model[1])]
-    np.testing.assert_array_equal(transformer.forward(ids, dtype=np.float32)[:-1],
-                                  transformer.forward(changed, dtype=np.float32)[:-1])
+    np.testing.assert_array_equal(
+        transformer.forward(ids, dtype=np.float32)[:-1], transformer.forward(changed, dtype=np.float32)[:-1]
+    )
 
 
 def test_the_fast_path_says_what_it_cannot_do():

@@ -19,8 +19,6 @@ import json
 import os
 import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -43,8 +41,9 @@ FEEDBACK_SAYS = {  # a failed property's message that the student's feedback pag
     "split_heads_reshape_order": "x.reshape(heads, T, d) mixes positions into heads",
 }
 
-pytestmark = pytest.mark.skipif(not (Path(sys.executable).parent / "nbgrader").exists(),
-                                reason="nbgrader is not installed next to this Python")
+pytestmark = pytest.mark.skipif(
+    not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python"
+)
 
 
 def expected_points(student: str) -> dict:
@@ -91,8 +90,10 @@ def test_gradebook_holds_exactly_the_expected_points(pipeline):
                 got = (grade.auto_score, grade.needs_manual_grade)
                 want = (None, True) if points is None else (pytest.approx(points, abs=1e-9), False)
                 if got != want:
-                    wrong.append(f"{student} {grade_id}: auto_score {grade.auto_score}, needs_manual_grade "
-                                 f"{grade.needs_manual_grade}; expected {points}")
+                    wrong.append(
+                        f"{student} {grade_id}: auto_score {grade.auto_score}, needs_manual_grade "
+                        f"{grade.needs_manual_grade}; expected {points}"
+                    )
         assert not wrong, "\n".join(wrong)
 
 
@@ -109,7 +110,12 @@ def test_exports_hold_the_same_points(pipeline):
         assert (row["assignment"], row["notebook"]) == (ASSIGNMENT, NOTEBOOK)
         assert float(row["max_score"]) == EXPECTED["max_points"][grade_id]
         if points is None:
-            assert (row["score"], row["auto_score"], row["needs_manual_grade"], row["graded_by"]) == ("0.0", "", "True", "pending")
+            assert (row["score"], row["auto_score"], row["needs_manual_grade"], row["graded_by"]) == (
+                "0.0",
+                "",
+                "True",
+                "pending",
+            )
         else:
             assert float(row["score"]) == pytest.approx(points, abs=1e-9), (student, grade_id)
             assert float(row["auto_score"]) == pytest.approx(points, abs=1e-9), (student, grade_id)
@@ -150,7 +156,9 @@ def test_feedback_page_per_student_names_the_failed_property(pipeline):
 
 
 def test_class_table_shows_totals_and_notes(pipeline):
-    lines = {line.split()[0]: line for line in pipeline.stdout.splitlines() if line.split() and line.split()[0] in STUDENTS}
+    lines = {
+        line.split()[0]: line for line in pipeline.stdout.splitlines() if line.split() and line.split()[0] in STUDENTS
+    }
     assert sorted(lines) == STUDENTS, pipeline.stdout
     for student in STUDENTS:
         total = sum(p for k, p in expected_points(student).items() if k.startswith("check_"))
@@ -163,8 +171,13 @@ def test_class_table_shows_totals_and_notes(pipeline):
 
 def test_bundled_submissions_are_up_to_date(tmp_path):
     """examples/submissions are exactly what examples/make_submissions.py writes now (regenerated in tmp)."""
-    done = subprocess.run([sys.executable, str(EXAMPLES / "make_submissions.py"), "--out", str(tmp_path)],
-                          cwd=REPOSITORY, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "make_submissions.py"), "--out", str(tmp_path)],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     fresh, bundled = notebook_bytes(tmp_path), notebook_bytes(SUBMISSIONS)
     assert sorted(fresh) == sorted(bundled)

@@ -22,7 +22,8 @@ def test_release_is_up_to_date_with_source(tmp_path):
     fresh = release_notebook(SOURCE, tmp_path)
     assert fresh == RELEASED.read_bytes(), (
         "release/attention/attention.ipynb is stale: run `nbgrader generate_assignment attention --force` "
-        "from the repository root (with .venv/bin on PATH) and commit release/")
+        "from the repository root (with .venv/bin on PATH) and commit release/"
+    )
 
 
 def test_release_holds_the_notebook_only():

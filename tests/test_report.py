@@ -37,14 +37,28 @@ MASK_LINE = "weights = weights * mask"  # where mask_after_softmax's attention d
 # the properties of each check as the verdicts name them (docs/contracts.md); FAIL lines for the mistakes below
 PROPERTIES = {
     "check_softmax": ["shape", "rows sum to 1 on the last axis", "values", "no overflow on scores ~1e3"],
-    "check_attention": ["returns (weights, output) of the right shapes", "rows sum to 1", "scaled by sqrt(d)", "values"],
+    "check_attention": [
+        "returns (weights, output) of the right shapes",
+        "rows sum to 1",
+        "scaled by sqrt(d)",
+        "values",
+    ],
     "check_causal_mask": ["bool", "shape", "lower triangle incl. diagonal"],
-    "check_masked_attention": ["exactly 0.0 weight on masked positions", "rows sum to 1", "leak test", "values",
-                               "drives the store's model"],
+    "check_masked_attention": [
+        "exactly 0.0 weight on masked positions",
+        "rows sum to 1",
+        "leak test",
+        "values",
+        "drives the store's model",
+    ],
     "check_average_largest_weight": ["values scaled", "values unscaled"],
     "check_split_heads": ["shape", "values (head h = columns h*d:(h+1)*d)"],
     "check_join_heads": ["shape", "values (inverse of split)"],
-    "check_multi_head_attention": ["weights shape (heads, T, T)", "output shape (T, D)", "values (incl. output projection)"],
+    "check_multi_head_attention": [
+        "weights shape (heads, T, T)",
+        "output shape (T, D)",
+        "values (incl. output projection)",
+    ],
     "check_previous_token_weight": ["shape (heads,)", "values on random patterns", "matches recorded statistics"],
     "check_even_previous_weight": ["values"],
     "check_description_positions": ["values (end marker out)"],
@@ -56,19 +70,36 @@ PROPERTIES = {
 }
 MODEL = "with your attention in every head, the store's model's logits differ from lib's (largest difference {})"
 FAILS = {  # student -> {check: {property: message}}
-    "mask_after_softmax": {"check_masked_attention": {
-        "rows sum to 1": "the weights are softmax of all scores with the masked ones zeroed afterwards: mask BEFORE softmax",
-        "leak test": "changing only the last token changed the output at earlier position(s) [0, 1, 2]",
-        "values": "the masked weights are zeroed after softmax", "drives the store's model": MODEL.format(25.3)}},
+    "mask_after_softmax": {
+        "check_masked_attention": {
+            "rows sum to 1": (
+                "the weights are softmax of all scores with the masked ones zeroed afterwards: mask BEFORE softmax"
+            ),
+            "leak test": "changing only the last token changed the output at earlier position(s) [0, 1, 2]",
+            "values": "the masked weights are zeroed after softmax",
+            "drives the store's model": MODEL.format(25.3),
+        }
+    },
     "no_sqrt_scaling": {
-        "check_attention": {"scaled by sqrt(d)": "the weights match unscaled scores: divide by sqrt(d)",
-                            "values": "the same failure as above"},
-        "check_masked_attention": {"values": "the weights match unscaled scores: divide by sqrt(d)",
-                                   "drives the store's model": MODEL.format(11.3)}},
-    "copied_mask": {"check_masked_attention": {
-        "rows sum to 1": "the weights are softmax of all scores with the masked ones zeroed afterwards: mask BEFORE softmax",
-        "leak test": "changing only the last token changed the output at earlier position(s) [0, 4]",
-        "values": "the masked weights are zeroed after softmax", "drives the store's model": MODEL.format(19.0)}},
+        "check_attention": {
+            "scaled by sqrt(d)": "the weights match unscaled scores: divide by sqrt(d)",
+            "values": "the same failure as above",
+        },
+        "check_masked_attention": {
+            "values": "the weights match unscaled scores: divide by sqrt(d)",
+            "drives the store's model": MODEL.format(11.3),
+        },
+    },
+    "copied_mask": {
+        "check_masked_attention": {
+            "rows sum to 1": (
+                "the weights are softmax of all scores with the masked ones zeroed afterwards: mask BEFORE softmax"
+            ),
+            "leak test": "changing only the last token changed the output at earlier position(s) [0, 4]",
+            "values": "the masked weights are zeroed after softmax",
+            "drives the store's model": MODEL.format(19.0),
+        }
+    },
 }
 BLANK_FAIL = "{function}(array of shape (3, 5)) failed: NotImplementedError:  (answer cell 1, line 4, in {function})"
 
@@ -91,9 +122,13 @@ def verdict_text(student: str, check: str, function: str, points: float) -> str:
 
 
 STUDENTS = {  # student -> (bundled submission, points like)
-    "full_solution": "full_solution", "mask_after_softmax": "mask_after_softmax",
-    "no_sqrt_scaling": "no_sqrt_scaling", "blank_release": "blank_release", "crashed": "kernel_crash",
-    "unreadable": "blank_release", "copied_mask": "mask_after_softmax",
+    "full_solution": "full_solution",
+    "mask_after_softmax": "mask_after_softmax",
+    "no_sqrt_scaling": "no_sqrt_scaling",
+    "blank_release": "blank_release",
+    "crashed": "kernel_crash",
+    "unreadable": "blank_release",
+    "copied_mask": "mask_after_softmax",
 }
 
 
@@ -102,8 +137,11 @@ def make_course(root: Path) -> Path:
     from nbgrader.api import Gradebook
 
     course = root / "course"
-    shutil.copytree(REPOSITORY / "source" / "attention", course / "source" / "attention",
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.copytree(
+        REPOSITORY / "source" / "attention",
+        course / "source" / "attention",
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+    )
     (course / "release" / "attention").mkdir(parents=True)
     shutil.copy(REPOSITORY / "release" / "attention" / "attention.ipynb", course / "release" / "attention")
     source = json.loads((course / "source" / "attention" / "attention.ipynb").read_text())
@@ -114,8 +152,9 @@ def make_course(root: Path) -> Path:
         for cell in source["cells"]:
             meta = cell["metadata"].get("nbgrader", {})
             if meta.get("grade"):
-                gradebook.add_grade_cell(meta["grade_id"], "attention", "attention", max_score=meta["points"],
-                                         cell_type=cell["cell_type"])
+                gradebook.add_grade_cell(
+                    meta["grade_id"], "attention", "attention", max_score=meta["points"], cell_type=cell["cell_type"]
+                )
         for student in [*STUDENTS, "absent"]:
             gradebook.add_student(student)
         for student, like in STUDENTS.items():
@@ -130,35 +169,63 @@ def make_course(root: Path) -> Path:
         if student == "copied_mask":  # the same code with a variable renamed and comments: a near-copy
             for cell in notebook["cells"]:
                 text = "".join(cell["source"]).replace("weights", "probs").replace("scores", "logits")
-                cell["source"] = "\n".join(f"{line}  # mine" if line.strip().startswith("probs") else line
-                                           for line in text.splitlines())
+                cell["source"] = "\n".join(
+                    f"{line}  # mine" if line.strip().startswith("probs") else line for line in text.splitlines()
+                )
         if student == "unreadable":
-            notebook["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source":
-                                         "**Your submission could not be graded: the file is empty.** It was graded "
-                                         "as the blank assignment (0 points)."})
+            notebook["cells"].insert(
+                0,
+                {
+                    "cell_type": "markdown",
+                    "metadata": {},
+                    "source": (
+                        "**Your submission could not be graded: the file is empty.** It was graded "
+                        "as the blank assignment (0 points)."
+                    ),
+                },
+            )
         for number, cell in enumerate(notebook["cells"]):
             meta = cell["metadata"].get("nbgrader", {})
             if cell["cell_type"] == "code":
-                cell["metadata"]["execution"] = {"iopub.execute_input": "2026-01-01T10:00:00.000000Z",
-                                                 "shell.execute_reply": f"2026-01-01T10:00:0{1 + number % 3}.500000Z"}
+                cell["metadata"]["execution"] = {
+                    "iopub.execute_input": "2026-01-01T10:00:00.000000Z",
+                    "shell.execute_reply": f"2026-01-01T10:00:0{1 + number % 3}.500000Z",
+                }
             if meta.get("grade") and cell["cell_type"] == "code":
                 check = meta["grade_id"]
                 function = "attention" if check == "check_masked_attention" else check.removeprefix("check_")
                 points = EXPECTED["students"][STUDENTS[student]]["points"][check]
-                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": verdict_text(student, check, function, points)},
-                                   {"output_type": "execute_result", "data": {"text/plain": f"{points:g}"},
-                                    "metadata": {}, "execution_count": 1}]
+                cell["outputs"] = [
+                    {"output_type": "stream", "name": "stdout", "text": verdict_text(student, check, function, points)},
+                    {
+                        "output_type": "execute_result",
+                        "data": {"text/plain": f"{points:g}"},
+                        "metadata": {},
+                        "execution_count": 1,
+                    },
+                ]
             if student == "crashed" and cell["cell_type"] == "code" and "os._exit" in "".join(cell["source"]):
-                cell["outputs"] = [{"output_type": "error", "ename": "DeadKernelError", "evalue": "Kernel died",
-                                    "traceback": []}]
+                cell["outputs"] = [
+                    {"output_type": "error", "ename": "DeadKernelError", "evalue": "Kernel died", "traceback": []}
+                ]
         target = course / "autograded" / student / "attention"
         target.mkdir(parents=True)
         (target / "attention.ipynb").write_text(json.dumps(notebook))
         ledger = course / ".grading" / "assignments" / "attention" / "students"
         ledger.mkdir(parents=True, exist_ok=True)
         note = "graded as blank: the file is empty" if student == "unreadable" else ""
-        (ledger / f"{student}.json").write_text(json.dumps({"student": student, "assignment": "attention", "fingerprint": "f",
-                                                            "note": note, "seconds": 150.0, "worker": "here:1"}))
+        (ledger / f"{student}.json").write_text(
+            json.dumps(
+                {
+                    "student": student,
+                    "assignment": "attention",
+                    "fingerprint": "f",
+                    "note": note,
+                    "seconds": 150.0,
+                    "worker": "here:1",
+                }
+            )
+        )
     return course
 
 
@@ -181,9 +248,15 @@ def test_totals_and_states(course, written):
     rows = {row["student"]: row for row in table(course, "totals")}
     assert sorted(rows) == sorted([*STUDENTS, "absent"])
     assert {s: rows[s]["state"] for s in rows} == {
-        "full_solution": "answered", "mask_after_softmax": "answered", "no_sqrt_scaling": "answered",
-        "blank_release": "blank", "crashed": "answered", "unreadable": "unreadable", "copied_mask": "answered",
-        "absent": "not submitted"}
+        "full_solution": "answered",
+        "mask_after_softmax": "answered",
+        "no_sqrt_scaling": "answered",
+        "blank_release": "blank",
+        "crashed": "answered",
+        "unreadable": "unreadable",
+        "copied_mask": "answered",
+        "absent": "not submitted",
+    }
     assert float(rows["mask_after_softmax"]["auto"]) == pytest.approx(25.8)
     assert rows["no_sqrt_scaling"]["lost"] == "attention masked_attention"
     assert rows["full_solution"]["written_to_grade"] == "4"
@@ -209,7 +282,10 @@ def test_checks_and_properties(course, written):
     rows = properties["check_masked_attention", "rows sum to 1"]
     assert (rows["passed"], rows["failed"], rows["difficulty"]) == ("3", "2", "0.6")
     scaled = properties["check_attention", "scaled by sqrt(d)"]  # fails for no_sqrt_scaling only
-    passed, rest = [1, 1, 0, 1, 1], [29 - 4, 25.8 - 4, 25.4 - 2, 29 - 4, 25.8 - 4]  # full, mask, no_sqrt, crashed, copied
+    passed, rest = (
+        [1, 1, 0, 1, 1],
+        [29 - 4, 25.8 - 4, 25.4 - 2, 29 - 4, 25.8 - 4],
+    )  # full, mask, no_sqrt, crashed, copied
     assert float(scaled["discrimination"]) == pytest.approx(np.corrcoef(passed, rest)[0, 1], abs=1e-3)
     statistics = properties["check_previous_token_weight", "matches recorded statistics"]
     assert (statistics["passed"], statistics["not_applicable"]) == ("4", "1")
@@ -255,28 +331,51 @@ def test_similar_pairs_listed_with_lines(course, written):
 
 
 def test_command_line_and_student_filter(course, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "autograder.report", "--course", str(course), "--student", "crashed",
-                           "--student", "full_solution", "--out", str(tmp_path)],
-                          cwd=REPOSITORY, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder.report",
+            "--course",
+            str(course),
+            "--student",
+            "crashed",
+            "--student",
+            "full_solution",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "attention.html").exists()
     with open(tmp_path / "attention" / "totals.csv", newline="") as handle:
         assert [row["student"] for row in csv.DictReader(handle)] == ["crashed", "full_solution"]
-    missing = subprocess.run([sys.executable, "-m", "autograder.report", "--course", str(tmp_path / "nowhere")],
-                             cwd=REPOSITORY, capture_output=True, text=True, timeout=300)
+    missing = subprocess.run(
+        [sys.executable, "-m", "autograder.report", "--course", str(tmp_path / "nowhere")],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert missing.returncode == 1 and "grade the class first" in missing.stderr
 
 
 def test_closing_table_fits_120_columns(course):
-    from autograder.classroom import grade_table, show
-
-    from autograder.export import ChecksExport
     from nbgrader.api import Gradebook
+
+    from autograder.classroom import grade_table, show
+    from autograder.export import ChecksExport
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         ChecksExport(to=str(course / "checks.csv"), course_root=str(course)).export(gradebook)
-    notes = {"crashed": "kernel died in cell 41; later cells not run",
-             "unreadable": "graded as blank: the file is not a notebook: NotJSONError: " + "x" * 200}
+    notes = {
+        "crashed": "kernel died in cell 41; later cells not run",
+        "unreadable": "graded as blank: the file is not a notebook: NotJSONError: " + "x" * 200,
+    }
     text = show(grade_table(course / "checks.csv", notes))
     lines = text.splitlines()
     assert max(len(line) for line in lines) <= 120, text
@@ -293,7 +392,9 @@ def browser_page(path: Path, screenshot: Path) -> tuple[str, list]:
     """(the page's text, [(image loaded, natural width)]) of ``path`` in headless Chromium; a full-page screenshot."""
     if not CHROMIUM.exists():
         pytest.skip(f"no {CHROMIUM}: apt-get install chromium")
-    playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed: pip install -e '.[browser]'")
+    playwright = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright is not installed: pip install -e '.[browser]'"
+    )
     with playwright.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         try:

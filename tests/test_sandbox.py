@@ -14,7 +14,9 @@ from autograder import sandbox
 from autograder.student_kernel import SandboxedKernelManager
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-needs_bubblewrap = pytest.mark.skipif(sandbox.bubblewrap() is None, reason=f"bubblewrap is not available ({sandbox.INSTALL})")
+needs_bubblewrap = pytest.mark.skipif(
+    sandbox.bubblewrap() is None, reason=f"bubblewrap is not available ({sandbox.INSTALL})"
+)
 
 
 def test_without_bubblewrap_nothing_runs_unless_the_instructor_allowed_it(monkeypatch, capsys):
@@ -49,8 +51,12 @@ def test_the_hidden_checks_refuse_to_run_answers_without_the_sandbox(monkeypatch
     sandbox.bubblewrap.cache_clear()
     try:
         with pytest.raises(sandbox.SandboxUnavailable):
-            grade_answers(assignments.load(REPOSITORY / "source" / "attention"), ["def softmax(scores):\n    return scores\n"],
-                          seed=1, checks=["check_softmax"])
+            grade_answers(
+                assignments.load(REPOSITORY / "source" / "attention"),
+                ["def softmax(scores):\n    return scores\n"],
+                seed=1,
+                checks=["check_softmax"],
+            )
     finally:
         sandbox.bubblewrap.cache_clear()
 
@@ -74,12 +80,26 @@ def test_classroom_refuses_without_the_sandbox_and_grades_nothing(tmp_path, monk
 def test_limits_are_set_before_the_command_starts():
     import subprocess
 
-    command = sandbox.limited([sys.executable, "-c", "import resource as r; print(r.getrlimit(r.RLIMIT_AS)[0], "
-                               "r.getrlimit(r.RLIMIT_FSIZE)[0], r.getrlimit(r.RLIMIT_CPU)[0])"], 2**31, 2**20, 10, cpu_seconds=7)
-    assert subprocess.run(command, capture_output=True, text=True, check=True).stdout.split() == [str(2**31), str(2**20), "7"]
+    command = sandbox.limited(
+        [
+            sys.executable,
+            "-c",
+            "import resource as r; print(r.getrlimit(r.RLIMIT_AS)[0], "
+            "r.getrlimit(r.RLIMIT_FSIZE)[0], r.getrlimit(r.RLIMIT_CPU)[0])",
+        ],
+        2**31,
+        2**20,
+        10,
+        cpu_seconds=7,
+    )
+    assert subprocess.run(command, capture_output=True, text=True, check=True).stdout.split() == [
+        str(2**31),
+        str(2**20),
+        "7",
+    ]
 
 
-PROBE = f'''
+PROBE = f"""
 import json, os, socket
 seen = {{}}
 for path in [{str(REPOSITORY / "autograder" / "checks.py")!r}, {str(REPOSITORY / "source")!r}, "/etc/shadow",
@@ -105,7 +125,7 @@ sys.path.insert(0, os.path.abspath("../../.."))   # the course folder, as the no
 import lib.transformer
 seen["lib"] = lib.transformer.load()[2]["settings"]["layers"]
 print(json.dumps(seen))
-'''
+"""
 
 
 @needs_bubblewrap
@@ -114,8 +134,9 @@ def test_the_kernel_sees_its_folder_lib_and_data_and_nothing_else(tmp_path):
     folder = tmp_path / "autograded" / "ada" / "attention"
     folder.mkdir(parents=True)
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
-    NotebookClient(notebook, timeout=60, kernel_manager_class=SandboxedKernelManager,
-                   resources={"metadata": {"path": str(folder)}}).execute()
+    NotebookClient(
+        notebook, timeout=60, kernel_manager_class=SandboxedKernelManager, resources={"metadata": {"path": str(folder)}}
+    ).execute()
     seen = json.loads(notebook.cells[0].outputs[0]["text"])
     refused = {key: value for key, value in seen.items() if value in ("read", "connected", "wrote")}
     assert refused == {"write mine.txt": "wrote"}, seen  # only its own folder
@@ -144,10 +165,10 @@ def test_the_kernel_reads_the_class_forward_cache_and_cannot_change_it(tmp_path,
     cache = transformer.write_forward_cache(tmp_path / "forward", [ids])
     before = {path.name: path.read_bytes() for path in cache.iterdir()}
     config = Config()
-    if given_by == "configuration":   # what grade_submission writes into its private folder's nbgrader_config.py
+    if given_by == "configuration":  # what grade_submission writes into its private folder's nbgrader_config.py
         config.SandboxedKernelManager.forward_cache = str(cache)
         monkeypatch.delenv(transformer.FORWARD_CACHE, raising=False)
-    else:                             # an instructor's own setting, for nbgrader run the usual way
+    else:  # an instructor's own setting, for nbgrader run the usual way
         monkeypatch.setenv(transformer.FORWARD_CACHE, str(cache))
     probe = f"""
 import json, os, sys
@@ -164,8 +185,13 @@ except OSError:
 print(json.dumps({{"where": os.environ[transformer.FORWARD_CACHE], "cached": cached is not None, "write": wrote}}))
 """
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)])
-    NotebookClient(notebook, timeout=60, kernel_manager_class=SandboxedKernelManager, config=config,
-                   resources={"metadata": {"path": str(folder)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=60,
+        kernel_manager_class=SandboxedKernelManager,
+        config=config,
+        resources={"metadata": {"path": str(folder)}},
+    ).execute()
     seen = json.loads(notebook.cells[0].outputs[0]["text"])
     assert seen == {"where": "/run/attention/forward", "cached": True, "write": "refused"}
     assert {path.name: path.read_bytes() for path in cache.iterdir()} == before

@@ -26,9 +26,23 @@ from autograder import similarity
 REPOSITORY = Path(__file__).resolve().parent.parent
 RELEASE = REPOSITORY / "release" / "attention" / "attention.ipynb"
 FULL_SOLUTION = REPOSITORY / "examples" / "submissions" / "full_solution" / "attention" / "attention.ipynb"
-FUNCTIONS = ["softmax", "attention", "causal_mask", "average_largest_weight", "split_heads", "join_heads",
-             "multi_head_attention", "previous_token_weight", "even_previous_weight", "description_positions",
-             "far_back_weight", "marker_weight", "even_far_back_weight", "even_marker_weight", "safe_softmax"]
+FUNCTIONS = [
+    "softmax",
+    "attention",
+    "causal_mask",
+    "average_largest_weight",
+    "split_heads",
+    "join_heads",
+    "multi_head_attention",
+    "previous_token_weight",
+    "even_previous_weight",
+    "description_positions",
+    "far_back_weight",
+    "marker_weight",
+    "even_far_back_weight",
+    "even_marker_weight",
+    "safe_softmax",
+]
 
 
 def answer_cells(path: Path) -> dict:
@@ -49,7 +63,7 @@ def cells_of(text: str) -> dict:
     return cells
 
 
-LOOPS = '''
+LOOPS = """
 # --- softmax
 def softmax(scores):
     s = np.array(scores, dtype=float)
@@ -185,9 +199,9 @@ def safe_softmax(scores):
         e = np.exp(row - row.max())
         out[idx] = e / e.sum()
     return out
-'''
+"""
 
-EINSUM = '''
+EINSUM = """
 # --- softmax
 def softmax(scores):
     z = np.asarray(scores, dtype=np.float64)
@@ -268,9 +282,9 @@ def safe_softmax(scores):
     norm = e.sum(-1, keepdims=True)
     norm[norm == 0] = 1
     return e / norm
-'''
+"""
 
-WHERE = '''
+WHERE = """
 # --- softmax
 def softmax(scores):
     arr = np.array(scores, dtype=float)
@@ -355,9 +369,9 @@ def safe_softmax(scores):
     shifted = safe - safe.max(axis=-1, keepdims=True)
     e = np.where(dead, 0.0, np.exp(shifted))
     return e / np.where(dead, 1.0, e.sum(axis=-1, keepdims=True))
-'''
+"""
 
-INPLACE = '''
+INPLACE = """
 # --- softmax
 def softmax(scores):
     out = np.array(scores, dtype=float, copy=True)
@@ -470,9 +484,9 @@ def safe_softmax(scores):
     sums[sums == 0.0] = 1.0
     out /= sums
     return out
-'''
+"""
 
-HELPERS = '''
+HELPERS = """
 # --- softmax
 def _stable_exp(values, axis=-1):
     values = np.asarray(values, dtype=float)
@@ -592,9 +606,9 @@ def safe_softmax(scores):
     empty = np.all(scores == -np.inf, axis=-1, keepdims=True)
     result = softmax(np.where(empty, 0.0, scores))
     return np.where(empty, 0.0, result)
-'''
+"""
 
-COMPREHENSIONS = '''
+COMPREHENSIONS = """
 # --- softmax
 def softmax(scores):
     a = np.asarray(scores, dtype=float)
@@ -669,10 +683,16 @@ def safe_softmax(scores):
     rows = a.reshape(-1, a.shape[-1])
     out = [np.zeros_like(r) if np.isneginf(r).all() else softmax(r) for r in rows]
     return np.array(out).reshape(a.shape)
-'''
+"""
 
-INDEPENDENT = {"loops": LOOPS, "einsum": EINSUM, "where": WHERE, "inplace": INPLACE, "helpers": HELPERS,
-               "comprehensions": COMPREHENSIONS}
+INDEPENDENT = {
+    "loops": LOOPS,
+    "einsum": EINSUM,
+    "where": WHERE,
+    "inplace": INPLACE,
+    "helpers": HELPERS,
+    "comprehensions": COMPREHENSIONS,
+}
 
 
 def solutions() -> dict:
@@ -686,7 +706,8 @@ def solutions() -> dict:
 
 
 def bound_names(code: str) -> set:
-    """The names ``code`` binds, less the graded functions and their parameters (the assignment's, called by keyword)."""
+    """The names ``code`` binds, less the graded functions and their parameters (the assignment's, called by
+    keyword)."""
     tree = ast.parse(code)
     functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
     bound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
@@ -704,8 +725,14 @@ def renamed(code: str, bound: set, suffix: str = "_val") -> str:
             depth += token.string in "([{"
             depth -= token.string in ")]}"
         after_dot = index > 0 and tokens[index - 1].string == "."
-        keyword_argument = (depth > 0 and index + 1 < len(tokens) and tokens[index + 1].string == "=" and index > 0
-                            and tokens[index - 1].string in ("(", ",") and not token.line.lstrip().startswith("def "))
+        keyword_argument = (
+            depth > 0
+            and index + 1 < len(tokens)
+            and tokens[index + 1].string == "="
+            and index > 0
+            and tokens[index - 1].string in ("(", ",")
+            and not token.line.lstrip().startswith("def ")
+        )
         if token.type == tokenize.NAME and token.string in bound and not after_dot and not keyword_argument:
             token = token._replace(string=f"my_{token.string}{suffix}")
         out.append(token)
@@ -726,9 +753,12 @@ def reordered(code: str) -> str:
         body, index = function.body, 0
         while index + 1 < len(body):
             first, second = body[index], body[index + 1]
-            if (isinstance(first, ast.Assign) and isinstance(second, ast.Assign)
-                    and not (names(first, ast.Store) & (names(second, ast.Load) | names(second, ast.Store)))
-                    and not (names(second, ast.Store) & names(first, ast.Load))):
+            if (
+                isinstance(first, ast.Assign)
+                and isinstance(second, ast.Assign)
+                and not (names(first, ast.Store) & (names(second, ast.Load) | names(second, ast.Store)))
+                and not (names(second, ast.Store) & names(first, ast.Load))
+            ):
                 body[index], body[index + 1] = second, first
                 index += 2
             else:
@@ -740,7 +770,7 @@ def commented(code: str) -> str:
     """A comment above every statement line and a blank line after it."""
     lines = []
     for line in code.splitlines():
-        indent = line[:len(line) - len(line.lstrip())]
+        indent = line[: len(line) - len(line.lstrip())]
         if line.strip() and not line.strip().startswith(("def ", "#", "import")):
             lines.append(f"{indent}# step: {line.strip()[:12]} then the next one")
         lines.append(line)
@@ -799,7 +829,8 @@ def test_each_solution_is_correct(name):
             assert space["causal_mask"](6).dtype == bool
             for scaled in (True, False):
                 assert space["average_largest_weight"](q[0], k[0], scaled) == pytest.approx(
-                    ops.average_largest_weight(q[0], k[0], scaled), abs=1e-12)
+                    ops.average_largest_weight(q[0], k[0], scaled), abs=1e-12
+                )
             x = rng.normal(size=(6, 12))
             np.testing.assert_allclose(space["split_heads"](x, 3), ops.split_heads(x, 3))
             np.testing.assert_allclose(space["join_heads"](ops.split_heads(x, 4)), x)
@@ -811,11 +842,19 @@ def test_each_solution_is_correct(name):
             np.testing.assert_allclose(space["previous_token_weight"](pattern), stats.previous_token_weight(pattern))
             assert space["even_previous_weight"](11) == pytest.approx(stats.even_previous_weight(11))
             ids = rng.integers(0, 9, size=15)
-            np.testing.assert_array_equal(space["description_positions"](ids, 4, 3), stats.description_positions(ids, 4, 3))
+            np.testing.assert_array_equal(
+                space["description_positions"](ids, 4, 3), stats.description_positions(ids, 4, 3)
+            )
             queries = np.arange(5, 11)
-            np.testing.assert_allclose(space["far_back_weight"](pattern, 3, queries), stats.far_back_weight(pattern, 3, queries), atol=1e-12)
-            np.testing.assert_allclose(space["marker_weight"](pattern, 3, queries), stats.marker_weight(pattern, 3, queries))
-            np.testing.assert_allclose(space["even_far_back_weight"](3, queries), stats.even_far_back_weight(3, queries))
+            np.testing.assert_allclose(
+                space["far_back_weight"](pattern, 3, queries), stats.far_back_weight(pattern, 3, queries), atol=1e-12
+            )
+            np.testing.assert_allclose(
+                space["marker_weight"](pattern, 3, queries), stats.marker_weight(pattern, 3, queries)
+            )
+            np.testing.assert_allclose(
+                space["even_far_back_weight"](3, queries), stats.even_far_back_weight(3, queries)
+            )
             np.testing.assert_allclose(space["even_marker_weight"](queries), stats.even_marker_weight(queries))
             masked = np.where(rng.random((4, 6)) < 0.5, scores[0], -np.inf)
             masked[:, 0] = scores[0][:, 0]
@@ -833,8 +872,10 @@ def test_near_copies_are_flagged(starter):
         pair = similarity.compare(original, copy)
         scores[name] = pair.score
         assert pair.lines["a"] and pair.lines["b"], "the matching lines are found on both sides"
-    print(f"\nnear-copy scores: { {name: round(score, 3) for name, score in scores.items()} } "
-          f"(threshold {similarity.THRESHOLD})")
+    print(
+        f"\nnear-copy scores: { {name: round(score, 3) for name, score in scores.items()} } "
+        f"(threshold {similarity.THRESHOLD})"
+    )
     assert min(scores.values()) >= similarity.THRESHOLD, scores
 
 
@@ -843,8 +884,10 @@ def test_independent_solutions_are_not_flagged(starter):
     every = similarity.all_pairs(list(prints.values()))
     assert len(every) == len(prints) * (len(prints) - 1) // 2, "every solution is compared"
     closest = every[0]
-    print(f"\nclosest independent pair: {closest.a} / {closest.b} {closest.score:.3f} "
-          f"(threshold {similarity.THRESHOLD}); all: {[(p.a, p.b, round(p.score, 3)) for p in every[:6]]}")
+    print(
+        f"\nclosest independent pair: {closest.a} / {closest.b} {closest.score:.3f} "
+        f"(threshold {similarity.THRESHOLD}); all: {[(p.a, p.b, round(p.score, 3)) for p in every[:6]]}"
+    )
     assert closest.score < similarity.THRESHOLD, closest
     assert similarity.similar_pairs(list(prints.values())) == []
 
@@ -882,8 +925,10 @@ def test_two_hundred_students_in_seconds(starter):
     prints = list(prints_of(cells, starter).values())
     fingerprinted = time.perf_counter() - started
     pairs = similarity.similar_pairs(prints)
-    print(f"\n200 students: fingerprints {fingerprinted:.2f} s, 19,900 pairs {time.perf_counter() - started - fingerprinted:.2f} s, "
-          f"{len(pairs)} flagged")
+    print(
+        f"\n200 students: fingerprints {fingerprinted:.2f} s, 19,900 pairs"
+        f" {time.perf_counter() - started - fingerprinted:.2f} s, {len(pairs)} flagged"
+    )
     groups = {}
     for number, student in enumerate(cells):
         groups[student] = number % len(originals)

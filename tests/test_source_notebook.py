@@ -17,8 +17,12 @@ from autograder import assignments
 
 SOURCE = Path(__file__).resolve().parent.parent / "source" / "attention" / "attention.ipynb"
 CHECKS = assignments.load(SOURCE.parent).checks
-WRITTEN = {"answer_scaling_prediction": 1, "answer_read_a_head": 1, "answer_copy_prediction": 1,
-           "answer_mask_after_softmax": 1}
+WRITTEN = {
+    "answer_scaling_prediction": 1,
+    "answer_read_a_head": 1,
+    "answer_copy_prediction": 1,
+    "answer_mask_after_softmax": 1,
+}
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
 
 
@@ -41,7 +45,8 @@ def test_every_cell_has_nbgrader_metadata_and_its_grade_id_as_cell_id(notebook):
         assert flags(cell)["schema_version"] == 3
         assert cell.id == flags(cell)["grade_id"], (
             f"cell {cell.id!r} has grade id {flags(cell)['grade_id']!r}: the cell id is the grade id, so ids stay "
-            "stable and readable (set cell.id to the grade id)")
+            "stable and readable (set cell.id to the grade id)"
+        )
 
 
 def test_points_table(notebook):
@@ -69,7 +74,8 @@ def test_every_answer_cell_is_followed_by_its_visible_check(notebook):
         if flags(cell)["solution"]:
             following = flags(code[position + 1])
             assert following["grade_id"] == f"check_{flags(cell)['grade_id']}" and following["grade"], (
-                f"the answer cell {flags(cell)['grade_id']} is followed by {following['grade_id']}, not its check")
+                f"the answer cell {flags(cell)['grade_id']} is followed by {following['grade_id']}, not its check"
+            )
 
 
 def test_check_cells_are_locked_and_their_hidden_block_names_only_the_check(notebook):
@@ -80,16 +86,21 @@ def test_check_cells_are_locked_and_their_hidden_block_names_only_the_check(note
         assert flags(cell)["locked"] and not flags(cell)["solution"]
         blocks = HIDDEN.findall(cell.source)
         assert blocks == [f"# graded outside this kernel: checks.py, {grade_id}\n"], (
-            f"{grade_id}'s hidden block must only name its check, not hold test code: {blocks}")
+            f"{grade_id}'s hidden block must only name its check, not hold test code: {blocks}"
+        )
         visible = HIDDEN.sub("", cell.source)
         assert "assert" in visible, f"{grade_id} has no visible check for the student"
         assert not re.search(r"\blib\.(attention|heads)\b|from lib import", visible), (
-            f"{grade_id}'s visible checks call lib's reference: they would hand out the answer")
+            f"{grade_id}'s visible checks call lib's reference: they would hand out the answer"
+        )
 
 
 def test_written_answers_are_markdown_graded_by_hand(notebook):
-    written = {flags(cell)["grade_id"]: cell for cell in notebook.cells
-               if flags(cell)["grade"] and cell.cell_type == "markdown"}
+    written = {
+        flags(cell)["grade_id"]: cell
+        for cell in notebook.cells
+        if flags(cell)["grade"] and cell.cell_type == "markdown"
+    }
     assert set(written) == set(WRITTEN)
     for cell in written.values():
         assert flags(cell)["solution"] and not flags(cell)["locked"]

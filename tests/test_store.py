@@ -19,13 +19,20 @@ from recordings import catalogue
 HEADER = "\t".join(store.WANDS_COLUMNS)
 ROWS = [
     # deliberately out of id order; id 6 has an empty description and no ratings
-    "29\t20 piece dinnerware set\tDinnerware Sets\tKitchen & Tabletop / Tableware & Drinkware / Dinnerware Sets"
-    "\tSet a beautiful table with this dinnerware set.\tpiececount:20|material:stoneware\t12.0\t4.5\t9.0",
-    "0\tsled coffee table\tCoffee Tables\tFurniture / Living Room Furniture / Coffee Tables & End Tables / Coffee Tables"
-    "\tThis sled coffee table is built from solid oak.\toverallwidth-sidetoside:20.5|material:wood\t15.0\t4.5\t15.0",
+    (
+        "29\t20 piece dinnerware set\tDinnerware Sets\tKitchen & Tabletop / Tableware & Drinkware / Dinnerware Sets"
+        "\tSet a beautiful table with this dinnerware set.\tpiececount:20|material:stoneware\t12.0\t4.5\t9.0"
+    ),
+    (
+        "0\tsled coffee table\tCoffee Tables\tFurniture / Living Room Furniture / Coffee Tables & End Tables / Coffee"
+        " Tables\tThis sled coffee table is built from solid"
+        " oak.\toverallwidth-sidetoside:20.5|material:wood\t15.0\t4.5\t15.0"
+    ),
     "6\tnull\tWall Art\tDécor & Pillows / Wall Art\t\t\t\t\t",
-    "1\tdouble chaise patio furniture cover\tPatio Furniture Covers\tOutdoor / Outdoor Furniture Covers"
-    "\tProtect your outdoor patio furniture from harsh elements.\tmaterial:polyester\t3.0\t5.0\t2.0",
+    (
+        "1\tdouble chaise patio furniture cover\tPatio Furniture Covers\tOutdoor / Outdoor Furniture Covers"
+        "\tProtect your outdoor patio furniture from harsh elements.\tmaterial:polyester\t3.0\t5.0\t2.0"
+    ),
 ]
 TEXT = HEADER + "\n" + "\n".join(ROWS) + "\n"
 
@@ -47,8 +54,16 @@ def data_dir(tmp_path, monkeypatch):
 def test_load_products_renames_sorts_and_fills(data_dir, which):
     products = store.load_products(catalogue=which)
     assert list(products.columns) == [
-        "product_id", "name", "product_class", "category", "description", "features",
-        "rating_count", "average_rating", "review_count", "split",
+        "product_id",
+        "name",
+        "product_class",
+        "category",
+        "description",
+        "features",
+        "rating_count",
+        "average_rating",
+        "review_count",
+        "split",
     ]
     assert products["product_id"].tolist() == [0, 1, 6, 29]
     assert products["product_id"].dtype == "int64"
@@ -163,7 +178,9 @@ def test_git_blob_id_matches_git_hash_object(tmp_path):
     content = b"product_id\tproduct_name\n0\tsled coffee table\n\xc3\xa9\x00binary tail"
     path = tmp_path / "sample.bin"
     path.write_bytes(content)
-    expected = subprocess.run([git, "hash-object", str(path)], capture_output=True, text=True, check=True).stdout.strip()
+    expected = subprocess.run(
+        [git, "hash-object", str(path)], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert store.git_blob_id(content) == expected
     assert store.git_blob_id(b"") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"  # git's empty blob
 
@@ -243,7 +260,7 @@ def test_generate_is_wands_format_and_deterministic(tmp_path, monkeypatch):
     assert chapter["split"].tolist() == ["validation"]
 
 
-# ----------------------------------------------------------------------------------------------- the committed catalogue
+# --------------------------------------------------------------------------------------- the committed catalogue
 
 
 @pytest.fixture(scope="module")
@@ -272,7 +289,7 @@ def test_chapter_product_is_in_validation_with_its_phrase(products):
     assert validation_ids.index(row["product_id"]) < 300
     first = "Protect your outdoor patio furniture from harsh elements with this outdoor patio furniture cover."
     assert row["description"].startswith(first + " ")
-    more = re.split(r"(?<=[.!?])\s+", row["description"][len(first):].strip())
+    more = re.split(r"(?<=[.!?])\s+", row["description"][len(first) :].strip())
     assert 2 <= len(more) <= 5
 
 

@@ -24,7 +24,20 @@ def test_normalise_folds_accents_and_case():
 
 def test_words_split_letters_digits_and_punctuation():
     assert tokenizer.words('18" x 18" Linen, kiln-dried & oak.') == [
-        "18", '"', "x", "18", '"', "linen", ",", "kiln", "-", "dried", "&", "oak", "."]
+        "18",
+        '"',
+        "x",
+        "18",
+        '"',
+        "linen",
+        ",",
+        "kiln",
+        "-",
+        "dried",
+        "&",
+        "oak",
+        ".",
+    ]
 
 
 def test_every_word_ends_with_the_marker(bpe):

@@ -16,8 +16,24 @@ import numpy as np
 
 from autograder import model
 from autograder.checks import (
-    ATOL, EXACT, Broken, Budget, Call, Check, Result, StudentFailed, Tolerance, Unavailable, close, describe_call,
-    diagnose, driven_result, largest_difference, require_shape, scalar,
+    ATOL,
+    EXACT,
+    Broken,
+    Budget,
+    Call,
+    Check,
+    Result,
+    StudentFailed,
+    Tolerance,
+    Unavailable,
+    close,
+    describe_call,
+    diagnose,
+    driven_result,
+    largest_difference,
+    mistake,
+    require_shape,
+    scalar,
 )
 from lib import attention as ops
 from lib import heads as stats
@@ -106,8 +122,9 @@ def forward_with_attention(student, function: str, ids, seconds: float) -> Resul
     return driven_result(logits, returned)
 
 
-def over_model_patterns(student, function: str, index, queries, offsets, per: str, layers: int, heads: int,
-                        seconds: float) -> Result:
+def over_model_patterns(
+    student, function: str, index, queries, offsets, per: str, layers: int, heads: int, seconds: float
+) -> Result:
     """The student's statistic over every recorded text's patterns: (layers, heads, N).
 
     index: (texts, 3) rows (offset into the flat patterns file, T, sep); text t's description positions
@@ -120,19 +137,25 @@ def over_model_patterns(student, function: str, index, queries, offsets, per: st
     stacked, budget, columns, returned = layers * heads, Budget(seconds), [], []
     try:
         for text, (offset, positions, sep) in enumerate(np.asarray(index).tolist()):
-            mine = np.asarray(queries[offsets[text]:offsets[text + 1]])
+            mine = np.asarray(queries[offsets[text] : offsets[text + 1]])
             if per == "query" and not len(mine):
                 continue
-            pattern = np.array(flat[offset:offset + stacked * positions * positions], dtype=np.float64)
+            pattern = np.array(flat[offset : offset + stacked * positions * positions], dtype=np.float64)
             pattern = pattern.reshape(stacked, positions, positions)
-            args, expected = ((pattern,), (stacked,)) if per == "head" else ((pattern, int(sep), mine.copy()), (stacked, len(mine)))
+            args, expected = (
+                ((pattern,), (stacked,)) if per == "head" else ((pattern, int(sep), mine.copy()), (stacked, len(mine)))
+            )
             if budget.left <= 0:
-                raise StudentFailed(f"{function} used up its {seconds:g} s of CPU time before the last of the model's texts")
+                raise StudentFailed(
+                    f"{function} used up its {seconds:g} s of CPU time before the last of the model's texts"
+                )
             result = budget.charge(*student(function, args, {}, (), 1, budget.left))
             where = f"for the model's text {text}, its {layers} layers' patterns stacked as {stacked} heads"
             if tuple(result.values[0].shape) != expected:
-                raise StudentFailed(f"returned shape {tuple(result.values[0].shape)} {where} "
-                                    f"{(stacked, positions, positions)}; expected {expected}")
+                raise StudentFailed(
+                    f"returned shape {tuple(result.values[0].shape)} {where} "
+                    f"{(stacked, positions, positions)}; expected {expected}"
+                )
             returned.extend(result.returned)
             columns.append(result.values[0].reshape(layers, heads, -1))
     except StudentFailed as failure:
@@ -170,30 +193,45 @@ def softmax_calls(rng):
     a, b, n = sizes(rng, 2, 7, 3)
     rows, width = sizes(rng, 3, 8, 2)
     big = 1000.0 + rng.uniform(-60.0, 60.0, (rows, width))  # exp(1000) overflows to inf
-    return [Call("softmax", (normal(rng, a, b, n, scale=2.0),)), Call("softmax", (big,))]
+    return [
+        Call("softmax", (normal(rng, a, b, n, scale=2.0),), role="random"),
+        Call("softmax", (big,), role="near 1000"),
+    ]
 
 
 def softmax_variants(scores):
     """Known wrong softmaxes of ``scores``, each with the message that explains it."""
     variants = [
-        (f"the weights are softmax over axis {axis}: rows (the last axis) must sum to 1; take the max and the sum "
-         "over axis=-1 with keepdims=True", lambda axis=axis: softmax_along(scores, axis))
+        (
+            (
+                f"the weights are softmax over axis {axis}: rows (the last axis) must sum to 1; take the max and the"
+                " sum over axis=-1 with keepdims=True"
+            ),
+            lambda axis=axis: softmax_along(scores, axis),
+        )
         for axis in range(scores.ndim - 1)
     ]
     return variants + [
-        ("the whole array sums to 1: divide each row by its own total (sum over axis=-1, keepdims=True)",
-         lambda: np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()),
-        ("the weights are exp(scores) without dividing by the row total",
-         lambda: np.exp(scores - scores.max(-1, keepdims=True))),
+        (
+            "the whole array sums to 1: divide each row by its own total (sum over axis=-1, keepdims=True)",
+            lambda: np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum(),
+        ),
+        (
+            "the weights are exp(scores) without dividing by the row total",
+            lambda: np.exp(scores - scores.max(-1, keepdims=True)),
+        ),
     ]
 
 
 def softmax_shape(out):
-    for number in range(2):
+    for number in out.numbers():
         shape = out.arg(number).shape
         actual = out.value(number)
         if actual.shape != shape:
-            return f"{describe_call(out.calls[number])} returned shape {actual.shape}: softmax keeps the shape of its scores"
+            return (
+                f"{describe_call(out.calls[number])} returned shape {actual.shape}: softmax keeps the shape of its"
+                " scores"
+            )
     return None
 
 
@@ -202,7 +240,8 @@ def rows_sum_to_one(weights, tolerance: Tolerance = EXACT) -> bool:
 
 
 def softmax_rows(out):
-    weights, tolerance = out.value(0), out.tolerance(0)
+    number = out.number("random")
+    weights, tolerance = out.value(number), out.tolerance(number)
     if rows_sum_to_one(weights, tolerance):
         return None
     for axis in range(weights.ndim - 1):
@@ -210,27 +249,42 @@ def softmax_rows(out):
             return f"weights sum to 1 along axis {axis}, not along the last axis: softmax each row (axis=-1)"
     if weights.size and np.isclose(weights.sum(), 1.0):
         return "the whole array sums to 1: divide each row by its own total (sum over axis=-1, keepdims=True)"
-    return f"rows sum to {np.round(weights.sum(axis=-1).ravel()[:4], 3)}..., not 1: divide exp(scores) by each row's total"
+    return (
+        f"rows sum to {np.round(weights.sum(axis=-1).ravel()[:4], 3)}..., not 1: divide exp(scores) by each row's total"
+    )
 
 
 def softmax_values(out):
-    scores, actual = out.arg(0), out.value(0)
+    number = out.number("random")
+    scores, actual = out.arg(number), out.value(number)
     expected = ops.softmax(scores)
-    if close(actual, expected, out.tolerance(0)):
-        return None
-    return diagnose(actual, softmax_variants(scores), f"values differ from softmax over the last axis ({largest_difference(actual, expected)})", out.tolerance(0))
+    return mistake(
+        out,
+        number,
+        actual,
+        expected,
+        softmax_variants(scores),
+        f"values differ from softmax over the last axis ({largest_difference(actual, expected)})",
+    )
 
 
 def softmax_overflow(out):
-    scores, actual = out.arg(1), out.value(1)
+    number = out.number("near 1000")
+    scores, actual = out.arg(number), out.value(number)
     if not np.isfinite(actual).all():
-        return ("NaN or inf on scores near 1000: np.exp(1000) overflows; subtract each row's maximum before np.exp "
-                "(softmax(s) equals softmax(s - max))")
+        return (
+            "NaN or inf on scores near 1000: np.exp(1000) overflows; subtract each row's maximum before np.exp "
+            "(softmax(s) equals softmax(s - max))"
+        )
     expected = ops.softmax(scores)
-    if close(actual, expected, out.tolerance(1)):
-        return None
-    return diagnose(actual, softmax_variants(scores),
-                    f"on scores near 1000 the weights are wrong ({largest_difference(actual, expected)})", out.tolerance(1))
+    return mistake(
+        out,
+        number,
+        actual,
+        expected,
+        softmax_variants(scores),
+        f"on scores near 1000 the weights are wrong ({largest_difference(actual, expected)})",
+    )
 
 
 # --- check_attention ----------------------------------------------------------------------------
@@ -243,8 +297,11 @@ def attention_calls(rng):
     heads, positions = int(rng.integers(2, 5)), int(rng.integers(4, 9))
     return [
         Call("attention", (normal(rng, queries, d), normal(rng, keys, d), normal(rng, keys, width)), items=2),
-        Call("attention", (normal(rng, heads, positions, d), normal(rng, heads, positions, d),
-                           normal(rng, heads, positions, width)), items=2),
+        Call(
+            "attention",
+            (normal(rng, heads, positions, d), normal(rng, heads, positions, d), normal(rng, heads, positions, width)),
+            items=2,
+        ),
     ]
 
 
@@ -259,13 +316,15 @@ def heads_axis_hint(out, number) -> str:
     call, result = out.calls[number], out.results[number]
     plain = [n for n, c in enumerate(out.calls) if c.args and c.args[0].ndim == 2 and out.results[n].error is None]
     if result.error and call.args[0].ndim == 3 and plain:
-        return (" It works on (T, d) inputs but not with a heads axis in front: keys.T reverses every axis of a "
-                "(heads, T, d) array; use np.swapaxes(keys, -1, -2)")
+        return (
+            " It works on (T, d) inputs but not with a heads axis in front: keys.T reverses every axis of a "
+            "(heads, T, d) array; use np.swapaxes(keys, -1, -2)"
+        )
     return ""
 
 
 def attention_shapes(out):
-    for number in range(2):
+    for number in out.numbers():
         q, k, v = out.calls[number].args
         try:
             weights, output = out.value(number, 0), out.value(number, 1)
@@ -273,19 +332,29 @@ def attention_shapes(out):
             raise Broken(f"{broken}{heads_axis_hint(out, number)}") from None
         wanted = (*q.shape[:-1], k.shape[-2])
         if weights.shape != wanted:
-            return f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, expected (..., Tq, Tk) = {wanted}"
+            return (
+                f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, expected (..., Tq, Tk) ="
+                f" {wanted}"
+            )
         if output.shape != (*q.shape[:-1], v.shape[-1]):
-            return (f"{describe_call(out.calls[number])}: output has shape {output.shape}, expected (..., Tq, dv) = "
-                    f"{(*q.shape[:-1], v.shape[-1])}: output = weights @ values")
+            return (
+                f"{describe_call(out.calls[number])}: output has shape {output.shape}, expected (..., Tq, dv) = "
+                f"{(*q.shape[:-1], v.shape[-1])}: output = weights @ values"
+            )
     return None
 
 
 def attention_rows(out):
-    for number in range(2):
+    for number in out.numbers():
         weights = out.value(number, 0)
         if not rows_sum_to_one(weights, out.tolerance(number)):
-            if weights.ndim >= 2 and close(weights.sum(axis=-2), np.ones(weights.shape[:-2] + weights.shape[-1:]), out.tolerance(number)):
-                return "columns sum to 1, rows do not: the weights are transposed (softmax over each query's row of scores)"
+            if weights.ndim >= 2 and close(
+                weights.sum(axis=-2), np.ones(weights.shape[:-2] + weights.shape[-1:]), out.tolerance(number)
+            ):
+                return (
+                    "columns sum to 1, rows do not: the weights are transposed (softmax over each query's row of"
+                    " scores)"
+                )
             return "rows of the weights do not sum to 1: softmax each row of the scores (axis=-1)"
     return None
 
@@ -302,35 +371,54 @@ def scaling_variants(q, k, mask=None):
         ("the weights match unscaled scores: divide queries @ keys^T by sqrt(d)", lambda: weights(scores)),
         (f"the weights match scores divided by d = {d}, not by sqrt(d) = {np.sqrt(d):g}", lambda: weights(scores / d)),
         ("the weights match scores multiplied by sqrt(d): divide by it", lambda: weights(scores * np.sqrt(d))),
-        ("the weights are transposed: row i must hold query i's weights over the keys",
-         lambda: np.swapaxes(weights(scores / np.sqrt(d)), -1, -2)),
+        (
+            "the weights are transposed: row i must hold query i's weights over the keys",
+            lambda: np.swapaxes(weights(scores / np.sqrt(d)), -1, -2),
+        ),
     ]
 
 
 def attention_scaled(out):
-    for number in range(2):
+    for number in out.numbers():
         q, k, _ = out.calls[number].args
         weights = out.value(number, 0)
         expected, _ = expected_attention(out, number)
         if not close(weights, expected, out.tolerance(number)):
-            return diagnose(weights, scaling_variants(q, k),
-                            f"the weights are not softmax(queries @ keys^T / sqrt(d)) ({largest_difference(weights, expected)})", out.tolerance(number))
+            return diagnose(
+                weights,
+                scaling_variants(q, k),
+                f"the weights are not softmax(queries @ keys^T / sqrt(d)) ({largest_difference(weights, expected)})",
+                out.tolerance(number),
+            )
     return None
 
 
 def attention_values(out):
-    for number in range(len(out.calls)):
+    for number in out.numbers():
         q, k, v = out.calls[number].args[:3]
         weights, output = out.value(number, 0), out.value(number, 1)
         expected_weights, expected_output = expected_attention(out, number)
         if not close(weights, expected_weights, out.tolerance(number)):
-            return diagnose(weights, scaling_variants(q, k),
-                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})", out.tolerance(number))
+            return diagnose(
+                weights,
+                scaling_variants(q, k),
+                f"{describe_call(out.calls[number])}: weights are wrong"
+                f" ({largest_difference(weights, expected_weights)})",
+                out.tolerance(number),
+            )
         if not close(output, expected_output, out.tolerance(number)):
-            return diagnose(output, [("the output is values @ weights^T: it is weights @ values",
-                                      lambda: np.swapaxes(expected_weights, -1, -2) @ v)],
-                            f"{describe_call(out.calls[number])}: the weights are right but the output is not weights @ values "
-                            f"({largest_difference(output, expected_output)})", out.tolerance(number))
+            return diagnose(
+                output,
+                [
+                    (
+                        "the output is values @ weights^T: it is weights @ values",
+                        lambda: np.swapaxes(expected_weights, -1, -2) @ v,
+                    )
+                ],
+                f"{describe_call(out.calls[number])}: the weights are right but the output is not weights @ values "
+                f"({largest_difference(output, expected_output)})",
+                out.tolerance(number),
+            )
     return None
 
 
@@ -342,16 +430,18 @@ def causal_mask_calls(rng):
 
 
 def causal_mask_bool(out):
-    for number in range(len(out.calls)):
+    for number in out.numbers():
         dtype = out.dtype(number)
         if dtype != "bool":
-            return (f"{describe_call(out.calls[number])} returned dtype {dtype}, not bool: the mask says yes/no per position "
-                    "(dtype=bool, or a comparison such as j <= i)")
+            return (
+                f"{describe_call(out.calls[number])} returned dtype {dtype}, not bool: the mask says yes/no per"
+                " position (dtype=bool, or a comparison such as j <= i)"
+            )
     return None
 
 
 def causal_mask_shape(out):
-    for number in range(len(out.calls)):
+    for number in out.numbers():
         n = out.arg(number)
         if out.value(number).shape != (n, n):
             return f"{describe_call(out.calls[number])} returned shape {out.value(number).shape}, expected ({n}, {n})"
@@ -359,18 +449,34 @@ def causal_mask_shape(out):
 
 
 def causal_mask_triangle(out):
-    for number in range(len(out.calls)):
+    for number in out.numbers():
         n, actual = out.arg(number), out.value(number)
         expected = ops.causal_mask(n)
         if not close(actual, expected, out.tolerance(number)):
             ones = np.ones((n, n))
-            return diagnose(actual, [
-                ("True above the diagonal: mask[i, j] is True where position i may look at position j, "
-                 "that is j <= i (the lower triangle)", lambda: np.triu(ones)),
-                ("the diagonal is False: a position may look at itself (j <= i, not j < i)", lambda: np.tril(ones, -1)),
-                ("True where a position must NOT look: True means 'may look there' (j <= i)", lambda: np.triu(ones, 1)),
-                ("every entry is True: hide the later positions (j > i)", lambda: ones),
-            ], f"{describe_call(out.calls[number])} is not the lower triangle including the diagonal", out.tolerance(number))
+            return diagnose(
+                actual,
+                [
+                    (
+                        (
+                            "True above the diagonal: mask[i, j] is True where position i may look at position j, "
+                            "that is j <= i (the lower triangle)"
+                        ),
+                        lambda: np.triu(ones),
+                    ),
+                    (
+                        "the diagonal is False: a position may look at itself (j <= i, not j < i)",
+                        lambda: np.tril(ones, -1),
+                    ),
+                    (
+                        "True where a position must NOT look: True means 'may look there' (j <= i)",
+                        lambda: np.triu(ones, 1),
+                    ),
+                    ("every entry is True: hide the later positions (j > i)", lambda: ones),
+                ],
+                f"{describe_call(out.calls[number])} is not the lower triangle including the diagonal",
+                out.tolerance(number),
+            )
     return None
 
 
@@ -402,17 +508,35 @@ def masked_attention_calls(rng):
     rows, columns = sizes(rng, 4, 9, 2)
     big_q, big_k = huge_negative_scores(rng, positions, d)
     calls = [
-        Call("attention", (q, k, v), {"mask": causal}, items=2),
-        Call("attention", (q2, k2, v2), {"mask": causal}, items=2),
-        Call("attention", (normal(rng, rows, d), normal(rng, columns, d), normal(rng, columns, width)),
-             {"mask": random_mask(rng, rows, columns)}, items=2),
-        Call("attention", (big_q, big_k, normal(rng, positions, width)), {"mask": causal}, items=2),
+        Call("attention", (q, k, v), {"mask": causal}, items=2, role="causal"),
+        Call("attention", (q2, k2, v2), {"mask": causal}, items=2, role="last token changed"),
+        Call(
+            "attention",
+            (normal(rng, rows, d), normal(rng, columns, d), normal(rng, columns, width)),
+            {"mask": random_mask(rng, rows, columns)},
+            items=2,
+            role="random mask",
+        ),
+        Call(
+            "attention",
+            (big_q, big_k, normal(rng, positions, width)),
+            {"mask": causal},
+            items=2,
+            role="scores near -1e12",
+        ),
     ]
     if model.available():
         pool = model.cache().pool
         ids, _ = pool[int(rng.integers(len(pool)))]
-        calls.append(Call("attention", (np.asarray(ids, dtype=np.int64),), drive=forward_with_attention,
-                          about=f"the store's model driven by your attention (text of {len(ids)} tokens)"))
+        calls.append(
+            Call(
+                "attention",
+                (np.asarray(ids, dtype=np.int64),),
+                drive=forward_with_attention,
+                role="model",
+                about=f"the store's model driven by your attention (text of {len(ids)} tokens)",
+            )
+        )
     return calls
 
 
@@ -427,12 +551,14 @@ TRANSPOSED = "the weights are transposed: row i must hold query i's weights over
 
 def visible_weight_missing(out) -> str | None:
     """Why the weights on visible positions are no attention (a row with no weight where it may look), or None."""
-    for number in (0, 2):
+    for number in out.numbers("causal", "random mask"):
         weights = out.value(number, 0)
         mask = np.broadcast_to(out.calls[number].kwargs["mask"], weights.shape) if weights.ndim else None
         if mask is None or not ((weights * mask).sum(axis=-1) > 0).all():
-            return ("a row puts no weight on the positions it may look at, so zero weight on the hidden ones proves "
-                    "nothing yet: the visible weights must be a softmax of the visible scores")
+            return (
+                "a row puts no weight on the positions it may look at, so zero weight on the hidden ones proves "
+                "nothing yet: the visible weights must be a softmax of the visible scores"
+            )
     return None
 
 
@@ -440,29 +566,35 @@ def masked_exactly_zero(out):
     missing = visible_weight_missing(out)
     if missing:
         return missing
-    for number in (0, 2, 3):
+    for number in out.numbers("causal", "random mask", "scores near -1e12"):
         weights = out.value(number, 0)
         try:
             mask = np.broadcast_to(out.calls[number].kwargs["mask"], weights.shape)
         except ValueError:
-            raise Broken(f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, which does not fit the mask") from None
+            raise Broken(
+                f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, which does not fit the mask"
+            ) from None
         leaked = np.abs(weights[~mask])
         if not leaked.size or (leaked == 0.0).all():
             continue
         if transposed_weights(out, number):
             return TRANSPOSED
         largest = np.nanmax(leaked)
-        if number == 3:
-            return (f"with scores near -1e12, masked positions get weight up to {largest:.2g}: a large negative "
-                    "number (such as -1e9) is not -inf; set masked scores to -np.inf before softmax")
+        if out.calls[number].role == "scores near -1e12":
+            return (
+                f"with scores near -1e12, masked positions get weight up to {largest:.2g}: a large negative "
+                "number (such as -1e9) is not -inf; set masked scores to -np.inf before softmax"
+            )
         hint = " (a finite stand-in such as -100 or -1e4 still leaks: its exp is tiny, not 0)" if largest < 1e-3 else ""
-        return (f"masked positions get weight up to {largest:.2g}, not exactly 0.0: set masked scores to -np.inf "
-                f"before softmax, np.where(mask, scores, -np.inf){hint}")
+        return (
+            f"masked positions get weight up to {largest:.2g}, not exactly 0.0: set masked scores to -np.inf "
+            f"before softmax, np.where(mask, scores, -np.inf){hint}"
+        )
     return None
 
 
 def masked_rows(out):
-    for number in (0, 2):
+    for number in out.numbers("causal", "random mask"):
         weights = out.value(number, 0)
         if not rows_sum_to_one(weights, out.tolerance(number)):
             if transposed_weights(out, number):
@@ -471,64 +603,90 @@ def masked_rows(out):
             mask = out.calls[number].kwargs["mask"]
             after = ops.softmax(ops.scaled_scores(q, k)) * mask
             if close(weights, after, out.tolerance(number)):
-                return ("the weights are softmax of all scores with the masked ones zeroed afterwards, so rows sum to less "
-                        "than 1: set masked scores to -inf BEFORE softmax")
+                return (
+                    "the weights are softmax of all scores with the masked ones zeroed afterwards, so rows sum to less "
+                    "than 1: set masked scores to -inf BEFORE softmax"
+                )
             return "rows of the weights do not sum to 1 over the visible positions"
     return None
 
 
 def masked_leak(out):
-    first, second = out.value(0, 1), out.value(1, 1)
+    first, second = out.value(out.number("causal"), 1), out.value(out.number("last token changed"), 1)
     if first.shape != second.shape or first.ndim < 2:
         raise Broken(f"the outputs have shapes {first.shape} and {second.shape}; expected (heads, T, dv) both")
     earlier = first.shape[-2] - 1
     if close(first[..., earlier, :], second[..., earlier, :]):
-        return ("changing the last token left the last position's output unchanged, so the test cannot tell whether "
-                "earlier positions see it: the output must be the weighted average of the values")
+        return (
+            "changing the last token left the last position's output unchanged, so the test cannot tell whether "
+            "earlier positions see it: the output must be the weighted average of the values"
+        )
     changed = [i for i in range(earlier) if not close(first[..., i, :], second[..., i, :])]
     if changed:
-        return (f"changing only the last token changed the output at earlier position(s) {changed}: they must not see it; "
-                "apply the mask to the scores (-inf) before softmax")
+        return (
+            f"changing only the last token changed the output at earlier position(s) {changed}: they must not see it; "
+            "apply the mask to the scores (-inf) before softmax"
+        )
     return None
 
 
 def mask_variants(q, k, mask):
     scores = ops.scaled_scores(q, k)
     return [
-        ("the weights ignore the mask: set the scores of hidden positions (mask False) to -inf",
-         lambda: ops.softmax(scores)),
-        ("the mask is used the wrong way round: True means 'may look there', so hide where the mask is False",
-         lambda: ops.softmax(np.where(mask, -np.inf, scores))),
-        ("the masked weights are zeroed after softmax: set masked scores to -inf BEFORE softmax",
-         lambda: ops.softmax(scores) * mask),
-        ("masked scores are set to 0, which still gets weight: set them to -np.inf",
-         lambda: ops.softmax(np.where(mask, scores, 0.0))),
+        (
+            "the weights ignore the mask: set the scores of hidden positions (mask False) to -inf",
+            lambda: ops.softmax(scores),
+        ),
+        (
+            "the mask is used the wrong way round: True means 'may look there', so hide where the mask is False",
+            lambda: ops.softmax(np.where(mask, -np.inf, scores)),
+        ),
+        (
+            "the masked weights are zeroed after softmax: set masked scores to -inf BEFORE softmax",
+            lambda: ops.softmax(scores) * mask,
+        ),
+        (
+            "masked scores are set to 0, which still gets weight: set them to -np.inf",
+            lambda: ops.softmax(np.where(mask, scores, 0.0)),
+        ),
     ]
 
 
 def masked_values(out):
-    for number in (0, 2):
+    for number in out.numbers("causal", "random mask"):
         q, k, v = out.calls[number].args
         mask = out.calls[number].kwargs["mask"]
         weights, output = out.value(number, 0), out.value(number, 1)
         expected_weights, expected_output = expected_attention(out, number)
         if not close(weights, expected_weights, out.tolerance(number)):
-            return diagnose(weights, mask_variants(q, k, mask) + scaling_variants(q, k, mask),
-                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})", out.tolerance(number))
+            return diagnose(
+                weights,
+                mask_variants(q, k, mask) + scaling_variants(q, k, mask),
+                f"{describe_call(out.calls[number])}: weights are wrong"
+                f" ({largest_difference(weights, expected_weights)})",
+                out.tolerance(number),
+            )
         if not close(output, expected_output, out.tolerance(number)):
-            return f"{describe_call(out.calls[number])}: the output is not weights @ values ({largest_difference(output, expected_output)})"
+            return (
+                f"{describe_call(out.calls[number])}: the output is not weights @ values"
+                f" ({largest_difference(output, expected_output)})"
+            )
     return None
 
 
 def masked_drives_model(out):
-    if len(out.calls) < 5:
+    if not out.numbers("model"):
         raise Unavailable(model.UNAVAILABLE)
-    ids = out.arg(4)
-    actual, expected = out.value(4), model.cache().logits_for(ids)
-    if close(actual, expected, out.tolerance(4)):
+    number = out.number("model")
+    ids = out.arg(number)
+    actual, expected = out.value(number), model.cache().logits_for(ids)
+    if close(actual, expected, out.tolerance(number)):
         return None
-    return (f"with your attention in every head, the store's model's logits differ from lib's ({largest_difference(actual, expected)}); "
-            "your attention is used as written here, including the softmax it calls")
+    return (
+        "with your attention in every head, the store's model's logits differ from lib's"
+        f" ({largest_difference(actual, expected)}); your attention is used as written here, including the softmax it"
+        " calls"
+    )
 
 
 # --- check_average_largest_weight -------------------------------------------------------------------
@@ -540,9 +698,9 @@ def average_largest_weight_calls(rng):
     q, k = normal(rng, queries, d), normal(rng, keys, d)
     other_q, other_k = normal(rng, keys, d), normal(rng, queries, d)
     return [
-        Call("average_largest_weight", (q, k)),
-        Call("average_largest_weight", (other_q, other_k), {"scaled": True}),
-        Call("average_largest_weight", (q, k), {"scaled": False}),
+        Call("average_largest_weight", (q, k), role="scaled by default"),
+        Call("average_largest_weight", (other_q, other_k), {"scaled": True}, role="scaled"),
+        Call("average_largest_weight", (q, k), {"scaled": False}, role="unscaled"),
     ]
 
 
@@ -552,26 +710,44 @@ def largest_weight_variants(q, k, scaled):
     right = scores / np.sqrt(d) if scaled else scores
     wrong = scores if scaled else scores / np.sqrt(d)
     return [
-        ("took each key's largest weight (max down a column, axis 0): take each query's largest weight (max over its row)",
-         lambda: ops.softmax(right).max(axis=0).mean()),
-        ("the result ignores `scaled`: divide by sqrt(d) only when scaled is True" if scaled is False else
-         "the scores are not divided by sqrt(d) when scaled is True", lambda: ops.softmax(wrong).max(axis=-1).mean()),
+        (
+            (
+                "took each key's largest weight (max down a column, axis 0): take each query's largest weight (max over"
+                " its row)"
+            ),
+            lambda: ops.softmax(right).max(axis=0).mean(),
+        ),
+        (
+            (
+                "the result ignores `scaled`: divide by sqrt(d) only when scaled is True"
+                if scaled is False
+                else "the scores are not divided by sqrt(d) when scaled is True"
+            ),
+            lambda: ops.softmax(wrong).max(axis=-1).mean(),
+        ),
         ("the scores are divided by d, not by sqrt(d)", lambda: ops.softmax(scores / d).max(axis=-1).mean()),
-        ("averaged every weight (always 1 / keys): average each row's largest weight", lambda: ops.softmax(right).mean()),
+        (
+            "averaged every weight (always 1 / keys): average each row's largest weight",
+            lambda: ops.softmax(right).mean(),
+        ),
         ("averaged the largest scores, not the largest softmax weights", lambda: right.max(axis=-1).mean()),
     ]
 
 
-def largest_weight_judge(numbers, scaled):
+def largest_weight_judge(roles, scaled):
     def judge(out):
-        for number in numbers:
+        for number in out.numbers(*roles):
             q, k = out.calls[number].args
             actual = scalar(out.value(number), describe_call(out.calls[number]))
             scores = ops.scaled_scores(q, k, scale=scaled)
             expected = ops.softmax(scores).max(axis=-1).mean()
             if not close(actual, expected, out.tolerance(number)):
-                return diagnose(actual, largest_weight_variants(q, k, scaled),
-                                f"{describe_call(out.calls[number])} = {float(actual):.6g}, expected {expected:.6g}", out.tolerance(number))
+                return diagnose(
+                    actual,
+                    largest_weight_variants(q, k, scaled),
+                    f"{describe_call(out.calls[number])} = {float(actual):.6g}, expected {expected:.6g}",
+                    out.tolerance(number),
+                )
         return None
 
     return judge
@@ -595,30 +771,51 @@ def split_heads_calls(rng):
 
 
 def split_heads_shape(out):
-    for number in range(2):
+    for number in out.numbers():
         x, heads = out.calls[number].args
         positions, width = x.shape
         actual, wanted = out.value(number), (heads, positions, width // heads)
         if actual.shape != wanted:
             if actual.shape == (positions, heads, width // heads):
-                return f"returned (T, heads, d) = {actual.shape}: put the heads axis first, (heads, T, d) (np.swapaxes(..., 0, 1))"
-            return f"{describe_call(out.calls[number])} returned shape {actual.shape}, expected (heads, T, D // heads) = {wanted}"
+                return (
+                    f"returned (T, heads, d) = {actual.shape}: put the heads axis first, (heads, T, d)"
+                    " (np.swapaxes(..., 0, 1))"
+                )
+            return (
+                f"{describe_call(out.calls[number])} returned shape {actual.shape}, expected (heads, T, D // heads) ="
+                f" {wanted}"
+            )
     return None
 
 
 def split_heads_values(out):
-    for number in range(2):
+    for number in out.numbers():
         x, heads = out.calls[number].args
         positions, width = x.shape
         d = width // heads
         actual, expected = out.value(number), ops.split_heads(x, heads)
         if not close(actual, expected, out.tolerance(number)):
-            return diagnose(actual, [
-                ("x.reshape(heads, T, d) mixes positions into heads: reshape to (T, heads, d) first, then swap the first two axes",
-                 lambda: x.reshape(heads, positions, d)),
-                ("head h takes every heads-th column (h::heads), not the contiguous columns h*d:(h+1)*d: "
-                 "reshape to (T, heads, d), not (T, d, heads)", lambda: x.reshape(positions, d, heads).transpose(2, 0, 1)),
-            ], f"{describe_call(out.calls[number])}: head h must hold columns h*d:(h+1)*d of x", out.tolerance(number))
+            return diagnose(
+                actual,
+                [
+                    (
+                        (
+                            "x.reshape(heads, T, d) mixes positions into heads: reshape to (T, heads, d) first, then"
+                            " swap the first two axes"
+                        ),
+                        lambda: x.reshape(heads, positions, d),
+                    ),
+                    (
+                        (
+                            "head h takes every heads-th column (h::heads), not the contiguous columns h*d:(h+1)*d: "
+                            "reshape to (T, heads, d), not (T, d, heads)"
+                        ),
+                        lambda: x.reshape(positions, d, heads).transpose(2, 0, 1),
+                    ),
+                ],
+                f"{describe_call(out.calls[number])}: head h must hold columns h*d:(h+1)*d of x",
+                out.tolerance(number),
+            )
     return None
 
 
@@ -631,26 +828,45 @@ def join_heads_calls(rng):
 
 
 def join_heads_shape(out):
-    for number in range(2):
+    for number in out.numbers():
         heads, positions, d = out.arg(number).shape
         actual = out.value(number)
         if actual.shape != (positions, heads * d):
-            return f"{describe_call(out.calls[number])} returned shape {actual.shape}, expected (T, heads * d) = {(positions, heads * d)}"
+            return (
+                f"{describe_call(out.calls[number])} returned shape {actual.shape}, expected (T, heads * d) ="
+                f" {(positions, heads * d)}"
+            )
     return None
 
 
 def join_heads_values(out):
-    for number in range(2):
+    for number in out.numbers():
         x = out.arg(number)
         heads, positions, d = x.shape
         actual, expected = out.value(number), ops.join_heads(x)
         if not close(actual, expected, out.tolerance(number)):
-            return diagnose(actual, [
-                ("x.reshape(T, heads * d) straight from (heads, T, d) mixes positions: move heads next to d first "
-                 "(swap the first two axes), then reshape", lambda: x.reshape(positions, heads * d)),
-                ("the heads' numbers are interleaved: head h must fill columns h*d:(h+1)*d (transpose to (T, heads, d), not (T, d, heads))",
-                 lambda: x.transpose(1, 2, 0).reshape(positions, heads * d)),
-            ], f"{describe_call(out.calls[number])} is not the inverse of split_heads: head h goes to columns h*d:(h+1)*d", out.tolerance(number))
+            return diagnose(
+                actual,
+                [
+                    (
+                        (
+                            "x.reshape(T, heads * d) straight from (heads, T, d) mixes positions: move heads next to d"
+                            " first (swap the first two axes), then reshape"
+                        ),
+                        lambda: x.reshape(positions, heads * d),
+                    ),
+                    (
+                        (
+                            "the heads' numbers are interleaved: head h must fill columns h*d:(h+1)*d (transpose to (T,"
+                            " heads, d), not (T, d, heads))"
+                        ),
+                        lambda: x.transpose(1, 2, 0).reshape(positions, heads * d),
+                    ),
+                ],
+                f"{describe_call(out.calls[number])} is not the inverse of split_heads: head h goes to columns"
+                " h*d:(h+1)*d",
+                out.tolerance(number),
+            )
     return None
 
 
@@ -669,17 +885,20 @@ def multi_head_calls(rng):
 
 
 def multi_head_weights_shape(out):
-    for number in range(2):
+    for number in out.numbers():
         x, *_, heads = out.calls[number].args
         positions = x.shape[0]
         weights = out.value(number, 0)
         if weights.shape != (heads, positions, positions):
-            return f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, expected (heads, T, T) = {(heads, positions, positions)}"
+            return (
+                f"{describe_call(out.calls[number])}: weights have shape {weights.shape}, expected (heads, T, T) ="
+                f" {(heads, positions, positions)}"
+            )
     return None
 
 
 def multi_head_output_shape(out):
-    for number in range(2):
+    for number in out.numbers():
         x = out.arg(number)
         output = out.value(number, 1)
         if output.shape != x.shape:
@@ -695,30 +914,55 @@ def multi_head_variants(x, w_query, w_key, w_value, w_output, heads):
     width = x.shape[1]
     weights, mixed = ops.attention(q, k, v, mask=mask)
     return (
-        [("the weights put weight on later positions: attend with causal_mask(T)", lambda: ops.attention(q, k, v)[0]),
-         (f"the scores are divided by sqrt(D) = sqrt({width}), not by sqrt(d) of one head",
-          lambda: ops.attention(q * np.sqrt(width // heads) / np.sqrt(width), k, v, mask=mask)[0]),
-         ("the projections use W.T: the weights follow the x @ W convention",
-          lambda: ops.attention(split(w_query.T), split(w_key.T), split(w_value.T), mask=mask)[0])],
-        [("the output is the joined heads without the output projection: multiply by w_output last",
-          lambda: ops.join_heads(mixed)),
-         ("the output projection is applied as w_output @ ...: use joined @ w_output", lambda: (w_output @ ops.join_heads(mixed).T).T)],
+        [
+            (
+                "the weights put weight on later positions: attend with causal_mask(T)",
+                lambda: ops.attention(q, k, v)[0],
+            ),
+            (
+                f"the scores are divided by sqrt(D) = sqrt({width}), not by sqrt(d) of one head",
+                lambda: ops.attention(q * np.sqrt(width // heads) / np.sqrt(width), k, v, mask=mask)[0],
+            ),
+            (
+                "the projections use W.T: the weights follow the x @ W convention",
+                lambda: ops.attention(split(w_query.T), split(w_key.T), split(w_value.T), mask=mask)[0],
+            ),
+        ],
+        [
+            (
+                "the output is the joined heads without the output projection: multiply by w_output last",
+                lambda: ops.join_heads(mixed),
+            ),
+            (
+                "the output projection is applied as w_output @ ...: use joined @ w_output",
+                lambda: (w_output @ ops.join_heads(mixed).T).T,
+            ),
+        ],
     )
 
 
 def multi_head_values(out):
-    for number in range(2):
+    for number in out.numbers():
         args = out.calls[number].args
         weights, output = out.value(number, 0), out.value(number, 1)
         expected_weights, expected_output = ops.multi_head_attention(*args)
         weight_variants, output_variants = multi_head_variants(*args)
         if not close(weights, expected_weights, out.tolerance(number)):
-            return diagnose(weights, weight_variants,
-                            f"{describe_call(out.calls[number])}: weights are wrong ({largest_difference(weights, expected_weights)})", out.tolerance(number))
+            return diagnose(
+                weights,
+                weight_variants,
+                f"{describe_call(out.calls[number])}: weights are wrong"
+                f" ({largest_difference(weights, expected_weights)})",
+                out.tolerance(number),
+            )
         if not close(output, expected_output, out.tolerance(number)):
-            return diagnose(output, output_variants,
-                            f"{describe_call(out.calls[number])}: the weights are right, the output is not "
-                            f"({largest_difference(output, expected_output)}): join the heads, then @ w_output", out.tolerance(number))
+            return diagnose(
+                output,
+                output_variants,
+                f"{describe_call(out.calls[number])}: the weights are right, the output is not "
+                f"({largest_difference(output, expected_output)}): join the heads, then @ w_output",
+                out.tolerance(number),
+            )
     return None
 
 
@@ -730,9 +974,15 @@ def model_call(function, per):
     if not model.available():
         return None
     measured = model.cache()
-    return Call(function, (measured.index, measured.queries, measured.offsets),
-                {"per": per, "layers": measured.layers, "heads": measured.heads}, slow=6.0,
-                drive=over_model_patterns, about=f"{function} on every layer's pattern of the recorded texts")
+    return Call(
+        function,
+        (measured.index, measured.queries, measured.offsets),
+        {"per": per, "layers": measured.layers, "heads": measured.heads},
+        slow=6.0,
+        drive=over_model_patterns,
+        role="model",
+        about=f"{function} on every layer's pattern of the recorded texts",
+    )
 
 
 def with_model(calls, function, per):
@@ -749,16 +999,18 @@ def recorded_judge(key, message):
     """
 
     def judge(out):
-        if not out.calls or out.calls[-1].drive is not over_model_patterns:
+        if not out.numbers("model"):
             raise Unavailable(model.UNAVAILABLE)
         gap = model.cache().record_gap
         if gap > ATOL:
-            raise Unavailable(f"not available: data/model/head_statistics.json does not belong to the model and catalogue "
-                              f"here (lib's own statistics differ from it by {gap:.3g}); re-record it (recordings/transformer.py)")
-        last = len(out.calls) - 1
-        actual = out.value(last).mean(axis=-1)  # (layers, heads)
+            raise Unavailable(
+                "not available: data/model/head_statistics.json does not belong to the model and catalogue "
+                f"here (lib's own statistics differ from it by {gap:.3g}); re-record it (recordings/transformer.py)"
+            )
+        number = out.number("model")
+        actual = out.value(number).mean(axis=-1)  # (layers, heads)
         expected = model.recorded_statistics()[key]
-        if close(actual, expected, out.tolerance(last)):
+        if close(actual, expected, out.tolerance(number)):
             return None
         return f"{message} ({largest_difference(actual, expected)}; the recorded values are rounded to 6 decimals)"
 
@@ -773,10 +1025,13 @@ def previous_calls(rng):
 
 
 def previous_shape(out):
-    for number in range(2):
+    for number in out.numbers():
         heads = out.arg(number).shape[0]
         if out.value(number).shape != (heads,):
-            return f"{describe_call(out.calls[number])} returned shape {out.value(number).shape}, expected (heads,) = ({heads},): one number per head"
+            return (
+                f"{describe_call(out.calls[number])} returned shape {out.value(number).shape}, expected (heads,) ="
+                f" ({heads},): one number per head"
+            )
     return None
 
 
@@ -784,25 +1039,47 @@ def previous_variants(pattern):
     positions = pattern.shape[-1]
     rows = np.arange(1, positions)
     return [
-        ("averaged pattern[:, i, i], each position's weight on itself: the previous token is i - 1",
-         lambda: pattern[:, rows, rows].mean(-1)),
-        ("averaged pattern[:, i, i - 2], two positions back: the previous token is i - 1",
-         lambda: pattern[:, rows[1:], rows[1:] - 2].mean(-1)),
-        ("averaged pattern[:, i - 1, i] (row i - 1, column i): row i is the position doing the looking, take pattern[:, i, i - 1]",
-         lambda: pattern[:, rows - 1, rows].mean(-1)),
-        ("averaged over all T positions, including position 0 (which has no previous token): average over i = 1..T-1",
-         lambda: pattern[:, rows, rows - 1].sum(-1) / positions),
-        ("summed pattern[:, i, i - 1] over positions: average it (divide by T - 1)", lambda: pattern[:, rows, rows - 1].sum(-1)),
+        (
+            "averaged pattern[:, i, i], each position's weight on itself: the previous token is i - 1",
+            lambda: pattern[:, rows, rows].mean(-1),
+        ),
+        (
+            "averaged pattern[:, i, i - 2], two positions back: the previous token is i - 1",
+            lambda: pattern[:, rows[1:], rows[1:] - 2].mean(-1),
+        ),
+        (
+            (
+                "averaged pattern[:, i - 1, i] (row i - 1, column i): row i is the position doing the looking, take"
+                " pattern[:, i, i - 1]"
+            ),
+            lambda: pattern[:, rows - 1, rows].mean(-1),
+        ),
+        (
+            (
+                "averaged over all T positions, including position 0 (which has no previous token): average over i ="
+                " 1..T-1"
+            ),
+            lambda: pattern[:, rows, rows - 1].sum(-1) / positions,
+        ),
+        (
+            "summed pattern[:, i, i - 1] over positions: average it (divide by T - 1)",
+            lambda: pattern[:, rows, rows - 1].sum(-1),
+        ),
     ]
 
 
 def previous_values(out):
-    for number in range(2):
+    for number in out.numbers():
         pattern, actual = out.arg(number), out.value(number)
         expected = stats.previous_token_weight(pattern)
         if not close(actual, expected, out.tolerance(number)):
-            return diagnose(actual, previous_variants(pattern),
-                            f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from the mean of pattern[:, i, i - 1] over i = 1..T-1", out.tolerance(number))
+            return diagnose(
+                actual,
+                previous_variants(pattern),
+                f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from the mean of"
+                " pattern[:, i, i - 1] over i = 1..T-1",
+                out.tolerance(number),
+            )
     return None
 
 
@@ -811,22 +1088,37 @@ def even_previous_calls(rng):
 
 
 def even_previous_values(out):
-    for number in range(len(out.calls)):
+    for number in out.numbers():
         positions = out.arg(number)
         actual = scalar(out.value(number), describe_call(out.calls[number]))
         expected = stats.even_previous_weight(positions)
         if not close(actual, expected, out.tolerance(number)):
             i = np.arange(1, positions)
-            return diagnose(actual, [
-                ("used 1 / i: position i sees i + 1 positions (0..i), so the even weight is 1 / (i + 1)", lambda: np.mean(1 / i)),
-                ("averaged over i = 0..T-1: leave out position 0 (it has no previous token)", lambda: np.mean(1 / (np.arange(positions) + 1))),
-                ("summed 1 / (i + 1): average it over i = 1..T-1", lambda: np.sum(1 / (i + 1))),
-                ("used 1 / T for every position: position i spreads over its own i + 1 visible positions", lambda: 1 / positions),
-            ], f"{describe_call(out.calls[number])} = {float(actual):.6g}, expected {expected:.6g}", out.tolerance(number))
+            return diagnose(
+                actual,
+                [
+                    (
+                        "used 1 / i: position i sees i + 1 positions (0..i), so the even weight is 1 / (i + 1)",
+                        lambda: np.mean(1 / i),
+                    ),
+                    (
+                        "averaged over i = 0..T-1: leave out position 0 (it has no previous token)",
+                        lambda: np.mean(1 / (np.arange(positions) + 1)),
+                    ),
+                    ("summed 1 / (i + 1): average it over i = 1..T-1", lambda: np.sum(1 / (i + 1))),
+                    (
+                        "used 1 / T for every position: position i spreads over its own i + 1 visible positions",
+                        lambda: 1 / positions,
+                    ),
+                ],
+                f"{describe_call(out.calls[number])} = {float(actual):.6g}, expected {expected:.6g}",
+                out.tolerance(number),
+            )
     return None
 
 
 # description positions ----------------------------------------------------------------------------
+
 
 def token_ids(rng, count, avoid) -> list[int]:
     choices = np.setdiff1d(np.arange(3, 60), avoid)
@@ -842,10 +1134,12 @@ def text_ids(rng, name, description, ends):
 
 
 def description_calls(rng):
-    cases = [(int(rng.integers(2, 6)), int(rng.integers(3, 10)), 1),   # a normal text
-             (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 3),   # padded with end markers
-             (int(rng.integers(2, 6)), 0, 1),                          # no description
-             (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 0)]   # cut before <end>
+    cases = [
+        (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 1),  # a normal text
+        (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 3),  # padded with end markers
+        (int(rng.integers(2, 6)), 0, 1),  # no description
+        (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 0),
+    ]  # cut before <end>
     calls = []
     for name, description, ends in cases:
         ids, sep, end = text_ids(rng, name, description, ends)
@@ -854,25 +1148,42 @@ def description_calls(rng):
 
 
 def description_values(out):
-    for number in range(len(out.calls)):
+    for number in out.numbers():
         ids, sep, end = out.calls[number].args
         actual, expected = out.value(number), stats.description_positions(ids, sep, end)
         if close(actual, expected, out.tolerance(number)):
             continue
         after = np.arange(sep + 1, len(ids))
-        return diagnose(actual, [
-            ("includes the end marker's position: leave out positions whose token is end_id", lambda: after),
-            ("starts at sep: <sep> is a marker, the description starts at sep + 1", lambda: np.arange(sep, len(ids))[ids[sep:] != end]),
-            ("returned the token ids at those positions: return the positions themselves", lambda: ids[expected]),
-            ("returned one True/False per token: return the positions where it is True (np.flatnonzero)",
-             lambda: (np.arange(len(ids)) > sep) & (ids != end)),
-            ("dropped the last position whether or not it is <end>: leave out exactly the positions whose token is end_id",
-             lambda: after[:-1]),
-        ], f"{describe_call(out.calls[number])} returned {np.asarray(actual).tolist()}, expected positions {expected.tolist()}", out.tolerance(number))
+        return diagnose(
+            actual,
+            [
+                ("includes the end marker's position: leave out positions whose token is end_id", lambda: after),
+                (
+                    "starts at sep: <sep> is a marker, the description starts at sep + 1",
+                    lambda: np.arange(sep, len(ids))[ids[sep:] != end],
+                ),
+                ("returned the token ids at those positions: return the positions themselves", lambda: ids[expected]),
+                (
+                    "returned one True/False per token: return the positions where it is True (np.flatnonzero)",
+                    lambda: (np.arange(len(ids)) > sep) & (ids != end),
+                ),
+                (
+                    (
+                        "dropped the last position whether or not it is <end>: leave out exactly the positions whose"
+                        " token is end_id"
+                    ),
+                    lambda: after[:-1],
+                ),
+            ],
+            f"{describe_call(out.calls[number])} returned {np.asarray(actual).tolist()}, expected positions"
+            f" {expected.tolist()}",
+            out.tolerance(number),
+        )
     return None
 
 
 # far-back and marker weights --------------------------------------------------------------------------
+
 
 def pattern_case(rng, low, high):
     """(pattern, sep, queries) of a random text: a causal pattern and its description positions."""
@@ -895,8 +1206,14 @@ def marker_only_pattern(rng):
 def far_back_calls(rng):
     pattern, sep, queries = pattern_case(rng, 12, 21)
     markers = marker_only_pattern(rng)
-    return with_model([Call("far_back_weight", (pattern, sep, queries)), Call("far_back_weight", markers)],
-                      "far_back_weight", "query")
+    return with_model(
+        [
+            Call("far_back_weight", (pattern, sep, queries), role="random"),
+            Call("far_back_weight", markers, role="markers only"),
+        ],
+        "far_back_weight",
+        "query",
+    )
 
 
 def far_back_rule(queries, sep, positions, distance=4, markers=(True, True), strict=False):
@@ -921,30 +1238,50 @@ def far_back_variants(pattern, sep, queries):
     return [
         ("counted positions 5 or more back (i - j > 4): 4 back is far too (i - j >= 4)", total(strict=True)),
         ("counted positions 3 back (i - j >= 3): far back starts at 4 (i - j >= 4)", total(distance=3)),
-        ("counted the markers <s> (0) and <sep> as far back: leave them out, marker_weight reports them", total(markers=(False, False))),
+        (
+            "counted the markers <s> (0) and <sep> as far back: leave them out, marker_weight reports them",
+            total(markers=(False, False)),
+        ),
         ("counted <sep> as far back: leave out both markers, positions 0 and sep", total(markers=(True, False))),
-        ("counted <s> (position 0) as far back: leave out both markers, positions 0 and sep", total(markers=(False, True))),
-        ("summed column i (the weight later positions put on i): sum row i over the earlier positions j",
-         lambda: (np.swapaxes(pattern, -1, -2)[:, queries, :] * far_back_rule(queries, sep, positions)).sum(-1)),
+        (
+            "counted <s> (position 0) as far back: leave out both markers, positions 0 and sep",
+            total(markers=(False, True)),
+        ),
+        (
+            "summed column i (the weight later positions put on i): sum row i over the earlier positions j",
+            lambda: (np.swapaxes(pattern, -1, -2)[:, queries, :] * far_back_rule(queries, sep, positions)).sum(-1),
+        ),
     ]
 
 
 def far_back_values(out):
-    pattern, sep, queries = out.calls[0].args
-    actual, expected = out.value(0), stats.far_back_weight(pattern, sep, queries)
-    if close(actual, expected, out.tolerance(0)):
-        return None
-    return diagnose(actual, far_back_variants(pattern, sep, queries),
-                    f"{describe_call(out.calls[0])}: {largest_difference(actual, expected)} from the weight on j with i - j >= 4, j not 0 or sep", out.tolerance(0))
+    number = out.number("random")
+    pattern, sep, queries = out.calls[number].args
+    actual, expected = out.value(number), stats.far_back_weight(pattern, sep, queries)
+    return mistake(
+        out,
+        number,
+        actual,
+        expected,
+        far_back_variants(pattern, sep, queries),
+        f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from the weight on j with "
+        "i - j >= 4, j not 0 or sep",
+    )
 
 
 def far_back_markers(out):
-    pattern, sep, queries = out.calls[1].args
-    actual = out.value(1)
+    number = out.number("markers only")
+    pattern, sep, queries = out.calls[number].args
+    actual = out.value(number)
     require_shape(actual, (pattern.shape[0], len(queries)), "the result on a pattern that looks only at the markers")
-    counted = sorted({"<s> (0)" if i % 2 == 0 else "<sep>" for i, column in zip(queries, actual.T) if np.abs(column).max() > ATOL})
+    counted = sorted(
+        {"<s> (0)" if i % 2 == 0 else "<sep>" for i, column in zip(queries, actual.T) if np.abs(column).max() > ATOL}
+    )
     if counted:
-        return f"on a pattern whose far queries look only at the markers, {' and '.join(counted)} counted as far back: leave out positions 0 and sep"
+        return (
+            f"on a pattern whose far queries look only at the markers, {' and '.join(counted)} counted as far back:"
+            " leave out positions 0 and sep"
+        )
     return None
 
 
@@ -953,16 +1290,27 @@ def marker_calls(rng):
 
 
 def marker_values(out):
-    for number in range(2):
+    for number in out.numbers():
         pattern, sep, queries = out.calls[number].args
         actual, expected = out.value(number), stats.marker_weight(pattern, sep, queries)
         if not close(actual, expected, out.tolerance(number)):
-            return diagnose(actual, [
-                ("counts only <s> (position 0): add the weight on <sep> (position sep)", lambda: pattern[:, queries, 0]),
-                ("counts only <sep>: add the weight on <s> (position 0)", lambda: pattern[:, queries, sep]),
-                ("read columns (pattern[:, 0, i]): row i holds the weight position i puts on the markers",
-                 lambda: pattern[:, 0, queries] + pattern[:, sep, queries]),
-            ], f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from pattern[:, i, 0] + pattern[:, i, sep]", out.tolerance(number))
+            return diagnose(
+                actual,
+                [
+                    (
+                        "counts only <s> (position 0): add the weight on <sep> (position sep)",
+                        lambda: pattern[:, queries, 0],
+                    ),
+                    ("counts only <sep>: add the weight on <s> (position 0)", lambda: pattern[:, queries, sep]),
+                    (
+                        "read columns (pattern[:, 0, i]): row i holds the weight position i puts on the markers",
+                        lambda: pattern[:, 0, queries] + pattern[:, sep, queries],
+                    ),
+                ],
+                f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from pattern[:, i, 0] +"
+                " pattern[:, i, sep]",
+                out.tolerance(number),
+            )
     return None
 
 
@@ -970,11 +1318,14 @@ def even_far_calls(rng):
     sep = int(rng.integers(2, 7))
     end = int(rng.integers(15, 41))
     subset = np.sort(rng.choice(np.arange(sep + 1, end), size=6, replace=False))
-    return [Call("even_far_back_weight", (sep, np.arange(sep + 1, end))), Call("even_far_back_weight", (sep + 1, subset))]
+    return [
+        Call("even_far_back_weight", (sep, np.arange(sep + 1, end))),
+        Call("even_far_back_weight", (sep + 1, subset)),
+    ]
 
 
 def even_far_values(out):
-    for number in range(2):
+    for number in out.numbers():
         sep, queries = out.calls[number].args
         actual, expected = out.value(number), stats.even_far_back_weight(sep, queries)
         if close(actual, expected, out.tolerance(number)):
@@ -983,13 +1334,24 @@ def even_far_values(out):
         def spread(denominator=1, **knobs):
             return lambda: far_back_rule(queries, sep, int(queries.max()) + 1, **knobs).sum(1) / (queries + denominator)
 
-        return diagnose(actual, [
-            ("counted positions 5 or more back (i - j > 4): 4 back is far too (i - j >= 4)", spread(strict=True)),
-            ("counted the markers (positions 0 and sep): leave them out of the count", spread(markers=(False, False))),
-            ("counted <sep>: leave out both markers, positions 0 and sep", spread(markers=(True, False))),
-            ("counted <s> (position 0): leave out both markers, positions 0 and sep", spread(markers=(False, True))),
-            ("divided by i: position i sees i + 1 positions (0..i)", spread(denominator=0)),
-        ], f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from count / (i + 1)", out.tolerance(number))
+        return diagnose(
+            actual,
+            [
+                ("counted positions 5 or more back (i - j > 4): 4 back is far too (i - j >= 4)", spread(strict=True)),
+                (
+                    "counted the markers (positions 0 and sep): leave them out of the count",
+                    spread(markers=(False, False)),
+                ),
+                ("counted <sep>: leave out both markers, positions 0 and sep", spread(markers=(True, False))),
+                (
+                    "counted <s> (position 0): leave out both markers, positions 0 and sep",
+                    spread(markers=(False, True)),
+                ),
+                ("divided by i: position i sees i + 1 positions (0..i)", spread(denominator=0)),
+            ],
+            f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from count / (i + 1)",
+            out.tolerance(number),
+        )
     return None
 
 
@@ -999,14 +1361,23 @@ def even_marker_calls(rng):
 
 
 def even_marker_values(out):
-    queries = out.arg(0)
-    actual, expected = out.value(0), stats.even_marker_weight(queries)
-    if close(actual, expected, out.tolerance(0)):
-        return None
-    return diagnose(actual, [
-        ("one marker's weight: there are two markers, <s> and <sep>, each with 1 / (i + 1)", lambda: 1 / (queries + 1)),
-        ("divided by i: position i sees i + 1 positions (0..i)", lambda: 2 / queries),
-    ], f"{describe_call(out.calls[0])}: {largest_difference(actual, expected)} from 2 / (i + 1)", out.tolerance(0))
+    (number,) = out.numbers()
+    queries = out.arg(number)
+    actual, expected = out.value(number), stats.even_marker_weight(queries)
+    return mistake(
+        out,
+        number,
+        actual,
+        expected,
+        [
+            (
+                "one marker's weight: there are two markers, <s> and <sep>, each with 1 / (i + 1)",
+                lambda: 1 / (queries + 1),
+            ),
+            ("divided by i: position i sees i + 1 positions (0..i)", lambda: 2 / queries),
+        ],
+        f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from 2 / (i + 1)",
+    )
 
 
 # --- check_safe_softmax -------------------------------------------------------------------------------
@@ -1021,30 +1392,34 @@ def safe_softmax_calls(rng):
     masked[empty] = -np.inf  # ... except two fully masked rows
     a, b, n = sizes(rng, 2, 6, 3)
     return [
-        Call("safe_softmax", (1000.0 + rng.uniform(-60.0, 60.0, (width, rows)),)),
-        Call("safe_softmax", (masked,)),
-        Call("safe_softmax", (normal(rng, a, b, n, scale=2.0),)),
+        Call("safe_softmax", (1000.0 + rng.uniform(-60.0, 60.0, (width, rows)),), role="near 1000"),
+        Call("safe_softmax", (masked,), role="masked"),
+        Call("safe_softmax", (normal(rng, a, b, n, scale=2.0),), role="random"),
     ]
 
 
 def safe_overflow(out):
-    scores, actual = out.arg(0), out.value(0)
+    number = out.number("near 1000")
+    scores, actual = out.arg(number), out.value(number)
     if not np.isfinite(actual).all():
         return "NaN or inf on scores near 1000: subtract each row's maximum before np.exp"
-    if not close(actual, ops.softmax(scores), out.tolerance(0)):
+    if not close(actual, ops.softmax(scores), out.tolerance(number)):
         return f"on scores near 1000 the weights are wrong ({largest_difference(actual, ops.softmax(scores))})"
     return None
 
 
 def safe_fully_masked(out):
-    scores, actual = out.arg(1), out.value(1)
-    require_shape(actual, scores.shape, describe_call(out.calls[1]))
+    number = out.number("masked")
+    scores, actual = out.arg(number), out.value(number)
+    require_shape(actual, scores.shape, describe_call(out.calls[number]))
     empty = np.isneginf(scores).all(-1)
     rows = actual[empty]
     if np.isnan(rows).any():
-        return ("a fully masked row (all -inf) gives NaN: -inf - (-inf) is NaN; give such a row all-zero weights "
-                "(it attends to nothing)")
-    if close(rows, np.full(rows.shape, 1 / scores.shape[-1]), out.tolerance(1)):
+        return (
+            "a fully masked row (all -inf) gives NaN: -inf - (-inf) is NaN; give such a row all-zero weights "
+            "(it attends to nothing)"
+        )
+    if close(rows, np.full(rows.shape, 1 / scores.shape[-1]), out.tolerance(number)):
         return "a fully masked row gets 1/n everywhere: it attends to nothing, so all its weights are 0.0"
     if not (rows == 0.0).all():
         return f"a fully masked row gets weights up to {np.abs(rows).max():.3g}: all its weights must be exactly 0.0"
@@ -1052,16 +1427,23 @@ def safe_fully_masked(out):
 
 
 def safe_values(out):
-    scores, actual = out.arg(1), out.value(1)
-    require_shape(actual, scores.shape, describe_call(out.calls[1]))
+    masked = out.number("masked")
+    scores, actual = out.arg(masked), out.value(masked)
+    require_shape(actual, scores.shape, describe_call(out.calls[masked]))
     visible = ~np.isneginf(scores).all(-1)
-    if not close(actual[visible], ops.softmax(scores)[visible], out.tolerance(1)):
+    if not close(actual[visible], ops.softmax(scores)[visible], out.tolerance(masked)):
         return "rows with at least one visible score are wrong: softmax over the finite entries, -inf entries get 0.0"
-    scores, actual = out.arg(2), out.value(2)
+    number = out.number("random")
+    scores, actual = out.arg(number), out.value(number)
     expected = ops.softmax(scores)
-    if not close(actual, expected, out.tolerance(2)):
-        return diagnose(actual, softmax_variants(scores), f"values differ from softmax over the last axis "
-                        f"({largest_difference(actual, expected)})", out.tolerance(2))
+    return mistake(
+        out,
+        number,
+        actual,
+        expected,
+        softmax_variants(scores),
+        f"values differ from softmax over the last axis ({largest_difference(actual, expected)})",
+    )
     return None
 
 
@@ -1071,78 +1453,159 @@ def safe_values(out):
 CHECKS = {
     check.check_id: check
     for check in [
-        Check("check_softmax", "softmax", 2, softmax_calls, (
-            ("shape", softmax_shape),
-            ("rows sum to 1 on the last axis", softmax_rows),
-            ("values", softmax_values),
-            ("no overflow on scores ~1e3", softmax_overflow),
-        )),
-        Check("check_attention", "attention", 4, attention_calls, (
-            ("returns (weights, output) of the right shapes", attention_shapes),
-            ("rows sum to 1", attention_rows),
-            ("scaled by sqrt(d)", attention_scaled),
-            ("values", attention_values),
-        )),
-        Check("check_causal_mask", "causal_mask", 1, causal_mask_calls, (
-            ("bool", causal_mask_bool),
-            ("shape", causal_mask_shape),
-            ("lower triangle incl. diagonal", causal_mask_triangle),
-        )),
-        Check("check_masked_attention", "attention", 4, masked_attention_calls, (
-            ("exactly 0.0 weight on masked positions", masked_exactly_zero),
-            ("rows sum to 1", masked_rows),
-            ("leak test: a later token leaves earlier outputs unchanged", masked_leak),
-            ("values", masked_values),
-            ("drives the store's model", masked_drives_model),
-        )),
-        Check("check_average_largest_weight", "average_largest_weight", 2, average_largest_weight_calls, (
-            ("values scaled", largest_weight_judge((0, 1), True)),
-            ("values unscaled", largest_weight_judge((2,), False)),
-        )),
-        Check("check_split_heads", "split_heads", 1, split_heads_calls, (
-            ("shape", split_heads_shape),
-            ("values (head h = columns h*d:(h+1)*d)", split_heads_values),
-        )),
-        Check("check_join_heads", "join_heads", 1, join_heads_calls, (
-            ("shape", join_heads_shape),
-            ("values (inverse of split)", join_heads_values),
-        )),
-        Check("check_multi_head_attention", "multi_head_attention", 3, multi_head_calls, (
-            ("weights shape (heads, T, T)", multi_head_weights_shape),
-            ("output shape (T, D)", multi_head_output_shape),
-            ("values (incl. output projection)", multi_head_values),
-        )),
-        Check("check_previous_token_weight", "previous_token_weight", 2, previous_calls, (
-            ("shape (heads,)", previous_shape),
-            ("values on random patterns", previous_values),
-            ("matches recorded statistics", recorded_judge(
-                "previous", "on the store's model, the mean over the recorded texts differs from head_statistics.json")),
-        )),
-        Check("check_even_previous_weight", "even_previous_weight", 1, even_previous_calls, (
-            ("values", even_previous_values),
-        )),
-        Check("check_description_positions", "description_positions", 1, description_calls, (
-            ("values (end marker out)", description_values),
-        )),
-        Check("check_far_back_weight", "far_back_weight", 2, far_back_calls, (
-            ("values", far_back_values),
-            ("markers excluded", far_back_markers),
-            ("matches recorded statistics", recorded_judge(
-                "far", "on the store's model, the average over all description tokens differs from head_statistics.json")),
-        )),
-        Check("check_marker_weight", "marker_weight", 1, marker_calls, (
-            ("values", marker_values),
-        )),
-        Check("check_even_far_back_weight", "even_far_back_weight", 1, even_far_calls, (
-            ("values", even_far_values),
-        )),
-        Check("check_even_marker_weight", "even_marker_weight", 1, even_marker_calls, (
-            ("values", even_marker_values),
-        )),
-        Check("check_safe_softmax", "safe_softmax", 2, safe_softmax_calls, (
-            ("no overflow", safe_overflow),
-            ("fully masked row -> zeros", safe_fully_masked),
-            ("values", safe_values),
-        )),
+        Check(
+            "check_softmax",
+            "softmax",
+            2,
+            softmax_calls,
+            (
+                ("shape", softmax_shape),
+                ("rows sum to 1 on the last axis", softmax_rows),
+                ("values", softmax_values),
+                ("no overflow on scores ~1e3", softmax_overflow),
+            ),
+        ),
+        Check(
+            "check_attention",
+            "attention",
+            4,
+            attention_calls,
+            (
+                ("returns (weights, output) of the right shapes", attention_shapes),
+                ("rows sum to 1", attention_rows),
+                ("scaled by sqrt(d)", attention_scaled),
+                ("values", attention_values),
+            ),
+        ),
+        Check(
+            "check_causal_mask",
+            "causal_mask",
+            1,
+            causal_mask_calls,
+            (
+                ("bool", causal_mask_bool),
+                ("shape", causal_mask_shape),
+                ("lower triangle incl. diagonal", causal_mask_triangle),
+            ),
+        ),
+        Check(
+            "check_masked_attention",
+            "attention",
+            4,
+            masked_attention_calls,
+            (
+                ("exactly 0.0 weight on masked positions", masked_exactly_zero),
+                ("rows sum to 1", masked_rows),
+                ("leak test: a later token leaves earlier outputs unchanged", masked_leak),
+                ("values", masked_values),
+                ("drives the store's model", masked_drives_model),
+            ),
+        ),
+        Check(
+            "check_average_largest_weight",
+            "average_largest_weight",
+            2,
+            average_largest_weight_calls,
+            (
+                ("values scaled", largest_weight_judge(("scaled by default", "scaled"), True)),
+                ("values unscaled", largest_weight_judge(("unscaled",), False)),
+            ),
+        ),
+        Check(
+            "check_split_heads",
+            "split_heads",
+            1,
+            split_heads_calls,
+            (
+                ("shape", split_heads_shape),
+                ("values (head h = columns h*d:(h+1)*d)", split_heads_values),
+            ),
+        ),
+        Check(
+            "check_join_heads",
+            "join_heads",
+            1,
+            join_heads_calls,
+            (
+                ("shape", join_heads_shape),
+                ("values (inverse of split)", join_heads_values),
+            ),
+        ),
+        Check(
+            "check_multi_head_attention",
+            "multi_head_attention",
+            3,
+            multi_head_calls,
+            (
+                ("weights shape (heads, T, T)", multi_head_weights_shape),
+                ("output shape (T, D)", multi_head_output_shape),
+                ("values (incl. output projection)", multi_head_values),
+            ),
+        ),
+        Check(
+            "check_previous_token_weight",
+            "previous_token_weight",
+            2,
+            previous_calls,
+            (
+                ("shape (heads,)", previous_shape),
+                ("values on random patterns", previous_values),
+                (
+                    "matches recorded statistics",
+                    recorded_judge(
+                        "previous",
+                        "on the store's model, the mean over the recorded texts differs from head_statistics.json",
+                    ),
+                ),
+            ),
+        ),
+        Check(
+            "check_even_previous_weight",
+            "even_previous_weight",
+            1,
+            even_previous_calls,
+            (("values", even_previous_values),),
+        ),
+        Check(
+            "check_description_positions",
+            "description_positions",
+            1,
+            description_calls,
+            (("values (end marker out)", description_values),),
+        ),
+        Check(
+            "check_far_back_weight",
+            "far_back_weight",
+            2,
+            far_back_calls,
+            (
+                ("values", far_back_values),
+                ("markers excluded", far_back_markers),
+                (
+                    "matches recorded statistics",
+                    recorded_judge(
+                        "far",
+                        "on the store's model, the average over all description tokens differs from"
+                        " head_statistics.json",
+                    ),
+                ),
+            ),
+        ),
+        Check("check_marker_weight", "marker_weight", 1, marker_calls, (("values", marker_values),)),
+        Check("check_even_far_back_weight", "even_far_back_weight", 1, even_far_calls, (("values", even_far_values),)),
+        Check(
+            "check_even_marker_weight", "even_marker_weight", 1, even_marker_calls, (("values", even_marker_values),)
+        ),
+        Check(
+            "check_safe_softmax",
+            "safe_softmax",
+            2,
+            safe_softmax_calls,
+            (
+                ("no overflow", safe_overflow),
+                ("fully masked row -> zeros", safe_fully_masked),
+                ("values", safe_values),
+            ),
+        ),
     ]
 }

@@ -1,0 +1,177 @@
+"""The hidden checks of a small second assignment, positions: rotary positions, the store's model's way of
+giving attention the order of the tokens (chapter: "attention needs explicit position information").
+
+It exists to show that the engine serves any assignment: it is released, graded and exported by the same
+commands as attention, into the same gradebook (tests/test_second_assignment.py). The yardstick is lib's
+rotary, as the store's model uses it (lib.transformer.rotary).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.checks import Call, Check, close, describe_call, diagnose, largest_difference, scalar
+from lib import transformer
+
+ISOLATE = {"rotated_score": ("rotate",)}  # rotated_score may build on rotate: graded with lib's while it is
+
+
+def stand_in(graded: str, name: str):
+    if name not in ISOLATE.get(graded, ()):
+        raise KeyError(f"{graded} may not call a stand-in for {name}")
+    return transformer.rotary
+
+
+def lib_angles(positions: int, size: int, base: float) -> tuple[np.ndarray, np.ndarray]:
+    """(cos, sin) of lib's rotation angles, (positions, size // 2): read off lib's rotary of unit vectors."""
+    cos = np.empty((positions, size // 2))
+    sin = np.empty((positions, size // 2))
+    for pair in range(size // 2):
+        unit = np.zeros((positions, size))
+        unit[:, pair] = 1.0
+        turned = transformer.rotary(unit, base)
+        cos[:, pair], sin[:, pair] = turned[:, pair], turned[:, size // 2 + pair]
+    return cos, sin
+
+
+# --- check_rotation_angles ----------------------------------------------------------------------------------
+
+
+def angles_calls(rng):
+    return [
+        Call("rotation_angles", (int(rng.integers(3, 12)), int(size)), {"base": float(base)})
+        for size, base in [(int(rng.choice([4, 8, 16])), 10000.0), (int(rng.choice([6, 10])), 100.0)]
+    ]
+
+
+def angles_values(out):
+    for number, call in enumerate(out.calls):
+        positions, size = call.args
+        actual = out.value(number)
+        cos, sin = lib_angles(positions, size, call.kwargs["base"])
+        if actual.shape != cos.shape:
+            return f"{describe_call(call)} returned shape {actual.shape}, expected (positions, size // 2) = {cos.shape}"
+        if not (
+            close(np.cos(actual), cos, out.tolerance(number)) and close(np.sin(actual), sin, out.tolerance(number))
+        ):
+            return diagnose(
+                actual,
+                [
+                    (
+                        "the frequencies use i / size: pair i turns by base ** (-2 * i / size)",
+                        lambda: np.arange(positions)[:, None] * call.kwargs["base"] ** (-np.arange(size // 2) / size),
+                    ),
+                ],
+                f"{describe_call(call)}: angle[t, i] must be t * base ** (-2 * i / size)",
+                out.tolerance(number),
+            )
+    return None
+
+
+# --- check_rotate ----------------------------------------------------------------------------------------------
+
+
+def rotate_calls(rng):
+    return [
+        Call("rotate", (rng.normal(size=(int(rng.integers(2, 4)), int(rng.integers(3, 9)), 8)),)),
+        Call("rotate", (rng.normal(size=(5, 6)),), {"base": 100.0}),
+    ]
+
+
+def rotate_shape(out):
+    for number, call in enumerate(out.calls):
+        if out.value(number).shape != call.args[0].shape:
+            return f"{describe_call(call)} returned shape {out.value(number).shape}: rotate keeps the shape of x"
+    return None
+
+
+def rotate_values(out):
+    for number, call in enumerate(out.calls):
+        x, base = call.args[0], call.kwargs.get("base", 10000.0)
+        actual, expected = out.value(number), transformer.rotary(x, base)
+        if not close(actual, expected, out.tolerance(number)):
+            half = x.shape[-1] // 2
+            cos, sin = lib_angles(x.shape[-2], x.shape[-1], base)
+            return diagnose(
+                actual,
+                [
+                    (
+                        (
+                            "the pairs are interleaved (0, 1), (2, 3): pair i is number i of the first half with number"
+                            " i of the second"
+                        ),
+                        lambda: np.stack(
+                            [x[..., 0::2] * cos - x[..., 1::2] * sin, x[..., 0::2] * sin + x[..., 1::2] * cos], axis=-1
+                        ).reshape(x.shape),
+                    ),
+                    (
+                        "turned the wrong way: first * cos - second * sin goes first",
+                        lambda: np.concatenate(
+                            [x[..., :half] * cos + x[..., half:] * sin, -x[..., :half] * sin + x[..., half:] * cos],
+                            axis=-1,
+                        ),
+                    ),
+                ],
+                f"{describe_call(call)}: {largest_difference(actual, expected)} from lib's rotary",
+                out.tolerance(number),
+            )
+    return None
+
+
+# --- check_rotated_score -----------------------------------------------------------------------------------------
+
+
+def score_calls(rng):
+    query, key = rng.normal(size=8), rng.normal(size=8)
+    m, n = (int(v) for v in rng.choice(np.arange(1, 20), size=2, replace=False))
+    shift = int(rng.integers(3, 9))
+    return [
+        Call("rotated_score", (query, key, m, n)),
+        Call("rotated_score", (query, key, m + shift, n + shift)),
+        Call("rotated_score", (query, key, n, m)),
+    ]
+
+
+def expected_score(query, key, m, n, base=10000.0) -> float:
+    positions = max(m, n) + 1
+    queries, keys = np.zeros((positions, query.size)), np.zeros((positions, key.size))
+    queries[m], keys[n] = query, key
+    return float(transformer.rotary(queries, base)[m] @ transformer.rotary(keys, base)[n])
+
+
+def score_values(out):
+    for number, call in enumerate(out.calls):
+        actual = scalar(out.value(number), describe_call(call))
+        expected = expected_score(*call.args)
+        if not close(actual, expected, out.tolerance(number)):
+            return (
+                f"{describe_call(call)} = {float(actual):.6g}, expected {expected:.6g}: rotate the query as at m, the"
+                " key as at n"
+            )
+    return None
+
+
+def score_relative(out):
+    first, shifted = (scalar(out.value(n), describe_call(out.calls[n])) for n in (0, 1))
+    if not close(first, shifted, out.tolerance(0)):
+        return (
+            "moving both positions by the same amount changed the score: it must depend only on m - n "
+            "(rotate each vector by its own position's angles)"
+        )
+    return None
+
+
+CHECKS = {
+    check.check_id: check
+    for check in [
+        Check("check_rotation_angles", "rotation_angles", 1, angles_calls, (("values", angles_values),)),
+        Check("check_rotate", "rotate", 2, rotate_calls, (("shape", rotate_shape), ("values", rotate_values))),
+        Check(
+            "check_rotated_score",
+            "rotated_score",
+            2,
+            score_calls,
+            (("values", score_values), ("depends on m - n only", score_relative)),
+        ),
+    ]
+}

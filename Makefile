@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test train install install-train clean sandbox
+.PHONY: demo test train install install-train clean sandbox student-wheel
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ test: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest -q
+
+# the student package: lib and its data in one wheel, dist/attention_course_lib-<version>-py3-none-any.whl
+student-wheel: $(VENV)/.installed
+	$(PY) packaging/student_wheel.py --dist dist
 
 train: install-train
 	$(PY) recordings/catalogue.py

@@ -5,7 +5,8 @@ SandboxedKernelManager is jupyter_client's AsyncKernelManager with three changes
 - the kernel talks over ZeroMQ's ipc transport (files in a private folder), not TCP: a kernel in a
   network namespace of its own cannot reach the grader's loopback, and files can be bound in;
 - the kernel command runs in bubblewrap (when it works here), with the notebook's folder writable,
-  lib/ and data/ readable where the notebook's setup cell looks for them, and nothing else of the
+  lib/ and data/ readable in the course folder above the notebook, that folder first on the kernel's
+  PYTHONPATH (the setup cell's ``import lib`` finds the course's lib there), and nothing else of the
   course, the repository or the home folder in existence; and under limits (memory, file size, processes);
 - a watchdog thread counts the kernel's processes: past KERNEL_PROCESSES (a fork bomb) it kills the
   whole sandbox and records why in ``death_reason``, which SurvivingExecute writes into the notebook.
@@ -49,8 +50,8 @@ WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
 
 
 def course_root(folder: Path) -> Path | None:
-    """The folder the notebook's setup cell would find: ``folder`` or the first one above it holding
-    lib/attention.py."""
+    """The course folder of a notebook in ``folder``: ``folder`` or the first one above it holding lib/attention.py
+    (a course made by autograder.classroom, or a private grading folder, links the grader's lib/ there)."""
     for candidate in [folder, *folder.parents]:
         if (candidate / "lib" / "attention.py").exists():
             return candidate
@@ -102,6 +103,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             # interrupt with a message on the control channel instead; the kernel then signals itself.
             self.kernel_spec.interrupt_mode = "message"
         env = dict(kw.get("env") or os.environ)
+        root = course_root(cwd)
+        if root is not None:  # the lib the kernel imports: the course's, bound read-only at root/lib (kernel_sandbox)
+            env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
         forward_cache = self.forward_cache or env.get(FORWARD_CACHE)
         view = kernel_sandbox(cwd, self.private, forward_cache)
         command = sandbox.command(inner, view)

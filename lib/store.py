@@ -32,7 +32,9 @@ from pathlib import Path
 
 import pandas as pd
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+import lib
+
+DATA_DIR = lib.DATA_DIR  # the one lookup rule: lib.data_folder
 
 WANDS_URL = "https://raw.githubusercontent.com/wayfair/WANDS/main/dataset/product.csv"
 WANDS_BLOB_ID = "a415f7295dc0d90b3163ef606da611a4e9ddeca8"

@@ -38,10 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
+from lib import DATA_DIR
 from lib import attention as _ops
 from lib.tokenizer import BOS, END, SEP, Tokenizer
 
-MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "model"
+MODEL_DIR = DATA_DIR / "model"  # lib.data_folder: the installed copy, or the repository's data/
 softmax = _ops.softmax
 
 __all__ = [

@@ -19,6 +19,7 @@ from nbgrader.preprocessors import (
     CheckCellMetadata,
     ClearOutput,
     DeduplicateIds,
+    GetGrades,
     IgnorePattern,
     LimitOutput,
     OverwriteCells,
@@ -27,7 +28,14 @@ from nbgrader.preprocessors import (
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from autograder.notebook_grading import DropEmptyMetadata, ExternalVerdicts, RestoreCellFlags, StartVerdicts  # noqa: E402
+from autograder.feedback import NBGRADER_TEMPLATES, TEMPLATE, TEMPLATE_PATHS, TEMPLATES, HandGrades, VerdictStyle  # noqa: E402
+from autograder.notebook_grading import (  # noqa: E402
+    DropEmptyMetadata,
+    DropPoints,
+    ExternalVerdicts,
+    RestoreCellFlags,
+    StartVerdicts,
+)
 from autograder.student_kernel import SurvivingExecute  # noqa: E402
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
@@ -63,9 +71,24 @@ c.Autograde.autograde_preprocessors = [
     LimitOutput,
     ExternalVerdicts,  # after the kernel ran, before the grades are saved
     SaveAutoGrades,
+    DropPoints,  # the points are in the gradebook now: no "Out[n]: 2" after each verdict
     AssignLatePenalties,
     CheckCellMetadata,
 ]
+
+# The feedback page: nbgrader's, with written answers not marked yet shown as "to be graded by hand" and the
+# header's totals "29 of 29 automatic, 4 to grade" (autograder.feedback); set for GenerateFeedback's exporter only,
+# so Formgrader keeps its own template.
+c.GenerateFeedback.preprocessors = [GetGrades, HandGrades]
+c.GenerateFeedback.HTMLExporter.template_name = TEMPLATE
+c.GenerateFeedback.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(NBGRADER_TEMPLATES)]
+c.GenerateFeedback.HTMLExporter.extra_template_paths = TEMPLATE_PATHS
+# The feedback and Formgrader's pages wrap each verdict line inside its box: VerdictStyle is nbconvert's
+# CSSHTMLHeaderPreprocessor (the pages' inline styles) with the course's CSS added, in its place
+c.HTMLExporter.preprocessors = [VerdictStyle]
+c.CSSHTMLHeaderPreprocessor.enabled = False
+c.VerdictStyle.enabled = True
+c.VerdictStyle.style = "default"  # the classic template's Pygments style
 
 # What students get in place of a solution
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

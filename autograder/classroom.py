@@ -666,6 +666,8 @@ def _run_locked(
     for worker, why in summary.refused_workers.items():
         say(f"      worker {worker} not used: {why}")
     say(f"      graded {len(summary.graded)}, up to date {len(summary.skipped)}, failed {len(summary.failed)}")
+    regenerated = refresh_feedback(course, layout.name, db)
+    say(f"      feedback regenerated for {len(regenerated)} students (hand grades changed)")
     seconds["grade"] = time.monotonic() - started
 
     started = step(6, "exporting grades.csv (nbgrader's CSV) and checks.csv (autograder.export.ChecksExport)")
@@ -701,6 +703,38 @@ def _run_locked(
         "report": report,
         "layout": layout,
     }
+
+
+def refresh_feedback(course: Path, assignment: str, db: str | None) -> list[str]:
+    """The feedback pages made again where hand grades changed since they were made (autograder.feedback.refresh)."""
+    from autograder.feedback import refresh
+
+    try:
+        return refresh(course, assignment, db)
+    except Exception as error:  # noqa: BLE001 - nbgrader's template or the gradebook: say which
+        raise PipelineError(f"regenerating the feedback: {type(error).__name__}: {error}") from None
+
+
+def feedback_only(course: Path, source: Path, assignment: str | None, db: str | None, wait: bool) -> int:
+    """--feedback-only: after hand grading in Formgrader, the pages of exactly the students whose hand grades
+    changed, holding the course's lock; nothing is graded, released or collected."""
+    from autograder.class_grading import CourseLock, GradingError
+
+    course = course.absolute()
+    try:
+        if not (course / MARKER).exists():
+            raise PipelineError(f"{course} is not a course folder made by python -m autograder.classroom")
+        name = find(source.absolute(), assignment).name
+        with CourseLock(course, wait=wait, say=say):
+            students = refresh_feedback(course, name, db)
+    except (PipelineError, NoAssignment, GradingError) as error:
+        print(f"FAILED: {error}", file=sys.stderr, flush=True)
+        return 1
+    say(
+        f"feedback regenerated for {len(students)} students (hand grades changed)"
+        + (f": {', '.join(students)}" if students else "")
+    )
+    return 0
 
 
 def main(argv=None) -> int:
@@ -775,7 +809,17 @@ def main(argv=None) -> int:
             "your user can (the reference, the hidden checks, the gradebook, other submissions)"
         ),
     )
+    parser.add_argument(
+        "--feedback-only",
+        action="store_true",
+        help=(
+            "only make the feedback pages again of the students whose hand grades (Formgrader) changed since "
+            "their pages were made; every run does this after grading"
+        ),
+    )
     args = parser.parse_args(argv)
+    if args.feedback_only:  # runs no student code: no sandbox needed
+        return feedback_only(args.course, args.source, args.assignment, args.db, args.wait)
     from autograder import sandbox
 
     if sandbox.why_unprotected() is not None:

@@ -12,7 +12,10 @@ nbgrader's steps for one notebook (nbgrader_config.py lists them in order):
   the assignment's checks (source/<assignment>/checks.py) with the verdict: a stdout stream (each property,
   passed or failed and why, the points, the seed) and an execute_result whose text/plain is the points. So
   nothing the kernel printed, patched or deleted decides a grade: nbgrader's SaveAutoGrades reads a grade
-  cell's outputs (an error or stderr gives 0, else the first number, else full points).
+  cell's outputs (an error or stderr gives 0, else the first number, else full points);
+- DropPoints (after SaveAutoGrades): the execute_result that carried the points to SaveAutoGrades is removed
+  from the check cells, so the feedback and Formgrader (which read the points from the gradebook) show the
+  verdict without a stray ``Out[n]: 2`` after it.
 
 Other cells (manually graded answers, unknown grade ids) are left as they are.
 """
@@ -160,6 +163,21 @@ class StartVerdicts(ExternalVerdicts):
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hidden-checks")
             resources[EARLY] = EarlyVerdicts(sources, ids, pool.submit(self.grade, checks, sources, ids))
             pool.shutdown(wait=False)
+        return nb, resources
+
+
+class DropPoints(ExternalVerdicts):
+    """Remove the points (the execute_result ExternalVerdicts wrote) from the check cells, once saved.
+
+    Placed after nbgrader's SaveAutoGrades: the gradebook holds each check's points by then, and nbgrader's
+    GenerateFeedback and Formgrader take every score from the gradebook (GetGrades, the formgrader's API),
+    never from a cell's outputs, so the number would only show as an ``Out[n]:`` after the verdict. The
+    verdict's own text names the points.
+    """
+
+    def preprocess(self, nb, resources):
+        for cell in check_cells(nb, self.assignment(resources)):
+            cell.outputs = [output for output in cell.outputs if output.get("output_type") != "execute_result"]
         return nb, resources
 
 

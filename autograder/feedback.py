@@ -1,0 +1,245 @@
+"""The feedback page a student gets, and the hand grades it was made with.
+
+nbgrader's GenerateFeedback makes each student's page from the autograded notebook and the gradebook (its
+GetGrades step), with a template; the course's nbgrader_config.py adds two steps and the course's own template:
+
+- HandGrades (after GetGrades): marks each graded cell that nobody has marked yet (no automatic score, no
+  manual one: the written answers until a grader scores them in Formgrader) and adds up the totals, so the
+  page (autograder/templates/course_feedback, which extends nbgrader's own) says "to be graded by hand" there
+  instead of a score of 0, and its header "29 of 29 automatic, 4 to grade";
+- VerdictStyle (in the feedback and in Formgrader's pages): each line of a verdict wraps inside its box,
+  instead of running off its right edge.
+
+The feedback of a graded submission is made on a Dask worker, in a private folder whose gradebook holds no
+hand grade; the ledger says so (HAND_GRADES, the digest of none). ``refresh`` compares, for every student, the
+hand grades the feedback was made with and the gradebook's now, and makes the page again, in the course
+folder, for exactly those whose hand grades changed (``python -m autograder.classroom --feedback-only``, and
+at the end of every classroom run). nbgrader's ``release_feedback`` then hands the pages out.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import nbgrader
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import is_grade, is_solution, is_task
+from traitlets import Bool
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"  # course_feedback/, extending nbgrader's feedback/
+NBGRADER_TEMPLATES = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates"
+TEMPLATE = "course_feedback"
+# where the page's templates find nbgrader's ('feedback/index.html.j2') and Bootstrap's CSS, which nbgrader's
+# GenerateFeedback otherwise names itself
+TEMPLATE_PATHS = [
+    str(NBGRADER_TEMPLATES.parent / "static" / "node_modules" / "bootstrap" / "dist" / "css"),
+    str(NBGRADER_TEMPLATES),
+]
+
+# Outputs keep their line breaks and wrap at the box's edge, between words (Bootstrap breaks anywhere), a word
+# longer than the box where it must; on the feedback page each line of a stdout stream is a block of its own
+# whose continuation lines are indented under the text that follows the line's first word ("  FAIL name: ...")
+PAGE_CSS = """
+div.output_area pre, div.output_text pre {
+    white-space: pre-wrap;
+    word-break: normal;
+    overflow-wrap: anywhere;
+}
+div.output_text pre span.line {
+    display: block;
+    text-indent: -5ch;
+}
+"""
+
+
+def points(value) -> str:
+    return f"{round(float(value), 2):g}"
+
+
+class VerdictStyle(CSSHTMLHeaderPreprocessor):
+    """nbconvert's CSSHTMLHeaderPreprocessor (the page's inline styles, ``resources['inlining']['css']``, which
+    nbgrader's feedback and formgrade templates write into the page), with PAGE_CSS added. nbgrader_config.py puts
+    it in place of that step (disabled there) for every HTML page nbgrader makes: the template's own step would
+    otherwise run after this one and set the styles again, without PAGE_CSS."""
+
+    enabled = Bool(True, help="on wherever it is listed").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        nb, resources = super().preprocess(nb, resources)
+        resources["inlining"]["css"].append(PAGE_CSS)
+        return nb, resources
+
+
+class HandGrades(NbGraderPreprocessor):
+    """After nbgrader's GetGrades: ``by_hand`` in each graded cell's nbgrader metadata ("pending": neither an
+    automatic nor a manual score yet; "marked": a grader's score, or a written answer nbgrader scored 0 because
+    it was left as released; absent: the automatic score) and
+    ``resources['nbgrader']['totals']``: {automatic, automatic_max, by_hand, by_hand_max, pending, summary}."""
+
+    def preprocess(self, nb, resources):
+        from nbgrader.api import Gradebook
+
+        info = resources["nbgrader"]
+        self.totals = dict.fromkeys(("automatic", "automatic_max", "by_hand", "by_hand_max", "pending"), 0.0)
+        with Gradebook(info["db_url"]) as gradebook:
+            self.gradebook = gradebook
+            nb, resources = super().preprocess(nb, resources)
+        totals = self.totals
+        parts = [f"{points(totals['automatic'])} of {points(totals['automatic_max'])} automatic"]
+        if totals["by_hand_max"]:
+            parts.append(f"{points(totals['by_hand'])} of {points(totals['by_hand_max'])} by hand")
+        if totals["pending"]:
+            parts.append(f"{points(totals['pending'])} to grade")
+        info["totals"] = {**totals, "summary": ", ".join(parts)}
+        return nb, resources
+
+    def preprocess_cell(self, cell, resources, index):
+        if not is_grade(cell):
+            return cell, resources
+        info, flags = resources["nbgrader"], cell.metadata.nbgrader
+        grade = self.gradebook.find_grade(flags["grade_id"], info["notebook"], info["assignment"], info["student"])
+        top = float(grade.max_score or 0)
+        if grade.manual_score is None and grade.auto_score is None:
+            flags["by_hand"] = "pending"
+            self.totals["pending"] += top
+        elif grade.manual_score is not None or is_solution(cell) or is_task(cell):
+            flags["by_hand"] = "marked"  # a grader's score, or nbgrader's 0 for an answer left as released
+            self.totals["by_hand"] += float(grade.score or 0)
+            self.totals["by_hand_max"] += top
+        else:
+            flags.pop("by_hand", None)
+            self.totals["automatic"] += float(grade.score or 0)
+            self.totals["automatic_max"] += top
+        return cell, resources
+
+
+# --- the hand grades a page was made with -------------------------------------------------------------
+
+FIELD = "feedback_hand_grades"  # in a student's ledger entry: the digest of the hand grades of its feedback page
+
+
+def hand_digest(items) -> str:
+    """The digest of a submission's hand grades: (kind, notebook, cell, value) for every manual score, extra
+    credit and manual comment that is set."""
+    from autograder.class_grading import digest
+
+    return digest((f"{kind}/{notebook}/{cell}", repr(value).encode()) for kind, notebook, cell, value in items)
+
+
+# the feedback of a graded submission is made in a private folder whose gradebook holds no hand grade, and a
+# ledger entry without FIELD (class_grading.record writes the entry anew) is such a page
+NO_HAND_GRADES = hand_digest([])
+
+
+def hand_grades(db: str, assignment: str) -> tuple[dict, list]:
+    """({student: hand_digest} for every student with a submission of ``assignment`` in the gradebook at ``db``,
+    the assignment's notebooks)."""
+    from nbgrader.api import (
+        Assignment,
+        BaseCell,
+        Comment,
+        Grade,
+        Gradebook,
+        Notebook,
+        SubmittedAssignment,
+        SubmittedNotebook,
+    )
+
+    items = {}
+    with Gradebook(db) as gradebook:
+        for kind, columns in ((Grade, ("manual_score", "extra_credit")), (Comment, ("manual_comment",))):
+            rows = (
+                gradebook.db.query(
+                    SubmittedAssignment.student_id, Notebook.name, BaseCell.name, *(getattr(kind, c) for c in columns)
+                )
+                .select_from(kind)
+                .join(SubmittedNotebook, SubmittedNotebook.id == kind.notebook_id)
+                .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
+                .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+                .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
+                .join(BaseCell, BaseCell.id == kind.cell_id)
+                .filter(Assignment.name == assignment)
+            )
+            for student, notebook, cell, *values in rows:
+                found = items.setdefault(student, [])
+                for column, value in zip(columns, values):
+                    if value is not None:
+                        found.append((column, notebook, cell, float(value) if column != "manual_comment" else value))
+        students = {
+            student
+            for (student,) in gradebook.db.query(SubmittedAssignment.student_id)
+            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+            .filter(Assignment.name == assignment)
+        }
+        notebooks = [notebook.name for notebook in gradebook.find_assignment(assignment).notebooks]
+    return {student: hand_digest(items.get(student, [])) for student in students}, notebooks
+
+
+class Pages:
+    """nbgrader's GenerateFeedback as the course configures it (nbgrader_config.py: the template, HandGrades,
+    VerdictStyle), making one student's page at a time in the course folder. The page is written whole, then
+    renamed into place, as ``nbgrader generate_feedback`` would write it; the student's id is used as it is
+    (nbgrader's command reads it as a file pattern, so an id such as "x[1]" finds nothing there)."""
+
+    def __init__(self, course: Path, db: str | None = None):
+        from nbgrader.converters import GenerateFeedback
+
+        from autograder.class_grading import nbgrader_api
+
+        self.course = Path(course)
+        api = nbgrader_api(self.course)
+        self.db = db or api.coursedir.db_url
+        converter = GenerateFeedback(coursedir=api.coursedir, parent=api)
+        self.exporter = converter.exporter_class(parent=converter, config=converter.config)
+        for step in converter.preprocessors:
+            self.exporter.register_preprocessor(step)
+
+    def make(self, assignment: str, student: str, notebook: str) -> Path:
+        source = self.course / "autograded" / student / assignment / f"{notebook}.ipynb"
+        resources = {
+            "unique_key": notebook,
+            "output_files_dir": f"{notebook}_files",
+            "nbgrader": {"student": student, "assignment": assignment, "notebook": notebook, "db_url": self.db},
+        }
+        page, _ = self.exporter.from_filename(str(source), resources=resources)
+        target = self.course / "feedback" / student / assignment / f"{notebook}.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{notebook}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as output:
+                output.write(page)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        return target
+
+
+def refresh(course: Path, assignment: str, db: str | None = None) -> list[str]:
+    """Make the feedback page again for exactly the students of ``assignment`` whose hand grades (manual
+    scores, extra credit, manual comments in the gradebook) differ from those their page was made with (the
+    ledger's FIELD), and record the new ones in their ledger entries; returns those students. Students the
+    classroom has not graded (no ledger entry, no autograded notebook) are left alone. The caller holds the
+    course's lock (class_grading.CourseLock)."""
+    from autograder.class_grading import _write_json, course_db, ledger, ledger_path
+
+    course = Path(course).absolute()
+    db = course_db(course, db)
+    digests, notebooks = hand_grades(db, assignment)
+    pages, changed = None, []
+    for student, now in sorted(digests.items()):
+        entry = ledger(course, assignment, student)
+        folder = course / "autograded" / student / assignment
+        made = [notebook for notebook in notebooks if (folder / f"{notebook}.ipynb").is_file()]
+        if not entry or entry.get(FIELD, NO_HAND_GRADES) == now or not made:
+            continue
+        pages = pages or Pages(course, db)
+        for notebook in made:
+            pages.make(assignment, student, notebook)
+        _write_json(ledger_path(course, assignment, student), {**entry, FIELD: now})
+        changed.append(student)
+    return changed

@@ -1,0 +1,116 @@
+"""The feedback pages of the class graded once for the suite (``graded_class``): the verdicts whole, without the
+points as a stray output; written answers nobody has marked "to be graded by hand"; and after hand grading,
+`python -m autograder.classroom --feedback-only` makes again the page of exactly the student whose hand grades
+changed (autograder.feedback)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder import classroom
+from autograder.class_grading import course_config, ledger
+from autograder.feedback import FIELD, PAGE_CSS
+
+ASSIGNMENT = NOTEBOOK = "attention"
+STUDENT = "full_solution"  # every check passed, the four written answers waiting for a grader
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def page_of(course: Path, student: str) -> str:
+    return (course / "feedback" / student / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
+
+
+def check_cells(course: Path, student: str) -> list[dict]:
+    notebook = json.loads((course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text())
+    return [
+        cell
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code"
+        and cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "").startswith("check_")
+    ]
+
+
+def test_check_cells_keep_the_verdict_and_lose_the_points_output(graded_class):
+    cells = check_cells(graded_class.course, STUDENT)
+    assert len(cells) == 16
+    for cell in cells:
+        assert [output["output_type"] for output in cell["outputs"]] == ["stream"], cell["metadata"]
+    page = page_of(graded_class.course, STUDENT)
+    rest = page.split("check_masked_attention (attention): 4 / 4 points", 1)[1]
+    cell = rest.split('<div class="cell', 1)[0]  # up to the next cell
+    assert "Out[" not in cell and "output_execute_result" not in cell, "an output after the verdict"
+    assert PAGE_CSS in page and '<span class="line" style="padding-left: 7ch">PASS' in page
+
+
+def test_written_answers_not_marked_say_so_and_the_totals_count_them_apart(graded_class):
+    page = page_of(graded_class.course, STUDENT)
+    assert "<h4>attention (29 of 29 automatic, 4 to grade)</h4>" in page
+    assert page.count("Written response</a> (to be graded by hand, 1 point)") == 4
+    assert "Score: 0 / 1" not in page and "33.0" not in page
+    blank = page_of(graded_class.course, "blank_release")  # answers left as released: nbgrader's 0, no response
+    assert "<h4>attention (Score: 0 / 33; 0 of 29 automatic, 0 of 4 by hand)</h4>" in blank
+
+
+def test_verdict_lines_wrap_inside_their_box_in_a_browser(graded_class):
+    if not CHROMIUM.exists():
+        pytest.skip(f"no {CHROMIUM}: apt-get install chromium")
+    playwright = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[browser]'")
+    path = graded_class.course / "feedback" / "mask_after_softmax" / ASSIGNMENT / f"{NOTEBOOK}.html"
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1024, "height": 800})
+            page.route(re.compile(r"^https?://"), lambda route: route.abort())  # MathJax from a CDN: not needed
+            page.goto(path.as_uri(), wait_until="domcontentloaded")
+            boxes = page.evaluate(
+                "Array.from(document.querySelectorAll('div.output_stdout pre'))"
+                ".map(pre => [pre.scrollWidth, pre.clientWidth, pre.innerText])"
+            )
+        finally:
+            browser.close()
+    verdicts = [box for box in boxes if "points\n" in box[2]]
+    assert len(verdicts) == 16
+    assert all(scroll <= client for scroll, client, _ in verdicts), [box[:2] for box in verdicts]
+    assert any("set masked scores to -inf BEFORE softmax" in text for _, _, text in verdicts)
+
+
+@pytest.fixture
+def course(graded_class, tmp_path) -> Path:
+    """A copy of the graded course (not the class's shared forward cache), its configuration rooted there."""
+    copy = tmp_path / "course"
+    shutil.copytree(graded_class.course, copy, symlinks=True, ignore=shutil.ignore_patterns("forward", "lock"))
+    (copy / "nbgrader_config.py").write_text(course_config(copy, "a copy of the graded class"))
+    return copy
+
+
+def test_feedback_made_again_for_exactly_the_students_whose_hand_grades_changed(course, capsys):
+    pages = sorted((course / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
+    before = {path: path.read_bytes() for path in pages}
+    assert len(before) >= 3
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        grade = gradebook.find_grade("answer_read_a_head", NOTEBOOK, ASSIGNMENT, STUDENT)
+        grade.manual_score = 1.0
+        grade.needs_manual_grade = False
+        comment = gradebook.find_comment("answer_read_a_head", NOTEBOOK, ASSIGNMENT, STUDENT)
+        comment.manual_comment = "A careful reading: this head looks at the previous token."
+        gradebook.db.commit()
+
+    assert classroom.main(["--course", str(course), "--feedback-only"]) == 0
+    assert f"feedback regenerated for 1 students (hand grades changed): {STUDENT}" in capsys.readouterr().out
+    changed = [path for path in pages if path.read_bytes() != before[path]]
+    assert changed == [course / "feedback" / STUDENT / ASSIGNMENT / f"{NOTEBOOK}.html"]
+    page = page_of(course, STUDENT)
+    assert "<h4>attention (29 of 29 automatic, 1 of 1 by hand, 3 to grade)</h4>" in page
+    assert page.count("(to be graded by hand, 1 point)") == 3 and "Written response</a> (Score: 1 / 1)" in page
+    assert "A careful reading: this head looks at the previous token." in page
+    assert FIELD in ledger(course, ASSIGNMENT, STUDENT) and FIELD not in ledger(course, ASSIGNMENT, "blank_release")
+
+    assert classroom.main(["--course", str(course), "--feedback-only"]) == 0  # nothing changed since
+    assert "feedback regenerated for 0 students (hand grades changed)" in capsys.readouterr().out
+    assert page_of(course, STUDENT) == page

@@ -11,7 +11,7 @@ here from source/attention/ with nbgrader generate_assignment, in a temporary co
 repository's nbgrader_config.py. Either way the answer cells around the stubs must match the source notebook's,
 or this script stops. Each answer cell is then filled in as a student would type it: the code between
 ### BEGIN SOLUTION and ### END SOLUTION in the source notebook replaces the stub
-(`# YOUR CODE HERE` / `raise NotImplementedError()`). The mistakes are small edits of one answer cell each.
+(`# YOUR CODE HERE` / `raise NotImplementedError(...)`). The mistakes are small edits of one answer cell each.
 
 The students (their expected points, per check, are in examples/expected.json, written by hand):
 
@@ -43,13 +43,15 @@ import nbformat
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
 
-from autograder.classroom import ASSIGNMENT, NOTEBOOK, release_notebook  # noqa: E402
+from autograder.classroom import release_notebook  # noqa: E402
+
+ASSIGNMENT = NOTEBOOK = "attention"  # the assignment these examples hand in: source/attention/attention.ipynb
 
 SOURCE = REPOSITORY / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 RELEASE = REPOSITORY / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 OUT = Path(__file__).resolve().parent / "submissions"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-STUB = re.compile(r"^([ \t]*)# YOUR CODE HERE\n\1raise NotImplementedError\(\)$", re.M)
+STUB = re.compile(r"^([ \t]*)# YOUR CODE HERE\n\1raise NotImplementedError\(.*\)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,7 @@ def type_answer(release_source: str, source: str, where: str) -> str:
     found = list(STUB.finditer(release_source))
     if len(found) != 1:
         raise ValueError(
-            f"{where}: expected one `# YOUR CODE HERE` / `raise NotImplementedError()` stub in the release cell"
+            f"{where}: expected one `# YOUR CODE HERE` / `raise NotImplementedError(...)` stub in the release cell"
         )
     stub = found[0]
     typed = release_source[: stub.start()] + solution_body(source, where) + release_source[stub.end() :]

@@ -411,7 +411,9 @@ def build(context: Context) -> dict[str, Case]:
                 " reference(scores)\n",
             )
         ),
-        points_of("full_solution", check_softmax=0),
+        # lib is absent where softmax is graded, so it fails; the store's model runs attention with the student's
+        # own softmax, so check_masked_attention loses that one property of its five
+        points_of("full_solution", check_softmax=0, check_masked_attention=3.2),
         feedback=("lib is not available where your functions are graded",),
         why="softmax returns lib's softmax",
     )

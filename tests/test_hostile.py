@@ -40,6 +40,9 @@ def autograded_text(course: Path, student: str) -> str:
     return "\n".join(parts)
 
 
+NOTES = ("kernel died", "timed out", "ran out of time", "graded as blank", "not graded", "not autograded")
+
+
 def table_line(stdout: str, student: str) -> str:
     return next(line for line in stdout.splitlines() if line.split() and line.split()[0] == student)
 
@@ -57,10 +60,13 @@ def test_hostile_submission_gets_the_points_it_earned(graded_class, student):
     assert not wrong, f"{student} ({case.why}):\n" + "\n".join(wrong)
 
     line = table_line(graded_class.stdout, student)
-    if case.note:
-        assert case.note in line, f"{student}: the class table should note {case.note!r}: {line}"
+    if case.note:  # the table fits 120 columns: a long note is cut (…) after its first words
+        shown = line.rstrip().removesuffix("…")
+        assert case.note in line or any(shown.endswith(case.note[:cut]) for cut in range(6, len(case.note))), (
+            f"{student}: the class table should note {case.note!r}: {line}"
+        )
     else:
-        assert line.rstrip().endswith(tuple("0123456789")), f"{student}: no note expected: {line}"
+        assert not any(note in line for note in NOTES), f"{student}: no note expected: {line}"
     page = (graded_class.course / "feedback" / student / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
     for phrase in case.feedback:
         assert phrase in page, f"{student}'s feedback does not say {phrase!r}"

@@ -14,10 +14,12 @@ import os
 import sys
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor
+from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
     ClearOutput,
+    ClearSolutions,
     DeduplicateIds,
     GetGrades,
     IgnorePattern,
@@ -36,6 +38,7 @@ from autograder.notebook_grading import (  # noqa: E402
     RestoreCellFlags,
     StartVerdicts,
 )
+from autograder.stubs import NamedStubs  # noqa: E402
 from autograder.student_kernel import SurvivingExecute  # noqa: E402
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
@@ -90,8 +93,15 @@ c.CSSHTMLHeaderPreprocessor.enabled = False
 c.VerdictStyle.enabled = True
 c.VerdictStyle.style = "default"  # the classic template's Pygments style
 
-# What students get in place of a solution
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+# What students get in place of a solution: a stub that names the function and its section (autograder.stubs)
+c.GenerateAssignment.preprocessors = [
+    NamedStubs if step is ClearSolutions else step
+    for step in GenerateAssignment.class_traits()["preprocessors"].default()
+]
+c.ClearSolutions.code_stub = {
+    "python": "# YOUR CODE HERE\n"
+    'raise NotImplementedError("{function} is not written yet: write it in section {section}")'
+}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
 # A grade cell the student deleted is put back (with a note) and graded like the others.

@@ -1,0 +1,105 @@
+"""A student's first run: the release notebook, blank, run from a folder outside the repository.
+
+Every unwritten function says its name and its section; a cell that needs one stops with that one line, not a
+traceback through lib; the cells that need no student code (the model's heatmaps, the copy test) run and draw.
+"""
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+RELEASED = ROOT / "release" / "attention" / "attention.ipynb"
+SECTIONS = {  # function -> the section that asks for it (the intro's points table)
+    "softmax": 1,
+    "attention": 1,
+    "causal_mask": 2,
+    "average_largest_weight": 3,
+    "split_heads": 4,
+    "join_heads": 4,
+    "multi_head_attention": 4,
+    "previous_token_weight": 7,
+    "even_previous_weight": 7,
+    "description_positions": 8,
+    "far_back_weight": 8,
+    "marker_weight": 8,
+    "even_far_back_weight": 8,
+    "even_marker_weight": 8,
+    "safe_softmax": 9,
+}
+NEEDS = {  # a cell of the notebook -> the first unwritten function it calls
+    "check_softmax": "softmax",
+    "check_attention": "attention",
+    "s1_run": "attention",
+    "s2_run": "causal_mask",
+    "check_masked_attention": "attention",
+    "s3_run": "average_largest_weight",
+    "s4_run": "multi_head_attention",
+    "s5_drive": "attention",  # through lib.transformer.forward(ids, attention=attention)
+    "s7_run": "previous_token_weight",
+    "s8_run": "description_positions",
+    "check_safe_softmax": "safe_softmax",
+    "s9_run": "softmax",
+}
+MODEL_CELLS = ["s5_load", "s5_draw", "s6_run"]  # no student code: they run and draw on a blank notebook
+
+
+def stub_line(function: str) -> str:
+    return f'raise NotImplementedError("{function} is not written yet: write it in section {SECTIONS[function]}")'
+
+
+def test_every_stub_names_its_function_and_section():
+    cells = json.loads(RELEASED.read_text())["cells"]
+    stubs = {}
+    for cell in cells:
+        if cell["cell_type"] == "code" and cell["metadata"].get("nbgrader", {}).get("solution"):
+            source = "".join(cell["source"])
+            name = re.search(r"^def (\w+)", source, re.M).group(1)
+            stubs[name] = source.splitlines()[-2:]
+    assert sorted(stubs) == sorted(SECTIONS)
+    for name, (comment, stub) in stubs.items():
+        assert (comment.strip(), stub.strip()) == ("# YOUR CODE HERE", stub_line(name))
+
+
+@pytest.fixture(scope="module")
+def blank(tmp_path_factory):
+    """The release notebook run top to bottom, every error let through, in a folder outside the repository."""
+    folder = tmp_path_factory.mktemp("student")
+    shutil.copy(RELEASED, folder / "attention.ipynb")
+    notebook = nbformat.read(folder / "attention.ipynb", as_version=4)
+    NotebookClient(notebook, timeout=120, allow_errors=True, resources={"metadata": {"path": str(folder)}}).execute()
+    return {cell.id: cell for cell in notebook.cells}
+
+
+def errors(cell) -> list:
+    return [output for output in cell.get("outputs", []) if output["output_type"] == "error"]
+
+
+def test_a_cell_that_needs_an_unwritten_function_names_it_in_one_line(blank):
+    for cell_id, function in NEEDS.items():
+        (error,) = errors(blank[cell_id])
+        message = f"{function} is not written yet: write it in section {SECTIONS[function]}"
+        assert (error["ename"], error["evalue"]) == ("NotImplementedError", message), cell_id
+        assert error["traceback"] == [f"NotImplementedError: {message}"], cell_id  # no traceback through lib
+    failing = sorted(cell_id for cell_id, cell in blank.items() if errors(cell))
+    checks = sorted(cell_id for cell_id in blank if cell_id.startswith("check_"))
+    assert failing == sorted(set(NEEDS) | set(checks))
+
+
+def test_the_model_cells_run_and_draw_on_a_blank_notebook(blank):
+    assert not errors(blank["setup"])
+    assert "course library:" in blank["setup"].outputs[0]["text"]
+    for cell_id in MODEL_CELLS:
+        assert not errors(blank[cell_id]), cell_id
+    pictures = {
+        cell_id: sum("image/png" in output.get("data", {}) for output in blank[cell_id].outputs)
+        for cell_id in MODEL_CELLS
+    }
+    assert pictures == {"s5_load": 0, "s5_draw": 2, "s6_run": 1}
+    text = "".join(output.get("text", "") for output in blank["s6_run"].outputs)
+    assert re.search(r"name as sold\s+P\(cover\) = 0\.98", text), text

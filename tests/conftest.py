@@ -58,6 +58,18 @@ class GradedClass:
     students: list = field(default_factory=list)
 
 
+def run_classroom(course: Path, submissions: Path, *options: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """``python -m autograder.classroom`` on a course and a submissions folder, as an instructor runs it; without
+    bubblewrap with --unsandboxed (the suite then grades only the course's own examples, never hostile work)."""
+    from autograder import sandbox
+
+    unsandboxed = [] if sandbox.bubblewrap() is not None else ["--unsandboxed"]
+    command = [sys.executable, "-m", "autograder.classroom", "--course", str(course), "--submissions", str(submissions)]
+    return subprocess.run(
+        [*command, *options, *unsandboxed], cwd=REPOSITORY, capture_output=True, text=True, timeout=timeout
+    )
+
+
 def files_under(folder: Path) -> dict:
     return {
         path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()
@@ -94,22 +106,7 @@ def graded_class(tmp_path_factory) -> GradedClass:
             (submissions / student / "attention" / name).symlink_to(target)
     before = files_under(submissions)
     started = time.monotonic()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "autograder.classroom",
-            "--course",
-            str(course),
-            "--submissions",
-            str(submissions),
-            *([] if sandboxed else ["--unsandboxed"]),
-        ],
-        cwd=REPOSITORY,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-    )
+    done = run_classroom(course, submissions, timeout=1500)
     seconds = time.monotonic() - started
     assert done.returncode == 0, f"the pipeline failed:\n{done.stdout[-6000:]}\n{done.stderr[-4000:]}"
     print(f"\nclass of {len(list(submissions.iterdir()))} graded in {seconds:.0f} s\n{done.stdout[-3000:]}")

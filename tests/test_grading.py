@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import run_classroom
 from nbgrader.api import Gradebook
 
 from autograder import class_grading as grading
@@ -48,22 +49,7 @@ def bundled(student: str) -> bytes:
 
 
 def classroom(course: Path, submissions: Path, *extra: str) -> subprocess.CompletedProcess:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "autograder.classroom",
-            "--course",
-            str(course),
-            "--submissions",
-            str(submissions),
-            *extra,
-        ],
-        cwd=REPOSITORY,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = run_classroom(course, submissions, *extra)
     assert done.returncode == 0, f"{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
     return done
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_classroom
 from nbgrader.api import Gradebook
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -51,7 +50,6 @@ def submission(kind: str, release: dict) -> dict:
 @pytest.fixture(scope="module")
 def both(graded_class, tmp_path_factory):
     """The session's graded attention course, copied, with the positions assignment graded into it."""
-    from autograder import sandbox
     from autograder.classroom import release_notebook
 
     root = tmp_path_factory.mktemp("second")
@@ -63,26 +61,7 @@ def both(graded_class, tmp_path_factory):
         folder = submissions / student / "positions"
         folder.mkdir(parents=True)
         (folder / "positions.ipynb").write_text(json.dumps(submission(student, release)))
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "autograder.classroom",
-            "--course",
-            str(course),
-            "--submissions",
-            str(submissions),
-            "--assignment",
-            "positions",
-            "--source",
-            str(ASSIGNMENTS),
-            *([] if sandbox.bubblewrap() else ["--unsandboxed"]),
-        ],
-        cwd=REPOSITORY,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = run_classroom(course, submissions, "--assignment", "positions", "--source", str(ASSIGNMENTS))
     assert done.returncode == 0, f"{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
     print(done.stdout[-2500:])
     return course, graded_class, done.stdout

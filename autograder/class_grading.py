@@ -11,7 +11,8 @@ notebook's kernel and the hidden checks' runner in their sandboxes (autograder.s
 everything back as bytes (``Outcome``), so a worker on another machine needs the project installed but no
 shared file system.
 
-The coordinator (this process) records each outcome as it arrives, one at a time, into nbgrader's gradebook
+The coordinator (this process) records each outcome as it arrives, each whole and on its own (a few at once,
+on RECORDERS threads, so that one's wait for the disk is another's time to work), into nbgrader's gradebook
 (SQLite, the default, in write-ahead-log mode with a busy timeout; or PostgreSQL), so that Formgrader, nbgrader's
 own commands and a grader saving manual scores can write to it at the same time, and a run killed at any
 moment loses no finished grade and leaves no half-written one (``record`` gives the order):
@@ -19,7 +20,7 @@ moment loses no finished grade and leaves no half-written one (``record`` gives 
 1. a journal entry, .grading/journal/<student>.json: what is about to be written;
 2. the autograded and feedback folders, written under .grading/tmp/ and renamed into place;
 3. the gradebook: one transaction through nbgrader's Gradebook (GradebookWriter), all of the submission's
-   grades and comments or none;
+   grades and comments or none (a new submission's rows inserted as Gradebook.add_submission makes them);
 4. the ledger, .grading/students/<student>.json: the submission's fingerprint (its files, the assignment,
    the grader's code); then the journal entry is removed. A submission whose fingerprint matches its
    ledger, with its autograded folder and gradebook entry in place, is not graded again.
@@ -40,6 +41,7 @@ import hashlib
 import html
 import json
 import os
+import queue
 import re
 import shutil
 import socket
@@ -226,27 +228,75 @@ def load_assignment(course: Path, name: str, config: str = "", db: str | None = 
 
 
 CACHED_TEXTS = 300  # the notebook measures heads on the first 300 validation products (sections 7 and 8)
+# The class's forward cache is built only for a run with at least this many new or changed submissions (unless
+# one is built already): below it, the build (about 20 s on the 2-core machine) costs more than it saves
+# (benchmarks/forward_cache_cost.py measures both; benchmarks/README.md has the numbers)
+FORWARD_CACHE_FROM = 8
+FORWARD_CACHE_HOME = "ATTENTION_FORWARD_CACHE_HOME"  # the environment variable that moves the shared caches
+FORWARD_CACHE_KEPT_DAYS = 2  # another model's cache unused this long is removed
 
 
-def shared_forward_cache(course: Path) -> str | None:
-    """lib's forward passes of the texts every notebook runs the model on, recorded once for the class
-    (lib.transformer.write_forward_cache, a folder): each kernel then maps them instead of recomputing them,
-    the same numbers to the last bit. None when the store's model is missing. Caches of another model, of an
-    earlier format or left half-written by a killed run are removed."""
+def forward_cache_home() -> Path:
+    """Where the forward caches live, shared by every course of this user: $ATTENTION_FORWARD_CACHE_HOME, else
+    $XDG_CACHE_HOME/attention-course/forward, else ~/.cache/attention-course/forward."""
+    if os.environ.get(FORWARD_CACHE_HOME):
+        return Path(os.environ[FORWARD_CACHE_HOME])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "attention-course" / "forward"
+
+
+def shared_forward_cache(course: Path | None = None, build: bool = True) -> str | None:
+    """lib's forward passes of the texts every notebook runs the model on, recorded once (a folder written by
+    lib.transformer.write_forward_cache): each kernel then maps them instead of recomputing them, the same
+    numbers to the last bit. One per model, shared by every course and run of this user (forward_cache_home(),
+    keyed by the model's digest: it depends on nothing else). None when the store's model is missing, or when
+    none is built yet and ``build`` is False. One process builds at a time (a lock); the others wait and use
+    it. Half-written caches, and other models' caches unused for FORWARD_CACHE_KEPT_DAYS, are removed; so is
+    the copy that earlier versions kept in the course's .grading/forward/."""
+    import fcntl
+
     from autograder import model
     from lib import transformer
     from lib.products import product_texts
 
+    if course is not None:
+        shutil.rmtree(Path(course) / LEDGER / "forward", ignore_errors=True)
     if not model.available():
         return None
-    path = course / LEDGER / "forward" / transformer.model_digest(str(transformer.MODEL_DIR))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.iterdir():
-        if stale != path:
-            shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
-    if not (path / "index.json").exists():
-        transformer.write_forward_cache(path, [ids for ids, _ in product_texts("validation", CACHED_TEXTS)])
+    home = forward_cache_home()
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / transformer.model_digest(str(transformer.MODEL_DIR))
+    with open(home / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when the process ends however
+        now = time.time()
+        for other in home.iterdir():
+            if other in (path, home / ".lock"):
+                continue
+            index = other / "index.json"
+            unused = now - (index.stat().st_mtime if index.exists() else 0)
+            if (
+                not index.exists() or unused > FORWARD_CACHE_KEPT_DAYS * 86400
+            ):  # half-written (we hold the lock), or old
+                shutil.rmtree(
+                    other, ignore_errors=True
+                ) if other.is_dir() and not other.is_symlink() else other.unlink()
+        if not (path / "index.json").exists():
+            if not build:
+                return None
+            shutil.rmtree(path, ignore_errors=True)
+            transformer.write_forward_cache(path, [ids for ids, _ in product_texts("validation", CACHED_TEXTS)])
+        os.utime(path / "index.json")  # its last use: what FORWARD_CACHE_KEPT_DAYS counts from
     return str(path)
+
+
+def class_forward_cache(course: Path, new: int, wanted: bool | None) -> str | None:
+    """The forward cache for a run grading ``new`` submissions (grade_class's ``forward_cache``): none when
+    ``wanted`` is False; built if missing when ``wanted`` is True, or when None and the class has
+    FORWARD_CACHE_FROM new submissions or more (below that building it costs more than it saves); otherwise
+    the one already built, if any."""
+    if wanted is False:
+        return None
+    return shared_forward_cache(course, build=wanted is True or new >= FORWARD_CACHE_FROM)
 
 
 def load_submission(course: Path, student: str, assignment: Assignment) -> Submission:
@@ -437,7 +487,7 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
 #   assignments/<name>/journal/<id>.json    a recording in progress: what it is about to write (see record, repair)
 #   assignments/<name>/release.json         the source digest of the last release (autograder.classroom)
 #   tmp/                                    folders being written or swapped out, emptied by every run
-#   forward/<model digest>/                 the class's forward cache (shared_forward_cache)
+# (the class's forward cache is per user, not per course: forward_cache_home(), see shared_forward_cache)
 # <id> is the student id, percent-quoted (urllib.parse.quote, nothing safe), or a hash of it when that is long.
 
 RECORD_STEPS = ("journal", "autograded", "feedback", "in-transaction", "committed", "ledger")
@@ -472,15 +522,18 @@ def scratch_folder(course: Path) -> Path:
     return folder
 
 
-def _write_json(path: Path, value):
-    """Write ``value`` as JSON, whole or not at all: a temporary file, flushed to disk, renamed into place."""
+def _write_json(path: Path, value, durable: bool = True):
+    """Write ``value`` as JSON, whole or not at all: a temporary file, flushed to disk (``durable``), renamed
+    into place. Without ``durable`` a killed process still leaves the file whole or absent; only a crash of the
+    machine can leave it empty or missing (which, for a ledger entry, means the student is graded again)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(value, indent=1, default=str))
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -558,7 +611,17 @@ def _sqlite_connect(connection, _record):
     connection.isolation_level = None
     cursor = connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA journal_mode = WAL")
+    # switching a gradebook into the log mode needs it to itself, and SQLite answers "locked" at once, without
+    # the busy timeout, while another process writes (Formgrader adding students); so wait here as long
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            break
+        except Exception as error:  # noqa: BLE001 - sqlite3.OperationalError, not imported here
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
     cursor.close()
 
 
@@ -581,6 +644,7 @@ class GradebookWriter:
 
         quiet_nbgrader_warnings()
         self.url = url
+        self.layouts = {}  # {assignment: assignment_layout}, read at its first new submission
         self.gradebook = Gradebook(url)  # nbgrader makes the tables of a new database
         self.engine = self.gradebook.engine
         if self.engine.dialect.name == "sqlite":
@@ -620,6 +684,7 @@ class GradebookWriter:
                 return result
             except (InvalidEntry, DBAPIError):
                 outer.rollback()
+                self.layouts.clear()  # read again: an assignment's cells are never expected to change mid-run
                 if attempt == attempts:
                     raise
                 time.sleep(0.1 * attempt)
@@ -634,24 +699,160 @@ class GradebookWriter:
     def write(self, outcome: Outcome):
         """The outcome's submission, grades, comments, late penalties and timestamp, all or none. The
         instructor's manual scores, extra credit and manual comments are kept."""
-        self.transaction(lambda gradebook: _write_outcome(gradebook, outcome))
+        self.transaction(lambda gradebook: _write_outcome(gradebook, outcome, self.layouts))
 
     def close(self):
         self.gradebook.close()
 
 
-def _write_outcome(gradebook, outcome: Outcome):
+def _write_outcome(gradebook, outcome: Outcome, layouts: dict | None = None):
+    """The outcome into the gradebook, in the session of an open transaction (GradebookWriter.transaction).
+    The student is nbgrader's (update_or_create_student). A submission already there is updated through
+    nbgrader's objects (only the autograder's columns: a grader's manual work is kept). A new one gets the rows
+    nbgrader's Gradebook.add_submission makes (a submitted notebook per notebook of the assignment, a grade per
+    grade and task cell, a comment per solution and task cell), inserted with the scores and comments at
+    once: through the ORM, add_submission and the updates after it were most of a result's recording.
+    ``layouts``: {assignment: assignment_layout}, read once per writer."""
+    from nbgrader.api import MissingEntry
+
     gradebook.update_or_create_student(outcome.student)
-    submission = gradebook.update_or_create_submission(outcome.assignment, outcome.student, timestamp=outcome.timestamp)
+    try:
+        submission = gradebook.find_submission(outcome.assignment, outcome.student)
+    except MissingEntry:
+        layouts = {} if layouts is None else layouts
+        if outcome.assignment not in layouts:
+            layouts[outcome.assignment] = assignment_layout(gradebook, outcome.assignment)
+        _insert_submission(gradebook, outcome, layouts[outcome.assignment])
+        return
+    from nbgrader import utils
+
+    submission.timestamp = utils.parse_utc(outcome.timestamp)  # as update_or_create_submission sets it
     for notebook in submission.notebooks:
         notebook.late_submission_penalty = outcome.penalties.get(notebook.name)
+    # the submission's grades and comments in two queries, not one (nbgrader's find_grade) per cell: at 20
+    # grades and 19 comments that was most of a result's recording
+    grades, comments = submission_rows(gradebook, submission)
     for entry in outcome.grades:
-        grade = gradebook.find_grade(entry["name"], entry["notebook"], outcome.assignment, outcome.student)
+        grade = grades.get((entry["notebook"], entry["name"]))
+        if grade is None:
+            raise MissingEntry(_missing("grade", outcome, entry))
         grade.auto_score = entry["auto_score"]
         grade.needs_manual_grade = entry["needs_manual_grade"]
     for entry in outcome.comments:
-        comment = gradebook.find_comment(entry["name"], entry["notebook"], outcome.assignment, outcome.student)
+        comment = comments.get((entry["notebook"], entry["name"]))
+        if comment is None:
+            raise MissingEntry(_missing("comment", outcome, entry))
         comment.auto_comment = entry["auto_comment"]
+
+
+def _missing(kind: str, outcome: Outcome, entry: dict) -> str:
+    return f"No such {kind}: {outcome.assignment}/{entry['notebook']}/{entry['name']} for {outcome.student}"
+
+
+def assignment_layout(gradebook, name: str) -> tuple:
+    """(assignment id, [(notebook id, notebook name, grade cells, solution cells, task cells)]) of assignment
+    ``name``, the cells as (id, name): what Gradebook.add_submission walks to make a submission's rows."""
+    assignment = gradebook.find_assignment(name)
+    return assignment.id, [
+        (
+            notebook.id,
+            notebook.name,
+            [(cell.id, cell.name) for cell in notebook.grade_cells],
+            [(cell.id, cell.name) for cell in notebook.solution_cells],
+            [(cell.id, cell.name) for cell in notebook.task_cells],
+        )
+        for notebook in assignment.notebooks
+    ]
+
+
+def _insert_submission(gradebook, outcome: Outcome, layout: tuple):
+    """A new submission's rows, as Gradebook.add_submission makes them, with the outcome's values in them."""
+    from nbgrader import utils
+    from nbgrader.api import Comment, Grade, MissingEntry, SubmittedAssignment, SubmittedNotebook, new_uuid
+    from sqlalchemy import insert
+
+    assignment_id, notebooks = layout
+    grades = {(g["notebook"], g["name"]): g for g in outcome.grades}
+    comments = {(c["notebook"], c["name"]): c for c in outcome.comments}
+    submission_id = new_uuid()
+    timestamp = utils.parse_utc(outcome.timestamp)
+    submitted, grade_rows, comment_rows = [], [], []
+    for notebook_id, notebook, grade_cells, solution_cells, task_cells in notebooks:
+        submitted_id = new_uuid()
+        submitted.append(
+            {
+                "id": submitted_id,
+                "assignment_id": submission_id,
+                "notebook_id": notebook_id,
+                "flagged": False,
+                "late_submission_penalty": outcome.penalties.get(notebook),
+            }
+        )
+        for cell_id, cell in [*grade_cells, *task_cells]:
+            entry = grades.pop((notebook, cell), {})
+            grade_rows.append(
+                {
+                    "id": new_uuid(),
+                    "notebook_id": submitted_id,
+                    "cell_id": cell_id,
+                    "auto_score": entry.get("auto_score"),
+                    "manual_score": None,
+                    "extra_credit": None,
+                    "needs_manual_grade": entry.get("needs_manual_grade", True),
+                }
+            )
+        for cell_id, cell in [*solution_cells, *task_cells]:
+            entry = comments.pop((notebook, cell), {})
+            comment_rows.append(
+                {
+                    "id": new_uuid(),
+                    "notebook_id": submitted_id,
+                    "cell_id": cell_id,
+                    "auto_comment": entry.get("auto_comment"),
+                    "manual_comment": None,
+                }
+            )
+    for kind, left in (("grade", grades), ("comment", comments)):
+        if left:
+            raise MissingEntry(_missing(kind, outcome, next(iter(left.values()))))
+    session = gradebook.db
+    session.execute(
+        insert(SubmittedAssignment.__table__),
+        [
+            {
+                "id": submission_id,
+                "assignment_id": assignment_id,
+                "student_id": outcome.student,
+                "timestamp": timestamp,
+                "extension": None,
+            }
+        ],
+    )
+    for table, rows in (
+        (SubmittedNotebook.__table__, submitted),
+        (Grade.__table__, grade_rows),
+        (Comment.__table__, comment_rows),
+    ):
+        if rows:
+            session.execute(insert(table), rows)
+
+
+def submission_rows(gradebook, submission) -> tuple[dict, dict]:
+    """({(notebook, cell name): Grade}, {(notebook, cell name): Comment}) of a submitted assignment, each read
+    in one query (the cell's and the notebook's names joined in, so nothing is loaded lazily afterwards)."""
+    from nbgrader.api import BaseCell, Comment, Grade, Notebook, SubmittedNotebook
+
+    found = []
+    for kind in (Grade, Comment):
+        rows = (
+            gradebook.db.query(kind, Notebook.name, BaseCell.name)
+            .join(SubmittedNotebook, SubmittedNotebook.id == kind.notebook_id)
+            .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
+            .join(BaseCell, BaseCell.id == kind.cell_id)
+            .filter(SubmittedNotebook.assignment_id == submission.id)
+        )
+        found.append({(notebook, cell): row for row, notebook, cell in rows})
+    return found[0], found[1]
 
 
 def record_in_gradebook(course: Path, outcome: Outcome, db: str | None = None):
@@ -735,7 +936,9 @@ def record(course: Path, outcome: Outcome, writer: GradebookWriter):
     checkpoint("feedback")
     writer.write(outcome)
     checkpoint("committed")
-    _write_json(ledger_path(course, outcome.assignment, outcome.student), entry)
+    # not flushed to disk: a ledger entry lost to a crash of the machine (not of this process, whose writes the
+    # system keeps) only makes the student be graded again; the journal and the gradebook's commit are flushed
+    _write_json(ledger_path(course, outcome.assignment, outcome.student), entry, durable=False)
     checkpoint("ledger")
     journal.unlink()
 
@@ -1017,7 +1220,9 @@ def grade_class(
     ``regrade``), in parallel, recording each as it finishes into the gradebook at ``db`` (default the
     course's gradebook.db). The course must have run generate_assignment. The caller holds the course's
     lock (CourseLock). ``task`` replaces grade_submission (benchmarks and tests: an instant grader);
-    ``forward_cache=False``: no shared record of lib's forward passes (see shared_forward_cache)."""
+    ``forward_cache``: lib's forward passes shared by every notebook (see shared_forward_cache): True, built if
+    missing; False, not used; None (default), used when built already, built for FORWARD_CACHE_FROM or more new
+    submissions."""
     from autograder import sandbox
 
     started = time.monotonic()
@@ -1071,8 +1276,9 @@ def _grade(
 
         if model.available():
             model.cache()  # measure the model once here, not in every local worker at once
-        if forward_cache is not False:
-            assignment = dataclasses.replace(assignment, forward_cache=shared_forward_cache(course))
+        assignment = dataclasses.replace(
+            assignment, forward_cache=class_forward_cache(course, len(todo), forward_cache)
+        )
     client, cluster = make_client(scheduler, jobs)
     try:
         where = scheduler or "of this machine"
@@ -1097,39 +1303,114 @@ def _grade(
         bar = tqdm(
             total=len(futures), desc="grading", unit="notebook", disable=not progress, file=sys.stdout, mininterval=0.5
         )
-        for future in as_completed(futures):
-            student = student_of[future.key]
-            try:
-                outcome = future.result()
-            except Exception as error:  # noqa: BLE001 - a worker lost or a task that raised
-                summary.failed[student] = f"{type(error).__name__}: {error}"
-            else:
-                host = outcome.worker.rsplit(":", 1)[0]
-                if outcome.unprotected and host not in warned:  # a worker on another machine, once per machine
-                    warned[host] = outcome.unprotected
-                    bar.write(f"WARNING: on {host}: {outcome.unprotected}")
-                if outcome.error:
-                    summary.failed[student] = outcome.error
-                else:
-                    try:
-                        record(course, outcome, writer)
-                    except Exception as error:  # noqa: BLE001 - a full disk, the database refusing: this student only
-                        summary.failed[student] = (
-                            f"not recorded ({type(error).__name__}: {error}); graded again next run"
-                        )
-                        try:
-                            repair(course, writer, only=student)
-                        except Exception:  # noqa: BLE001, S110 - the journal stays; the next run repairs it
-                            pass
-                    else:
-                        summary.graded.append(student)
-                        if outcome.note:
-                            summary.notes[student] = outcome.note
-            future.release()
-            bar.set_postfix_str(student, refresh=False)
-            bar.update()
+        # results fetched by Dask's event loop as tasks finish (with_results), taken here in batches, instead of
+        # a round trip to the loop per result (a worker lost or a task that raised: its exception, not an Outcome)
+        completed = as_completed(futures, with_results=True, raise_errors=False)
+        with Recorders(course, writer, summary, warned, bar) as recorders:
+            for batch in completed.batches():
+                for future, result in batch:
+                    recorders.take(student_of[future.key], future.status, result)
+                    future.release()
         bar.close()
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+RECORDERS = 4  # results recorded at the same time, each by its own GradebookWriter (see Recorders)
+
+
+class Recorders:
+    """Records finished outcomes on RECORDERS threads, each with a GradebookWriter of its own. Each outcome is
+    still recorded whole by ``record``, in its order (journal, files, one transaction, ledger); different
+    students' recordings overlap, so that one's wait for the disk (the journal's and the database's flush to
+    disk, which on a busy machine take longer than everything else a result costs) is another's time to work.
+    The gradebook orders the transactions (SQLite: one writer at a time, the others wait; PostgreSQL: rows of
+    different students). Leaving the block waits for every recording taken."""
+
+    def __init__(self, course, writer, summary, warned, bar, threads: int = RECORDERS):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.course, self.summary, self.warned, self.bar = course, summary, warned, bar
+        self.writers = [writer]
+        self.idle = queue.SimpleQueue()
+        self.idle.put(writer)
+        self.threads = threads
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="record")
+        self.pending = set()
+
+    def _writer(self):
+        try:
+            return self.idle.get_nowait()
+        except queue.Empty:
+            writer = GradebookWriter(self.writers[0].url)  # at most one per thread
+            self.writers.append(writer)
+            return writer
+
+    def _record(self, student, status, result):
+        writer = self._writer()
+        try:
+            _take(self.course, student, status, result, writer, self.summary, self.warned, self.bar)
+        finally:
+            self.idle.put(writer)
+        return student
+
+    def _collect(self, done):
+        for job in done:
+            self.pending.discard(job)
+            student = job.result()  # a bug in recording itself stops the run, as it did before
+            self.bar.set_postfix_str(student, refresh=False)
+            self.bar.update()
+
+    def take(self, student, status, result):
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        self.pending.add(self.pool.submit(self._record, student, status, result))
+        if len(self.pending) >= 2 * self.threads:  # a bounded queue: outcomes are not held by the thousand
+            done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
+            self._collect(done)
+        self._collect([job for job in list(self.pending) if job.done()])
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, *_):
+        from concurrent.futures import wait
+
+        try:
+            done, _ = wait(self.pending)  # stopped or not, what was taken is recorded (or journalled) whole
+            self.pool.shutdown(wait=True)
+            if kind is None:
+                self._collect(done)
+        finally:
+            for writer in self.writers[1:]:
+                writer.close()
+
+
+def _take(course, student, status, result, writer, summary, warned, bar):
+    """One finished task: its outcome recorded, or why not in summary.failed."""
+    if status != "finished" or not isinstance(result, Outcome):
+        error = result[1] if isinstance(result, tuple) and len(result) == 3 else result  # (type, exception, traceback)
+        summary.failed[student] = f"{type(error).__name__}: {error}"
+        return
+    outcome = result
+    host = outcome.worker.rsplit(":", 1)[0]
+    if outcome.unprotected and host not in warned:  # a worker on another machine, once per machine
+        warned[host] = outcome.unprotected
+        bar.write(f"WARNING: on {host}: {outcome.unprotected}")
+    if outcome.error:
+        summary.failed[student] = outcome.error
+        return
+    try:
+        record(course, outcome, writer)
+    except Exception as error:  # noqa: BLE001 - a full disk, the database refusing: this student only
+        summary.failed[student] = f"not recorded ({type(error).__name__}: {error}); graded again next run"
+        try:
+            repair(course, writer, only=student)
+        except Exception:  # noqa: BLE001, S110 - the journal stays; the next run repairs it
+            pass
+    else:
+        summary.graded.append(student)
+        if outcome.note:
+            summary.notes[student] = outcome.note

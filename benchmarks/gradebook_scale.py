@@ -15,6 +15,7 @@ students through the real path, then copying their rows under new ids with INSER
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -41,6 +42,7 @@ PER_STUDENT = {
 }
 
 
+@functools.cache
 def notebook_cells() -> tuple[list, list]:
     """(grade cells [(grade_id, points, cell_type)], solution cell ids) of the real source notebook."""
     cells = json.loads((REPOSITORY / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text())["cells"]
@@ -214,13 +216,15 @@ def instant(assignment, submission):
     return result
 
 
-def coordinator(size: int, jobs: int):
-    """A class of ``size`` with an instant grading task on a local Dask cluster: results recorded per second."""
+def coordinator(size: int, jobs: int, kind: str = "sqlite", make_url=None):
+    """A class of ``size`` with an instant grading task on a local Dask cluster: results recorded per second, and
+    where the coordinator's time goes (each step's wall-clock; for recording, also this thread's CPU time: the
+    difference is waiting for the disk, the database or the cores the workers share)."""
     with tempfile.TemporaryDirectory(prefix="gradebook-scale-") as scratch:
         root = Path(scratch)
-        url = f"sqlite:///{root / 'course' / 'gradebook.db'}"
         course = root / "course"
         course.mkdir()
+        url = make_url(root) if make_url else f"sqlite:///{course / 'gradebook.db'}"
         structure(url)
         for folder in ("source", "release"):
             (course / folder / ASSIGNMENT).mkdir(parents=True)
@@ -229,27 +233,57 @@ def coordinator(size: int, jobs: int):
         for student in students:
             (course / "submitted" / student / ASSIGNMENT).mkdir(parents=True)
             (course / "submitted" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text(student)
-        spent = {"record": 0.0}
-        record = grading.record
+        spent = {}
+        steps = {
+            "record": (grading, "record"),
+            "journal and ledger": (grading, "_write_json"),
+            "files": (grading, "_place"),
+            "gradebook transaction": (grading.GradebookWriter, "write"),
+            "loading submissions": (grading, "load_submission"),
+            "finding who is up to date": (grading, "students_in_gradebook"),
+            "cluster start": (grading, "make_client"),
+            "checking workers": (grading, "usable_workers"),
+        }
+        originals = {name: getattr(owner, attribute) for name, (owner, attribute) in steps.items()}
 
-        def timed(*args):
-            started = time.perf_counter()
-            record(*args)
-            spent["record"] += time.perf_counter() - started
+        def timed(name, function):
+            def run(*args, **kwargs):
+                started, cpu = time.perf_counter(), time.thread_time()
+                try:
+                    return function(*args, **kwargs)
+                finally:
+                    wall, used = spent.get(name, (0.0, 0.0))
+                    spent[name] = (wall + time.perf_counter() - started, used + time.thread_time() - cpu)
 
-        grading.record = timed
+            return run
+
+        for name, (owner, attribute) in steps.items():
+            setattr(owner, attribute, timed(name, originals[name]))
         try:
             summary = grading.grade_class(
                 course, "attention", students, jobs=jobs, progress=False, db=url, task=instant
             )
         finally:
-            grading.record = record
+            for name, (owner, attribute) in steps.items():
+                setattr(owner, attribute, originals[name])
         assert len(summary.graded) == size, summary.failed
         print(
-            f"coordinator: {size} results in {summary.seconds:.1f} s, {size / summary.seconds:.0f} results/s "
-            f"(goal >= 50); recording {spent['record']:.1f} s ({spent['record'] / size * 1000:.1f} ms each), "
-            "the rest (Dask: cluster start, scatter, task round trips; loading submissions) "
-            f"{summary.seconds - spent['record']:.1f} s",
+            f"{kind:10s} coordinator: {size} results in {summary.seconds:.1f} s, {size / summary.seconds:.0f} "
+            f"results/s (goal >= 50); where the time goes (wall-clock s, per result ms, the threads' CPU s):",
+            flush=True,
+        )
+        setup = 0.0
+        for name in steps:
+            wall, cpu = spent.get(name, (0.0, 0.0))
+            inside = "  of which " if name in ("journal and ledger", "files", "gradebook transaction") else ""
+            print(f"  {inside + name:34s} {wall:7.1f} s {wall / size * 1000:7.2f} ms/result  cpu {cpu:6.1f} s")
+            setup += wall if name not in ("record", "journal and ledger", "files", "gradebook transaction") else 0.0
+        record_wall, record_cpu = spent["record"]
+        print(
+            f"  (recording runs on {grading.RECORDERS} threads, so its seconds add up to more than the wall-clock; "
+            f"its CPU, {record_cpu / size * 1000:.1f} ms a result, is what it costs on an idle core)\n"
+            f"  {'after the setup above':34s} {summary.seconds - setup:7.1f} s: "
+            f"{size / max(summary.seconds - setup, 1e-9):.0f} results/s",
             flush=True,
         )
 
@@ -313,6 +347,15 @@ def main():
         rerun(args.large, args.small)
     if args.only in (None, "coordinator"):
         coordinator(args.class_size, args.jobs)
+        why = why_no_postgres()
+        if why:
+            print(f"postgresql coordinator: not measured: {why}")
+        else:
+            server = Server().start()
+            try:
+                coordinator(args.class_size, args.jobs, "postgresql", lambda root: server.create_database())
+            finally:
+                server.stop()
 
 
 if __name__ == "__main__":

@@ -263,3 +263,42 @@ def test_record_in_gradebook_is_all_or_nothing(tmp_path, monkeypatch):
     outcome.grades[1]["name"] = "check_b"
     grading.record_in_gradebook(course, outcome)
     assert automatic_points(course) == {"ada": {"check_a": 2.0, "check_b": 1.0}}
+
+
+def test_the_forward_cache_is_shared_per_model_and_built_only_for_a_class_it_pays_for(tmp_path, monkeypatch):
+    """class_forward_cache: one cache per model for every course of the user (in forward_cache_home()), built
+    only from FORWARD_CACHE_FROM new submissions (or on request), used whenever it exists; half-written caches,
+    long-unused caches of other models and the course-local copy of earlier versions are removed."""
+    from autograder import model
+    from lib import transformer
+
+    built = []
+
+    def fake_write(path, texts, folder=None):  # the real one takes ~20 s: what is decided is all that is tested here
+        built.append(path)
+        path.mkdir()
+        (path / "index.json").write_text("{}")
+        return path
+
+    home = tmp_path / "home"
+    monkeypatch.setenv(grading.FORWARD_CACHE_HOME, str(home))
+    monkeypatch.setattr(model, "available", lambda: True)
+    monkeypatch.setattr(transformer, "write_forward_cache", fake_write)
+    digest = transformer.model_digest(str(transformer.MODEL_DIR))
+    ada, bob = tmp_path / "ada", tmp_path / "bob"
+    (ada / ".grading" / "forward" / "old").mkdir(parents=True)  # where earlier versions kept it
+    (home / "half-written").mkdir(parents=True)
+    for other, days in (("old-model", grading.FORWARD_CACHE_KEPT_DAYS + 1), ("recent-model", 0)):
+        (home / other).mkdir()
+        (home / other / "index.json").write_text("{}")
+        os.utime(home / other / "index.json", (time.time() - days * 86400,) * 2)
+
+    few = grading.FORWARD_CACHE_FROM - 1
+    assert grading.class_forward_cache(ada, few, None) is None and not built, "built for a class too small to pay"
+    assert not (ada / ".grading" / "forward").exists()
+    assert sorted(p.name for p in home.iterdir()) == [".lock", "recent-model"]
+    assert grading.class_forward_cache(ada, grading.FORWARD_CACHE_FROM, False) is None and not built
+    assert grading.class_forward_cache(ada, grading.FORWARD_CACHE_FROM, None) == str(home / digest)
+    assert grading.class_forward_cache(bob, 1, None) == str(home / digest), "another course does not reuse it"
+    assert grading.class_forward_cache(bob, 1, True) == str(home / digest)
+    assert built == [home / digest], "built more than once"

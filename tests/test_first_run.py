@@ -5,6 +5,7 @@ traceback through lib; the cells that need no student code (the model's heatmaps
 """
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -103,3 +104,16 @@ def test_the_model_cells_run_and_draw_on_a_blank_notebook(blank):
     assert pictures == {"s5_load": 0, "s5_draw": 2, "s6_run": 1}
     text = "".join(output.get("text", "") for output in blank["s6_run"].outputs)
     assert re.search(r"name as sold\s+P\(cover\) = 0\.98", text), text
+
+
+def test_without_the_course_library_the_setup_cell_says_to_install_it(tmp_path):
+    """A kernel where `import lib` fails (here a stand-in package that raises it): one line, no traceback."""
+    (tmp_path / "site" / "lib").mkdir(parents=True)
+    (tmp_path / "site" / "lib" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'lib'\")\n")
+    (setup,) = [cell for cell in nbformat.read(RELEASED, as_version=4).cells if cell.id == "setup"]
+    notebook = nbformat.v4.new_notebook(cells=[setup])
+    environment = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    NotebookClient(notebook, timeout=60, allow_errors=True).execute(cwd=str(tmp_path), env=environment)
+    assert [(output["output_type"], output.get("name")) for output in setup.outputs] == [("stream", "stderr")]
+    (line,) = setup.outputs[0]["text"].splitlines()
+    assert "pip install" in line and "attention-course-lib" in line and "attention_course_lib-*.whl" in line

@@ -99,8 +99,7 @@ c.GenerateAssignment.preprocessors = [
     for step in GenerateAssignment.class_traits()["preprocessors"].default()
 ]
 c.ClearSolutions.code_stub = {
-    "python": "# YOUR CODE HERE\n"
-    'raise NotImplementedError("{function} is not written yet: write it in section {section}")'
+    "python": '# YOUR CODE HERE\nraise NotImplementedError("{function} is not written yet: write it in {place}")'
 }
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 

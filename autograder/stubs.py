@@ -2,9 +2,10 @@
 
 nbgrader puts one fixed ``ClearSolutions.code_stub`` in every answer cell, so a blank notebook's every check
 stops with a bare ``NotImplementedError:``. ``NamedStubs`` fills two fields of that stub per cell before
-nbgrader uses it: ``{function}``, the name the cell defines (its first ``def``), and ``{section}``, the number
-of the last ``## <number>.`` heading above the cell. nbgrader_config.py puts it in generate_assignment's
-steps in place of ClearSolutions; every ClearSolutions option (code_stub, text_stub, delimiters) applies.
+nbgrader uses it: ``{function}``, the name the cell defines (its first ``def``), and ``{place}``, where the
+notebook asks for it: "section 5" below a ``## 5. ...`` heading, else "this notebook". nbgrader_config.py puts it
+in generate_assignment's steps in place of ClearSolutions; every ClearSolutions option (code_stub, text_stub,
+delimiters) applies.
 """
 
 from __future__ import annotations
@@ -21,17 +22,17 @@ class NamedStubs(ClearSolutions):
     """ClearSolutions whose code stub says which function is missing and in which section (see the module)."""
 
     def preprocess(self, nb, resources):
-        self._section = "?"
+        self._place = "this notebook"
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, cell_index):
         if cell.cell_type == "markdown":
             heading = SECTION.search(cell.source)
             if heading:
-                self._section = heading.group(1)
+                self._place = f"section {heading.group(1)}"
             return super().preprocess_cell(cell, resources, cell_index)
         defined = FUNCTION.search(cell.source)
-        fields = {"{function}": defined.group(1) if defined else "this cell", "{section}": self._section}
+        fields = {"{function}": defined.group(1) if defined else "this cell", "{place}": self._place}
         templates = self.code_stub
         named = {}
         for language, stub in templates.items():

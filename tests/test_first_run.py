@@ -117,3 +117,23 @@ def test_without_the_course_library_the_setup_cell_says_to_install_it(tmp_path):
     assert [(output["output_type"], output.get("name")) for output in setup.outputs] == [("stream", "stderr")]
     (line,) = setup.outputs[0]["text"].splitlines()
     assert "pip install" in line and "attention-course-lib" in line and "attention_course_lib-*.whl" in line
+
+
+def test_named_stubs_fill_the_function_and_where_it_is_asked_for():
+    from autograder.stubs import NamedStubs
+
+    def answer(name):
+        source = f"def {name}(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION"
+        metadata = {"nbgrader": {"solution": True, "grade": False, "grade_id": name, "schema_version": 3}}
+        return nbformat.v4.new_code_cell(source, metadata=metadata)
+
+    notebook = nbformat.v4.new_notebook(
+        cells=[answer("first"), nbformat.v4.new_markdown_cell("## 3. Scaling"), answer("second")]
+    )
+    stubs = NamedStubs(code_stub={"python": '# YOUR CODE HERE\nraise NotImplementedError("{function}, {place}")'})
+    stubbed, _ = stubs.preprocess(notebook, {})
+    assert [cell.source.splitlines()[-1] for cell in stubbed.cells if cell.cell_type == "code"] == [
+        '    raise NotImplementedError("first, this notebook")',
+        '    raise NotImplementedError("second, section 3")',
+    ]
+    assert stubs.code_stub["python"].endswith('("{function}, {place}")')  # the template itself is kept

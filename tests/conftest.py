@@ -58,6 +58,21 @@ class GradedClass:
     students: list = field(default_factory=list)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_forward_cache(tmp_path_factory):
+    """The class's forward cache in this session's temporary folder, not the user's ~/.cache: the suite leaves
+    nothing behind (class_grading.forward_cache_home)."""
+    from autograder.class_grading import FORWARD_CACHE_HOME
+
+    previous = os.environ.get(FORWARD_CACHE_HOME)
+    os.environ[FORWARD_CACHE_HOME] = str(tmp_path_factory.mktemp("forward-cache"))
+    yield
+    if previous is None:
+        os.environ.pop(FORWARD_CACHE_HOME, None)
+    else:
+        os.environ[FORWARD_CACHE_HOME] = previous
+
+
 def run_classroom(course: Path, submissions: Path, *options: str, timeout: float = 900) -> subprocess.CompletedProcess:
     """``python -m autograder.classroom`` on a course and a submissions folder, as an instructor runs it; without
     bubblewrap with --unsandboxed (the suite then grades only the course's own examples, never hostile work)."""

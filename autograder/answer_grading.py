@@ -45,7 +45,7 @@ import numpy as np
 
 from autograder import answer_runner, sandbox
 from autograder.assignments import AssignmentChecks
-from autograder.checks import Broken, Call, Check, Outputs, Result, Unavailable, lazy
+from autograder.checks import Broken, Call, Check, Mapped, Outputs, Result, Unavailable, lazy
 
 TIMEOUT = 120.0  # CPU seconds for the whole grading of one notebook
 CALL_LIMIT = 10.0  # CPU seconds for one cell or one call
@@ -57,6 +57,7 @@ ATTEMPTS = 4  # runner starts per grading, at most (each one after a hang or cra
 RUNNER = Path(answer_runner.__file__).resolve()
 RUNNER_INSIDE = "/run/grader/runner.py"  # where the runner's one file appears in its sandbox
 SITE_INSIDE = "/run/site"  # the folder that holds NumPy (and nothing else) in the sandbox
+FILES_INSIDE = "/run/inputs"  # where the calls' read-only input files (Call.files) appear in the sandbox
 
 
 # --- verdicts ---------------------------------------------------------------------------------
@@ -128,7 +129,8 @@ def grade_answers(
     chosen = [assignment.checks[check_id] for check_id in checks or assignment.checks]
     plans = {check.check_id: check.calls(check_generator(seed, check.check_id)) for check in chosen}
     with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
-        session = Session(assignment, list(sources), Limits(call_limit, timeout), Path(scratch))
+        files = tuple(sorted({str(path) for calls in plans.values() for call in calls for path in call.files}))
+        session = Session(assignment, list(sources), Limits(call_limit, timeout), Path(scratch), files)
         try:
             results = {check_id: [session.perform(call) for call in calls] for check_id, calls in plans.items()}
         finally:
@@ -237,8 +239,16 @@ def base_python() -> Path:
     return Path(getattr(sys, "_base_executable", sys.executable)).resolve()
 
 
-def runner_sandbox(work: Path) -> sandbox.Sandbox:
-    """The runner's view: its work folder writable; Python's standard library, NumPy and the runner's file readable.
+def files_inside(files: tuple) -> list[str]:
+    """Where the calls' input files appear to the runner: under FILES_INSIDE in the sandbox, else where they are."""
+    if sandbox.bubblewrap() is None:
+        return [str(path) for path in files]
+    return [f"{FILES_INSIDE}/{number}.npy" for number in range(len(files))]
+
+
+def runner_sandbox(work: Path, files: tuple = ()) -> sandbox.Sandbox:
+    """The runner's view: its work folder writable; Python's standard library, NumPy, the runner's file and the
+    calls' input files (Call.files: the model's attention patterns, inputs, not answers) readable.
 
     Not in view: site-packages (of any Python), lib, data (the model and its recorded statistics), the
     rest of autograder (the checks, the grader), the course, other submissions, the instructor's home.
@@ -247,11 +257,12 @@ def runner_sandbox(work: Path) -> sandbox.Sandbox:
     prefix = Path(sys.base_prefix).resolve()
     readable = {str(prefix): str(prefix), str(python): str(python), RUNNER_INSIDE: str(RUNNER)}
     readable.update({f"{SITE_INSIDE}/{name}": folder for name, folder in numpy_folders().items()})
+    readable.update({inside: str(path) for inside, path in zip(files_inside(files), files)})
     hidden = sandbox.site_folders() + sandbox.course_folders()
     return sandbox.Sandbox(writable=(work,), readable=readable, cwd=work, environment=False, hidden=tuple(hidden))
 
 
-def runner_command(work: Path) -> list[str]:
+def runner_command(work: Path, files: tuple = ()) -> list[str]:
     """The runner's command line: limits, then the sandbox (or, unsandboxed, NumPy linked into a folder of its own)."""
     if sandbox.bubblewrap() is not None:
         inner = [str(base_python()), "-I", "-S", RUNNER_INSIDE, SITE_INSIDE]
@@ -261,7 +272,7 @@ def runner_command(work: Path) -> list[str]:
         for name, folder in numpy_folders().items():
             (site / name).symlink_to(folder)
         inner = [str(base_python()), "-I", "-S", str(RUNNER), str(site)]
-    wrapped = sandbox.command(inner, runner_sandbox(work))  # raises SandboxUnavailable where it must
+    wrapped = sandbox.command(inner, runner_sandbox(work, files))  # raises SandboxUnavailable where it must
     return sandbox.limited(wrapped, sandbox.STUDENT_MEMORY, sandbox.STUDENT_FILES, sandbox.PROCESS_CAP)
 
 
@@ -295,11 +306,12 @@ def signal_name(code: int) -> str:
 class Runner:
     """One runner process, its pipe, and the watch over its CPU time and the clock."""
 
-    def __init__(self, work: Path, limits: Limits, spent: float):
+    def __init__(self, work: Path, limits: Limits, spent: float, files: tuple = ()):
         work.mkdir()
         self.limits, self.spent = limits, spent  # spent: CPU seconds of earlier attempts
+        self.files = tuple(str(path) for path in files)  # the calls' input files, numbered as the runner sees them
         self.process = subprocess.Popen(
-            runner_command(work),
+            runner_command(work, self.files),
             cwd=work,
             env=runner_environment(work),
             stdin=subprocess.PIPE,
@@ -310,12 +322,16 @@ class Runner:
         self.writing, self.reading = self.process.stdin.fileno(), self.process.stdout.fileno()
         self.step, self.seconds, self.cpu_at, self.clock_at = {"start": True}, None, 0.0, time.monotonic()
         self.last_cpu = 0.0  # the runner's CPU seconds when last measured (after it is killed, what it used)
+        self.tree: list[int] = []  # the runner's process and the processes below it, as last looked up
 
     # the watch ---------------------------------------------------------------------------------
 
-    def cpu(self) -> float:
-        """CPU seconds used by the runner and every process below it."""
-        used = sum(process_cpu(pid) for pid in [self.process.pid, *sandbox.descendants(self.process.pid)])
+    def cpu(self, look_again: bool = False) -> float:
+        """CPU seconds used by the runner and every process below it. The processes below it are looked up
+        again (a walk over /proc) only when ``look_again``: the watch does, between a call's start and end."""
+        if look_again or not self.tree:
+            self.tree = [self.process.pid, *sandbox.descendants(self.process.pid)]
+        used = sum(process_cpu(pid) for pid in self.tree)
         self.last_cpu = max(self.last_cpu, used)
         return self.last_cpu
 
@@ -331,7 +347,7 @@ class Runner:
 
     def watch(self):
         """Kill the runner when the step in progress is past a limit (raises RunnerDied)."""
-        used, clock = self.cpu(), time.monotonic() - self.clock_at
+        used, clock = self.cpu(look_again=True), time.monotonic() - self.clock_at
         step_used = used - self.cpu_at
         if self.seconds is None:
             if clock > STARTUP:
@@ -434,6 +450,7 @@ class Runner:
                 "skip": {str(k): v for k, v in skip.items()},
                 "names": list(names),
                 "seconds": limits.call,
+                "files": files_inside(self.files),
             }
         )
         cells = {}
@@ -462,7 +479,7 @@ class Runner:
         header = {
             "op": "call",
             "function": function,
-            "args": [answer_runner.pack(a, arrays) for a in args],
+            "args": [self.mapped(a) if isinstance(a, Mapped) else answer_runner.pack(a, arrays) for a in args],
             "kwargs": {key: answer_runner.pack(value, arrays) for key, value in kwargs.items()},
             "stand_ins": list(stand_ins),
             "items": items,
@@ -488,6 +505,10 @@ class Runner:
                 return Result(None, tuple(received), tuple(returned)), self.cpu() - self.cpu_at
             else:
                 self.kill(f"the runner sent {op!r} during a call of {function}")
+
+    def mapped(self, argument: Mapped) -> dict:
+        """A Mapped argument as the runner reads it: which of its files, where, and the shape."""
+        return {"mapped": [self.files.index(str(argument.file)), argument.offset, argument.count, list(argument.shape)]}
 
     def serve(self, function: str, message: dict, received: list, stand_ins: tuple, stand_in):
         """Answer a stand-in request: computed by the assignment when the name is one ``function`` may call now."""
@@ -526,8 +547,11 @@ class Runner:
 class Session:
     """The runner processes of one grading: a new one after a hang or crash, without what caused it."""
 
-    def __init__(self, assignment: AssignmentChecks, sources: list[str], limits: Limits, scratch: Path):
+    def __init__(
+        self, assignment: AssignmentChecks, sources: list[str], limits: Limits, scratch: Path, files: tuple = ()
+    ):
         self.assignment, self.sources, self.limits, self.scratch = assignment, sources, limits, scratch
+        self.files = files  # the planned calls' input files (Call.files), shown to every runner
         self.cells: dict[int, str | None] = {}
         self.missing: list[str] = []
         self.output = ""
@@ -543,7 +567,7 @@ class Session:
                 self.fatal = "the runner was restarted too many times"
                 break
             self.attempts += 1
-            started = Runner(self.scratch / f"work-{self.attempts}", self.limits, self.spent)
+            started = Runner(self.scratch / f"work-{self.attempts}", self.limits, self.spent, self.files)
             try:
                 report = started.start(self.sources, self.skip, self.limits, self.assignment.graded)
             except RunnerDied as died:

@@ -12,7 +12,7 @@ student code runs (the student's prints go to a tail kept for the feedback). Eac
 ``receive``: the grader imports these two from here, so the framing is written once).
 
     grader -> runner   {"op": "cells", "cells": [source], "skip": {index: why}, "names": [graded name],
-                        "seconds": CPU seconds per cell}
+                        "seconds": CPU seconds per cell, "files": [read-only .npy inputs, by path]}
     runner -> grader   {"op": "step", "cell": i} then {"op": "cell", "index": i, "error": str | null}, per cell;
                        {"op": "ready", "missing": [names not defined], "output": tail of prints}
     grader -> runner   {"op": "call", "function", "args", "kwargs", "stand_ins": [name], "items", "seconds"}
@@ -135,10 +135,15 @@ def pack(value, arrays: list):
 
 
 def unpack(value, arrays: list):
-    """The inverse of ``pack``: {"array": k} -> arrays[k] (a fresh writable array), {"items"} -> a tuple."""
+    """The inverse of ``pack``: {"array": k} -> arrays[k] (a fresh writable array), {"items"} -> a tuple;
+    {"mapped": [file, offset, count, shape]} -> a fresh float64 array read from one of the files the grader
+    showed this process (``_files``: read-only inputs too large for the pipe, such as the model's patterns)."""
     if _isinstance(value, _dict):
         if "array" in value:
             return arrays[value["array"]]
+        if "mapped" in value:
+            file, offset, count, shape = value["mapped"]
+            return np.array(_files[file][offset : offset + count], dtype=np.float64).reshape(shape)
         return _tuple(unpack(item, arrays) for item in value["items"])
     return value
 
@@ -367,6 +372,7 @@ def main(argv=None) -> int:
     np, _asarray, _array, _float64 = numpy, numpy.asarray, numpy.array, numpy.float64  # before any student code
     channel = private_channel()
     request, _ = channel.receive()
+    _files.extend(np.load(path, mmap_mode="r") for path in request.get("files", []))
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     exec(PREAMBLE, namespace)  # noqa: S102 - fixed text
     prints = Tail()
@@ -386,6 +392,7 @@ def main(argv=None) -> int:
 
 
 _asarray = _array = _float64 = None  # NumPy's, taken by main() before any student code runs
+_files = []  # the grader's read-only input files, memory-mapped (see unpack)
 
 if __name__ == "__main__":
     sys.exit(main())

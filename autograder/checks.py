@@ -67,6 +67,18 @@ class Call:
     drive: Callable | None = None
     about: str = ""
     role: str = ""  # what this call is for, so that a judge names the calls it reads ("near 1000", "masked")
+    files: tuple = ()  # .npy files of inputs its driver sends as Mapped (shown read-only to the runner)
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """An argument the runner reads from a file of inputs instead of the pipe: elements offset..offset+count of
+    the flat .npy ``file`` (one of its Call's ``files``), as float64 of ``shape``."""
+
+    file: str
+    offset: int
+    count: int
+    shape: tuple
 
 
 @dataclass(frozen=True)

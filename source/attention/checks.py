@@ -22,6 +22,7 @@ from autograder.checks import (
     Budget,
     Call,
     Check,
+    Mapped,
     Result,
     StudentFailed,
     Tolerance,
@@ -131,17 +132,17 @@ def over_model_patterns(
     are queries[offsets[t]:offsets[t+1]]. Each text's layers go in one call, stacked as layers * heads
     heads. per: "head" (F(pattern) -> (heads,), one column per text) or "query" (F(pattern, sep,
     queries) -> (heads, Q), one column per description token; a text without one is left out, as
-    lib.heads.head_statistics leaves it out).
+    lib.heads.head_statistics leaves it out). The patterns reach the runner as Mapped arguments: it reads
+    them from the patterns file (the model's attention on these texts: inputs, not answers), not the pipe.
     """
-    flat = np.load(model.cache().file, mmap_mode="r")
+    patterns = str(model.cache().file)
     stacked, budget, columns, returned = layers * heads, Budget(seconds), [], []
     try:
         for text, (offset, positions, sep) in enumerate(np.asarray(index).tolist()):
             mine = np.asarray(queries[offsets[text] : offsets[text + 1]])
             if per == "query" and not len(mine):
                 continue
-            pattern = np.array(flat[offset : offset + stacked * positions * positions], dtype=np.float64)
-            pattern = pattern.reshape(stacked, positions, positions)
+            pattern = Mapped(patterns, offset, stacked * positions * positions, (stacked, positions, positions))
             args, expected = (
                 ((pattern,), (stacked,)) if per == "head" else ((pattern, int(sep), mine.copy()), (stacked, len(mine)))
             )
@@ -980,6 +981,7 @@ def model_call(function, per):
         {"per": per, "layers": measured.layers, "heads": measured.heads},
         slow=6.0,
         drive=over_model_patterns,
+        files=(str(measured.file),),
         role="model",
         about=f"{function} on every layer's pattern of the recorded texts",
     )

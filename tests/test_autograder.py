@@ -44,14 +44,6 @@ needs_bubblewrap = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(autouse=True)
-def trusted_answers_may_run_unsandboxed(monkeypatch):
-    """Without bubblewrap, the course's own answers (the solution and its known mistakes) are graded unsandboxed;
-    tests of hostile answers are skipped (needs_bubblewrap). With bubblewrap everything runs in the sandbox."""
-    if sandbox.bubblewrap() is None:
-        monkeypatch.setenv(sandbox.UNSANDBOXED, "1")
-
-
 @pytest.fixture(scope="module")
 def solution() -> list[str]:
     return answer_sources(NOTEBOOK)

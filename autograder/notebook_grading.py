@@ -26,9 +26,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from nbformat.v4 import new_output
+from nbformat.v4 import new_code_cell, new_output
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from nbgrader.utils import is_grade
 from traitlets import Float, Integer, Unicode
 
@@ -181,6 +181,14 @@ class DropPoints(ExternalVerdicts):
         return nb, resources
 
 
+def released_source(source: str) -> str:
+    """A cell's text as the student was given it: the gradebook keeps the source's, hidden tests included, and
+    generate_assignment removed them (nbgrader's own ClearHiddenTests, applied here the same way)."""
+    cell = new_code_cell(source)
+    ClearHiddenTests()._remove_hidden_test_region(cell)
+    return cell.source
+
+
 class RestoreCellFlags(NbGraderPreprocessor):
     """Put back the nbgrader flags of every cell the assignment knows (grade, solution, task, points, locked).
 
@@ -228,7 +236,7 @@ class RestoreCellFlags(NbGraderPreprocessor):
         flags.update(wanted)
         if cell.cell_type != self.cells[name].cell_type:
             changes.append(f"cell type: {cell.cell_type} -> {self.cells[name].cell_type}")
-        elif wanted["locked"] and self.cells[name].source != cell.source:
+        elif wanted["locked"] and released_source(self.cells[name].source) != cell.source:
             changes.append("its text was edited")
         if changes:
             self.log.warning("restored cell %s: %s", name, "; ".join(changes))

@@ -46,6 +46,8 @@ def test_check_cells_keep_the_verdict_and_lose_the_points_output(graded_class):
     cell = rest.split('<div class="cell', 1)[0]  # up to the next cell
     assert "Out[" not in cell and "output_execute_result" not in cell, "an output after the verdict"
     assert PAGE_CSS in page and '<span class="line" style="padding-left: 7ch">PASS' in page
+    # the check cells are as released (their hidden tests were removed by generate_assignment): nothing to restore
+    assert "had been changed in your notebook" not in page
 
 
 def test_written_answers_not_marked_say_so_and_the_totals_count_them_apart(graded_class):

@@ -109,3 +109,20 @@ def test_written_answers_are_markdown_graded_by_hand(notebook):
 
 def test_no_cell_holds_outputs(notebook):
     assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")
+
+
+def test_each_locked_cell_as_released_is_what_grading_compares_a_submission_with(notebook):
+    """RestoreCellFlags notes "its text was edited" when a locked cell differs from the gradebook's source (hidden
+    tests included) with the hidden tests removed: that must be the release's text, or every check cell of every
+    student would be noted as edited."""
+    from autograder.notebook_grading import released_source
+
+    release = nbformat.read(SOURCE.parent.parent.parent / "release" / "attention" / "attention.ipynb", as_version=4)
+    released = {flags(cell)["grade_id"]: cell.source for cell in release.cells}
+    locked = [cell for cell in notebook.cells if flags(cell).get("locked")]
+    assert len(locked) > 16
+    for cell in locked:
+        assert released_source(cell.source) == released[flags(cell)["grade_id"]], flags(cell)["grade_id"]
+    check = next(cell for cell in locked if HIDDEN.search(cell.source))
+    assert released_source(check.source) != check.source  # the hidden block is what differs
+    assert released_source(check.source + "\n# edited") != released[flags(check)["grade_id"]]

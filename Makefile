@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test train install install-train clean sandbox student-wheel
+.PHONY: demo test train install install-train install-hub hub clean sandbox student-wheel
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,18 @@ install: $(VENV)/.installed
 # torch, for re-training the store's model and for the training test (skipped without it)
 install-train: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[train]'
+
+# JupyterHub (the `hub` extra) and its proxy, configurable-http-proxy, from npm into .hub/node/
+HUB_PROXY := .hub/node/node_modules/.bin/configurable-http-proxy
+install-hub: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[hub]'
+	@test -x $(HUB_PROXY) || command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js \
+	(sudo apt-get install nodejs npm), then run make hub again"; exit 1; }
+	test -x $(HUB_PROXY) || npm install --silent --prefix .hub/node configurable-http-proxy
+
+# the course on JupyterHub at http://127.0.0.1:8000: an instructor and student1..3, nbgrader's exchange; Ctrl-C stops it
+hub: install-hub
+	$(PY) -m autograder.hub $(HUB_ARGS)
 
 # bubblewrap, the sandbox student code is graded in: installed with apt where this runs as root, else said how
 sandbox:

@@ -1,0 +1,93 @@
+"""JupyterHub for the attention course: one instructor, N students, nbgrader's exchange, each role its tools.
+
+`make hub` (python -m autograder.hub) prepares a state folder and starts JupyterHub with this file; it sets:
+
+    ATTENTION_HUB_STATE        the state folder: homes, the exchange, the course, the hub's database and secrets
+    ATTENTION_HUB_PORT         the port the course is served on, on 127.0.0.1
+    ATTENTION_HUB_PORTS        the hub's own API and the proxy's API ports (two numbers, comma-separated)
+    ATTENTION_HUB_PROXY        the configurable-http-proxy program (from npm)
+    ATTENTION_HUB_INSTRUCTOR   the instructor's account
+    ATTENTION_HUB_STUDENTS     the students' accounts, comma-separated
+
+Roles: the instructor's server reads hub/instructor/ (Formgrader, Create Assignment, the course list, and the
+course's nbgrader configuration), a student's reads hub/student/ (the assignment list and Validate only; the
+Formgrader and course-list server extensions are off, so their pages and APIs do not exist for a student).
+Each folder is put first on the user's JUPYTER_CONFIG_PATH, above the environment's own settings.
+
+This sample is for one machine and a class trying the course: every account is a process of the user who
+started the hub, and any password is accepted. For a real server, change:
+
+- the authenticator: ``c.JupyterHub.authenticator_class = "pam"`` (system accounts) or your institution's
+  OAuth (oauthenticator), keeping ``allowed_users`` and ``admin_users``;
+- the spawner: ``c.JupyterHub.spawner_class = "localprocess"`` (each account a system user, its own home),
+  or DockerSpawner / KubeSpawner; students' environments then hold only the student wheel
+  (``make student-wheel``), JupyterLab and nbgrader, never this repository;
+- the exchange: a folder every account can write to (``chmod 1777``), e.g. /srv/nbgrader/exchange;
+- ``bind_url``: the public address, behind TLS (``c.JupyterHub.ssl_cert`` / ``ssl_key`` or a proxy).
+"""
+
+import os
+import sys
+from pathlib import Path
+
+c = get_config()  # noqa: F821 (JupyterHub provides it)
+
+HERE = Path(__file__).resolve().parent
+state = Path(os.environ["ATTENTION_HUB_STATE"])
+instructor = os.environ.get("ATTENTION_HUB_INSTRUCTOR", "instructor")
+students = [name for name in os.environ.get("ATTENTION_HUB_STUDENTS", "").split(",") if name]
+hub_api_port, proxy_api_port = (int(port) for port in os.environ["ATTENTION_HUB_PORTS"].split(","))
+bin_folder = Path(sys.executable).parent  # the environment JupyterHub runs in: jupyterhub-singleuser, alembic
+
+# --- where it listens: 127.0.0.1 only ---------------------------------------------------------------------
+c.JupyterHub.bind_url = f"http://127.0.0.1:{os.environ.get('ATTENTION_HUB_PORT', '8000')}"
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = hub_api_port
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{proxy_api_port}"
+c.ConfigurableHTTPProxy.command = [os.environ["ATTENTION_HUB_PROXY"]]
+c.ConfigurableHTTPProxy.pid_file = str(state / "proxy.pid")
+c.Spawner.ip = "127.0.0.1"
+
+# --- what it keeps: all in the state folder ---------------------------------------------------------------
+c.JupyterHub.db_url = f"sqlite:///{state / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(state / "jupyterhub_cookie_secret")
+c.JupyterHub.pid_file = str(state / "jupyterhub.pid")
+# stopping the hub stops the proxy and every user's server (the defaults, written down: nothing is left running)
+c.JupyterHub.cleanup_servers = True
+c.JupyterHub.cleanup_proxy = True
+
+# --- who may log in ---------------------------------------------------------------------------------------
+c.JupyterHub.authenticator_class = "dummy"  # any password: one machine only (see above)
+c.Authenticator.allowed_users = {instructor, *students}
+c.Authenticator.admin_users = {instructor}
+
+# --- each account's server --------------------------------------------------------------------------------
+c.JupyterHub.spawner_class = "simple"  # a process of this user per account, its home under the state folder
+c.SimpleLocalProcessSpawner.home_dir_template = str(state / "home" / "{username}")
+c.Spawner.cmd = [str(bin_folder / "jupyterhub-singleuser")]
+c.Spawner.default_url = "/lab"
+c.Spawner.start_timeout = 120
+c.Spawner.http_timeout = 120
+if os.geteuid() == 0:  # a container's root: Jupyter refuses it unless told
+    c.Spawner.args = ["--allow-root"]
+
+
+def role_of(name: str) -> str:
+    """The folder of hub/ whose configuration the account's server reads."""
+    return "instructor" if name == instructor else "student"
+
+
+def give_role(spawner) -> None:
+    """Before a server starts: its role's configuration first on JUPYTER_CONFIG_PATH, the exchange, the course."""
+    role = role_of(spawner.user.name)
+    environment = {
+        "PATH": os.pathsep.join([str(bin_folder), os.environ.get("PATH", "")]),  # nbgrader runs alembic
+        "JUPYTER_CONFIG_PATH": str(HERE / role),
+        "ATTENTION_HUB_EXCHANGE": str(state / "exchange"),
+    }
+    if role == "instructor":
+        environment["ATTENTION_HUB_COURSE"] = str(state / "home" / instructor / "attention")
+    spawner.environment = {**spawner.environment, **environment}  # a copy: the configured dict is shared
+
+
+c.Spawner.pre_spawn_hook = give_role

@@ -1,0 +1,296 @@
+"""The course on JupyterHub (autograder.hub, hub/jupyterhub_config.py), and the whole nbgrader round trip driven in
+Debian's Chromium through Playwright: release in Formgrader; three students fetch, validate and submit (complete, a
+typical mistake, blank); collect; grade with autograder.classroom on what nbgrader collected; hand-grade in
+Formgrader; regenerate and release feedback; each student fetches it and reads their verdicts.
+
+The browser test needs chromium, Playwright, JupyterHub and configurable-http-proxy (CI installs them: .ci/run);
+without one it is skipped with the reason. Screenshots are saved under the test's temporary folder
+(screenshots/NN-what.png) and their names printed.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_classroom
+
+from autograder import REPOSITORY, hub
+
+CHROMIUM = Path("/usr/bin/chromium")
+SUBMISSIONS = REPOSITORY / "examples" / "submissions"
+# what each student hands in: the example submissions' notebooks, as if each had written them in JupyterLab
+HANDED_IN = {"student1": "full_solution", "student2": "mask_after_softmax", "student3": "blank_release"}
+WRITTEN = ["answer_scaling_prediction", "answer_read_a_head", "answer_copy_prediction", "answer_mask_after_softmax"]
+HAND_SCORES = {"answer_scaling_prediction": 1, "answer_read_a_head": 1, "answer_copy_prediction": 0.5,
+               "answer_mask_after_softmax": 1}  # fmt: skip
+
+
+def test_role_configurations_give_students_no_instructor_tools():
+    student = json.loads((REPOSITORY / "hub/student/jupyter_server_config.json").read_text())["ServerApp"]
+    assert student["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is False
+    assert student["jpserver_extensions"]["nbgrader.server_extensions.course_list"] is False
+    assert student["jpserver_extensions"]["nbgrader.server_extensions.assignment_list"] is True
+    disabled = json.loads((REPOSITORY / "hub/student/labconfig/page_config.json").read_text())["disabledExtensions"]
+    for plugin in ("formgrader", "create-assignment", "course-list"):
+        assert disabled[f"@jupyter/nbgrader:{plugin}"] is True
+    instructor = json.loads((REPOSITORY / "hub/instructor/jupyter_server_config.json").read_text())["ServerApp"]
+    assert instructor["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is True
+
+
+def test_prepare_makes_homes_the_exchange_and_a_course_with_its_due_date(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    due = datetime.datetime(2026, 12, 14, 17, 0)
+    course = hub.prepare(tmp_path, hub.student_names(2), due)
+    assert sorted(p.name for p in (tmp_path / "home").iterdir()) == ["instructor", "student1", "student2"]
+    assert (tmp_path / "exchange").stat().st_mode & 0o777 == 0o777
+    assert course == tmp_path / "home" / "instructor" / "attention"
+    assert (course / "source" / "attention" / "attention.ipynb").is_file()
+    assert (course / "source" / "attention" / "checks.py").is_file()  # the instructor's side: graded here
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_assignment("attention").duedate == due
+    hub.prepare(tmp_path, hub.student_names(2), None)  # a second start keeps the course and its gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_assignment("attention").duedate == due
+
+
+def test_a_missing_proxy_is_named_with_the_command_that_installs_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("ATTENTION_HUB_PROXY", str(tmp_path / "nothing"))
+    monkeypatch.setattr(hub, "LOCAL_PROXY", tmp_path / "nothing")
+    monkeypatch.setattr(hub.shutil, "which", lambda name: None)
+    with pytest.raises(hub.HubError, match=r"npm install --prefix \.hub/node configurable-http-proxy"):
+        hub.proxy_program()
+
+
+# --- the round trip in a browser --------------------------------------------------------------------------------
+
+
+def browser_or_skip():
+    if not CHROMIUM.exists():
+        pytest.skip(f"no {CHROMIUM}: apt-get install chromium")
+    why = hub.why_unavailable()
+    if why is not None:
+        pytest.skip(why)
+    return pytest.importorskip("playwright.sync_api", reason="Playwright is not installed: pip install -e '.[browser]'")
+
+
+class Shots:
+    """Screenshots under the test's folder, numbered in the order taken."""
+
+    def __init__(self, folder: Path):
+        self.folder, self.names, self.phases, self.since = folder, [], [], time.monotonic()
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def phase(self, what: str) -> None:
+        """The time since the last phase ended, for the test's report."""
+        now = time.monotonic()
+        self.phases.append(f"{what} {now - self.since:.0f} s")
+        self.since = now
+
+    def __call__(self, page, what: str, **options) -> None:
+        name = f"{len(self.names) + 1:02d}-{what}.png"
+        page.screenshot(path=str(self.folder / name), **options)
+        self.names.append(name)
+
+
+def log_in(browser, hub_url: str, name: str):
+    """A new browser session logged in as ``name``, on its JupyterLab once its server has started."""
+    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    page.set_default_timeout(120_000)
+    page.goto(f"{hub_url}/hub/login")
+    page.fill("#username_input", name)
+    page.fill("#password_input", "any password")
+    page.click("#login_submit")
+    page.wait_for_url(f"**/user/{name}/lab**")
+    page.wait_for_selector(".jp-LabShell")
+    return page
+
+
+def open_assignment_list(page):
+    page.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
+    items = [label for label in page.locator(".lm-Menu-content .lm-Menu-itemLabel").all_inner_texts() if label]
+    page.click(".lm-Menu-content .lm-Menu-itemLabel:text-is('Assignment List')")
+    page.wait_for_selector("#released_assignments_list")
+    return items
+
+
+def formgrader_action(page, column: str, success: str) -> str:
+    """Click the attention row's ``column`` action in Manage Assignments; the dialog's text once it says ``success``."""
+    page.locator(f"#main-table td.{column} a").click()
+    page.wait_for_selector(f".modal-body:has-text({success!r})")
+    text = page.inner_text(".modal-body")
+    page.locator(".modal-footer button").first.click()
+    page.wait_for_selector(".modal-body", state="detached")
+    return text
+
+
+def test_the_round_trip_in_a_browser(tmp_path):
+    playwright = browser_or_skip()
+    state, shots = tmp_path / "hub", Shots(tmp_path / "screenshots")
+    students = list(HANDED_IN)
+    due = datetime.datetime.now() - datetime.timedelta(days=1)  # every submission is late: the columns are filled
+    course = hub.prepare(state, students, due)
+    started = time.monotonic()
+    course_hub = hub.Hub(state, students, port=hub.free_port())
+    course_hub.start()
+    shots.phase("hub started")
+    try:
+        with playwright.sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+            try:
+                round_trip(browser, course_hub, course, shots)
+            except Exception:
+                for number, page in enumerate(p for context in browser.contexts for p in context.pages):
+                    shots(page, f"failed-page-{number}")  # what each page showed when the test stopped
+                raise
+            finally:
+                browser.close()
+    finally:
+        course_hub.stop()
+        print(f"round trip: {time.monotonic() - started:.0f} s ({'; '.join(shots.phases)})")
+        print(f"screenshots in {shots.folder}: {', '.join(shots.names)}")
+    assert hub.processes_in(state) == [], "a process of the hub is still running"
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", course_hub.port)) != 0, "the hub's port still answers"
+
+
+def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None:
+    url = course_hub.url
+    # --- the instructor generates and releases the assignment in Formgrader ---------------------------------
+    teacher = log_in(browser, url, "instructor")
+    teacher.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
+    assert {"Formgrader", "Assignment List", "Course List"} <= set(
+        teacher.locator(".lm-Menu-content .lm-Menu-itemLabel").all_inner_texts()
+    )
+    teacher.keyboard.press("Escape")
+    manage = f"{url}/user/instructor/formgrader/manage_assignments"
+    teacher.goto(manage)
+    teacher.locator("#main-table td.assign a").click()
+    teacher.wait_for_selector("#main-table td.release a")
+    if teacher.locator(".modal-footer button").count():
+        teacher.locator(".modal-footer button").first.click()
+    released = formgrader_action(teacher, "release", "Successfully released")
+    assert "Released as: attention attention" in released
+    assert teacher.inner_text("#main-table td.status") == "released"
+    shots(teacher, "formgrader-released")
+    shots.phase("released")
+
+    # --- each student fetches, writes (here: the example's notebook saved in place), validates -------------
+    pages = {}
+    for student, example in HANDED_IN.items():
+        page = pages[student] = log_in(browser, url, student)
+        assert open_assignment_list(page) == ["Assignment List"], "a student sees an instructor's tool"
+        answer = page.request.get(f"{url}/user/{student}/formgrader/manage_assignments")
+        assert answer.status == 404, f"Formgrader answers a student ({answer.status})"
+        page.locator("#released_assignments_list button:has-text('fetch')").click()
+        page.wait_for_selector("#fetched_assignments_list .assignment-notebooks-link")
+        fetched = course_hub.state / "home" / student / "attention" / "attention.ipynb"
+        assert fetched.is_file(), "fetch put no notebook in the student's home"
+        shutil.copyfile(SUBMISSIONS / example / "attention" / "attention.ipynb", fetched)
+        page.locator("#fetched_assignments_list .assignment-notebooks-link").click()
+        page.locator("#fetched_assignments_list button:has-text('Validate')").click()
+    shots.phase("students fetched")
+    for student, page in pages.items():  # the three validations run at once, as a class would
+        page.wait_for_selector(".jp-Dialog-header:has-text('Validation Results')", timeout=300_000)
+        message = page.inner_text(".jp-Dialog-body")
+        if student == "student1":
+            assert "Success! Your notebook passes all the tests." in message
+        elif student == "student2":
+            assert "The following cell failed:" in message and "softmax" in message, message
+        else:
+            assert "The following cell failed:" in message and "is not written yet: write it in" in message, message
+        shots(page, f"{student}-validated")
+        page.click(".jp-Dialog-footer button:has-text('Ok')")
+        page.locator("#fetched_assignments_list button:has-text('Submit')").click()
+        page.wait_for_selector("#submitted_assignments_list .list_item .item_name")
+
+    shots.phase("validated and submitted")
+    # --- the instructor collects, and grades what nbgrader collected ---------------------------------------
+    teacher.goto(manage)
+    collected = formgrader_action(teacher, "collect", "Successfully collected")
+    for student in HANDED_IN:
+        assert f"Collecting submission: {student} attention" in collected, collected
+    teacher.reload()
+    teacher.wait_for_selector("#main-table td.num-submissions a:text-is('3')")
+    shots(teacher, "formgrader-collected")
+    for student in HANDED_IN:
+        assert (course / "submitted" / student / "attention" / "timestamp.txt").is_file()
+    shots.phase("collected")
+    graded = run_classroom(course, course / "submitted", "--assignment", "attention")
+    assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
+    with open(course / "grades.csv") as grades_file:
+        grades = {row["student_id"]: row for row in csv.DictReader(grades_file)}
+    assert float(grades["student1"]["raw_score"]) == 29 and float(grades["student3"]["raw_score"]) == 0
+    assert 0 < float(grades["student2"]["raw_score"]) < 29
+    for row in grades.values():  # nbgrader's timestamps kept: the due date and lateness are known
+        assert row["duedate"] and row["timestamp"] and row["late_submission_penalty"] != "", row
+
+    shots.phase("graded by autograder.classroom")
+    # --- hand grading of student1's four written answers in Formgrader --------------------------------------
+    answer = teacher.request.get(f"{url}/user/instructor/formgrader/api/submitted_notebooks/attention/attention")
+    submissions = {item["student"]: item["id"] for item in answer.json()}
+    teacher.goto(f"{url}/user/instructor/formgrader/submissions/{submissions['student1']}/")
+    for grade_id, score in HAND_SCORES.items():
+        box = teacher.locator(f"input.score#{grade_id}")
+        box.fill(str(score))
+        box.press("Tab")  # Formgrader saves a score when the box loses focus
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and teacher.locator(".score-saved:visible").count() < len(HAND_SCORES):
+        time.sleep(0.2)
+    shots(teacher, "formgrader-hand-graded", full_page=False)
+    teacher.goto(f"{url}/user/instructor/formgrader/submissions/{submissions['student2']}/")
+    verdicts = teacher.locator("pre:has-text('FAIL')")
+    verdicts.first.scroll_into_view_if_needed()
+    overflowing = verdicts.evaluate_all("(boxes) => boxes.filter(b => b.scrollWidth > b.clientWidth + 1).length")
+    assert verdicts.count() > 0 and overflowing == 0, "a verdict line runs past its box in Formgrader"
+    shots(teacher, "formgrader-verdicts-wrap")
+
+    shots.phase("hand-graded")
+    refreshed = subprocess.run(
+        [sys.executable, "-m", "autograder.classroom", "--course", str(course), "--feedback-only"],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert "feedback regenerated for 1 students (hand grades changed): student1" in refreshed.stdout, refreshed.stdout
+    teacher.goto(manage)
+    sent = formgrader_action(teacher, "release-feedback", "Successfully released feedback")
+    for student in HANDED_IN:
+        assert student in sent, sent
+
+    shots.phase("feedback regenerated and released")
+    # --- each student fetches the feedback and reads it ------------------------------------------------------
+    from autograder.feedback import points
+
+    expected = {
+        "student1": ["Score: 32.5 / 33", "29 of 29 automatic, 3.5 of 4 by hand"],
+        "student2": [f"{points(grades['student2']['raw_score'])} of 29 automatic", "BEFORE softmax"],
+        "student3": ["Score: 0 / 33", "is not written yet"],
+    }
+    for student, page in pages.items():
+        open_assignment_list(page)
+        page.locator("#submitted_assignments_list button:has-text('Fetch Feedback')").click()
+        page.wait_for_selector("#submitted_assignments_list a:has-text('view feedback')")
+        found = sorted((course_hub.state / "home" / student / "attention" / "feedback").glob("*/attention.html"))
+        assert len(found) == 1, found
+        relative = found[0].relative_to(course_hub.state / "home" / student).as_posix()
+        page.goto(f"{url}/user/{student}/files/{relative}")
+        text = page.inner_text("body")
+        for words in expected[student]:
+            assert words in text, f"{student}'s feedback does not say {words!r}"
+        page.locator(f"text={expected[student][-1]}").first.scroll_into_view_if_needed()
+        shots(page, f"{student}-feedback")
+    shots.phase("feedback read")

@@ -134,6 +134,7 @@ class Hub:
         self.state, self.students, self.port = Path(state).resolve(), students, port
         self.log = log or self.state / "jupyterhub.log"
         self.process: subprocess.Popen | None = None
+        self.left_behind: list[int] = []  # processes still in the state folder after the hub stopped (then stopped)
 
     @property
     def url(self) -> str:
@@ -193,6 +194,7 @@ class Hub:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
+        self.left_behind = processes_in(self.state)
         deadline = time.monotonic() + 10
         while (left := processes_in(self.state)) and time.monotonic() < deadline:
             for pid in left:

@@ -126,6 +126,16 @@ def log_in(browser, hub_url: str, name: str):
     return on_lab(start_login(browser, hub_url, name), name)
 
 
+INSTRUCTOR_TOOLS = {f"@jupyter/nbgrader:{plugin}" for plugin in ("formgrader", "create-assignment", "course-list")}
+
+
+def disabled_plugins(page) -> set:
+    """The JupyterLab plugins the server told this page to leave out (its page configuration)."""
+    config = json.loads(page.locator("#jupyter-config-data").text_content())
+    disabled = config.get("disabledExtensions", [])
+    return set(disabled if isinstance(disabled, list) else [name for name, off in disabled.items() if off])
+
+
 def open_assignment_list(page):
     page.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
     items = [label for label in page.locator(".lm-Menu-content .lm-Menu-itemLabel").all_inner_texts() if label]
@@ -169,6 +179,7 @@ def test_the_round_trip_in_a_browser(tmp_path):
         course_hub.stop()
         print(f"round trip: {time.monotonic() - started:.0f} s ({'; '.join(shots.phases)})")
         print(f"screenshots in {shots.folder}: {', '.join(shots.names)}")
+    assert course_hub.left_behind == [], "the hub left processes running that Hub.stop had to stop"
     assert hub.processes_in(state) == [], "a process of the hub is still running"
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", course_hub.port)) != 0, "the hub's port still answers"
@@ -185,6 +196,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         teacher.locator(".lm-Menu-content .lm-Menu-itemLabel").all_inner_texts()
     )
     teacher.keyboard.press("Escape")
+    assert not disabled_plugins(teacher) & INSTRUCTOR_TOOLS
     manage = f"{url}/user/instructor/formgrader/manage_assignments"
     teacher.goto(manage)
     teacher.locator("#main-table td.assign a").click()
@@ -201,6 +213,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     for student, example in HANDED_IN.items():
         page = on_lab(pages[student], student)
         assert open_assignment_list(page) == ["Assignment List"], "a student sees an instructor's tool"
+        assert disabled_plugins(page) >= INSTRUCTOR_TOOLS, "the page a student gets holds an instructor's tool"
         answer = page.request.get(f"{url}/user/{student}/formgrader/manage_assignments")
         assert answer.status == 404, f"Formgrader answers a student ({answer.status})"
         page.locator("#released_assignments_list button:has-text('fetch')").click()

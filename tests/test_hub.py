@@ -318,3 +318,36 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
             page.locator("pre:has-text('FAIL')").first.scroll_into_view_if_needed()
         shots(page, f"{student}-feedback")
     shots.phase("feedback read")
+
+
+def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(tmp_path):
+    """The command `make hub` runs: it prints the address and the accounts, serves the hub's login page on
+    127.0.0.1, and Ctrl-C (SIGINT) stops the hub, its proxy and everything else it started."""
+    why = hub.why_unavailable()
+    if why is not None:
+        pytest.skip(why)
+    import signal
+    import urllib.request
+
+    port, state = hub.free_port(), tmp_path / "state"
+    command = [sys.executable, "-m", "autograder.hub", "--state", str(state), "--port", str(port), "--students", "2"]
+    process = subprocess.Popen(command, cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        said = []
+        for line in process.stdout:
+            said.append(line)
+            if line.startswith("Ctrl-C stops it"):
+                break
+        said = "".join(said)
+        assert f"http://127.0.0.1:{port} (any password)" in said, said
+        assert "students:   student1, student2" in said, said
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/login", timeout=10) as page:
+            assert page.status == 200 and b"username_input" in page.read()
+        assert hub.processes_in(state.resolve()), "nothing of the hub runs in its state folder"
+    finally:
+        process.send_signal(signal.SIGINT)
+        rest, _ = process.communicate(timeout=60)
+    assert process.returncode == 0 and "stopped: nothing of the hub is running" in rest, rest
+    assert hub.processes_in(state.resolve()) == []
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", port)) != 0, "the hub's port still answers"

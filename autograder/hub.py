@@ -235,12 +235,17 @@ def main(argv=None) -> int:
     if args.fresh and state.exists():
         shutil.rmtree(state)
     students = student_names(args.students)
+    from autograder.classroom import PipelineError
+
     try:
         course = prepare(state, students, args.due)
         hub = Hub(state, students, args.port)
         hub.start()
-    except HubError as error:
+    except (HubError, PipelineError) as error:
         print(f"FAILED: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:  # a --state that is a file, a folder that cannot be written
+        print(f"FAILED: cannot use the state folder {state}: {error}", file=sys.stderr)
         return 1
     print(
         f"The course's JupyterHub: {hub.url} (any password)\n"

@@ -14,15 +14,20 @@ course's nbgrader configuration), a student's reads hub/student/ (the assignment
 Formgrader and course-list server extensions are off, so their pages and APIs do not exist for a student).
 Each folder is put first on the user's JUPYTER_CONFIG_PATH, above the environment's own settings.
 
-This sample is for one machine and a class trying the course: every account is a process of the user who
-started the hub, and any password is accepted. For a real server, change:
+This sample is for one machine, to try the course: every account is a process of the user who started the hub
+and any password is accepted, so a student's notebook or terminal can read anything that user can, the
+instructor's course (solutions and hidden checks included), other students' homes and the exchange. Never
+run a class on it. For a real server, change:
 
 - the authenticator: ``c.JupyterHub.authenticator_class = "pam"`` (system accounts) or your institution's
   OAuth (oauthenticator), keeping ``allowed_users`` and ``admin_users``;
 - the spawner: ``c.JupyterHub.spawner_class = "localprocess"`` (each account a system user, its own home),
   or DockerSpawner / KubeSpawner; students' environments then hold only the student wheel
   (``make student-wheel``), JupyterLab and nbgrader, never this repository;
-- the exchange: a folder every account can write to (``chmod 1777``), e.g. /srv/nbgrader/exchange;
+- the exchange: a folder every account can write to (``chmod 1777``), e.g. /srv/nbgrader/exchange; the
+  instructor's home and course folder readable by the instructor only (``chmod 700``);
+- ``hub/student/nbgrader_config.py``'s ``student_id`` line can go: with system accounts the OS name is the
+  account's name;
 - ``bind_url``: the public address, behind TLS (``c.JupyterHub.ssl_cert`` / ``ssl_key`` or a proxy).
 """
 

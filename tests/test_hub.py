@@ -73,6 +73,37 @@ def test_a_missing_proxy_is_named_with_the_command_that_installs_it(monkeypatch,
         hub.proxy_program()
 
 
+def test_a_taken_port_is_refused_with_what_to_do(tmp_path):
+    if hub.why_unavailable() is not None:
+        pytest.skip(hub.why_unavailable())
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(hub.HubError, match=rf"port {port} on 127.0.0.1 is taken: choose another with --port"):
+            hub.Hub(tmp_path, ["student1"], port).start()
+    assert hub.processes_in(tmp_path.resolve()) == []
+
+
+def test_the_command_refuses_a_class_without_students(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        hub.main(["--students", "0"])
+    assert stopped.value.code == 2 and "--students must be at least 1" in capsys.readouterr().err
+
+
+def test_a_state_folder_that_is_a_file_or_holds_another_course_is_refused(tmp_path, capsys):
+    afile = tmp_path / "state"
+    afile.write_text("not a folder")
+    assert hub.main(["--state", str(afile)]) == 1
+    assert f"FAILED: cannot use the state folder {afile}" in capsys.readouterr().err
+    other = tmp_path / "other" / "home" / "instructor" / "attention"
+    other.mkdir(parents=True)
+    (other / "notes.txt").write_text("someone's files")
+    assert hub.main(["--state", str(tmp_path / "other")]) == 1
+    assert "is not a course folder made by autograder.classroom" in capsys.readouterr().err
+    assert (other / "notes.txt").read_text() == "someone's files"
+
+
 # --- the round trip in a browser --------------------------------------------------------------------------------
 
 

@@ -20,7 +20,7 @@ Collect) the instructor grades the class with
 
 The instructor's server shows Formgrader, Create Assignment and the course list; a student's shows the
 assignment list and Validate only. Stopping (Ctrl-C, SIGTERM) stops the hub, which stops the proxy and every
-server it started; anything still running in the state folder afterwards is stopped too, so nothing is left.
+server it started; anything it started that is still running afterwards is stopped too, so nothing is left.
 """
 
 from __future__ import annotations
@@ -111,6 +111,37 @@ def prepare(state: Path, students: list[str], due: datetime.datetime | None = No
     return course
 
 
+def descendants(root: int) -> list[int]:
+    """Every process started, directly or not, by the process ``root`` (from /proc: each one's parent)."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])  # the name may hold spaces
+    found, frontier = [], [root]
+    while frontier:
+        children = [pid for pid, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"  # not a zombie
+    except OSError:
+        return False
+
+
 def processes_in(folder: Path) -> list[int]:
     """Processes whose working folder is ``folder`` or inside it (the hub, the proxy, servers, kernels)."""
     found = []
@@ -134,7 +165,7 @@ class Hub:
         self.state, self.students, self.port = Path(state).resolve(), students, port
         self.log = log or self.state / "jupyterhub.log"
         self.process: subprocess.Popen | None = None
-        self.left_behind: list[int] = []  # processes still in the state folder after the hub stopped (then stopped)
+        self.left_behind: list[int] = []  # what the hub started and left running when it stopped (then stopped)
 
     @property
     def url(self) -> str:
@@ -186,17 +217,20 @@ class Hub:
         raise HubError(f"JupyterHub did not answer on {self.url} within {timeout:.0f} s: see {self.log}")
 
     def stop(self, timeout: float = 30) -> None:
-        """SIGTERM to the hub (it stops the proxy and the servers), then whatever is left in the state folder."""
+        """SIGTERM to the hub (it stops the proxy and the servers), then to whatever it had started that is still
+        running (the servers run in sessions of their own); SIGKILL after 5 s. Nothing else is touched."""
+        started = []
         if self.process is not None and self.process.poll() is None:
+            started = descendants(self.process.pid)  # the proxy, each account's server and its kernels
             self.process.send_signal(signal.SIGTERM)
             try:
                 self.process.wait(timeout)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
-        self.left_behind = processes_in(self.state)
+        self.left_behind = [pid for pid in started if alive(pid)]
         deadline = time.monotonic() + 10
-        while (left := processes_in(self.state)) and time.monotonic() < deadline:
+        while (left := [pid for pid in self.left_behind if alive(pid)]) and time.monotonic() < deadline:
             for pid in left:
                 try:
                     os.kill(pid, signal.SIGTERM if time.monotonic() < deadline - 5 else signal.SIGKILL)
@@ -213,10 +247,12 @@ class Hub:
 
 
 def parse_due(text: str) -> datetime.datetime:
+    """A due date as nbgrader keeps it: UTC, without a time zone ('2026-12-14 17:00' is UTC; '...+01:00' converted)."""
     try:
-        return datetime.datetime.fromisoformat(text)
+        due = datetime.datetime.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date and time such as 2026-12-14 17:00") from None
+    return due.astimezone(datetime.timezone.utc).replace(tzinfo=None) if due.tzinfo else due
 
 
 def main(argv=None) -> int:
@@ -226,7 +262,12 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--state", type=Path, default=REPOSITORY / ".hub" / "state", help="the hub's state folder (default .hub/state)"
     )
-    parser.add_argument("--due", type=parse_due, default=None, help="the assignment's due date ('2026-12-14 17:00')")
+    parser.add_argument(
+        "--due",
+        type=parse_due,
+        default=None,
+        help="the assignment's due date, UTC unless it says ('2026-12-14 17:00', '2026-12-14 17:00+01:00')",
+    )
     parser.add_argument("--fresh", action="store_true", help="delete the state folder first (course, homes, exchange)")
     args = parser.parse_args(argv)
     if args.students < 1:

@@ -73,6 +73,13 @@ def test_a_missing_proxy_is_named_with_the_command_that_installs_it(monkeypatch,
         hub.proxy_program()
 
 
+def test_a_due_date_is_kept_in_utc_as_nbgrader_keeps_it():
+    assert hub.parse_due("2026-12-14 17:00") == datetime.datetime(2026, 12, 14, 17, 0)
+    assert hub.parse_due("2026-12-14T17:00+01:00") == datetime.datetime(2026, 12, 14, 16, 0)
+    with pytest.raises(Exception, match="is not a date and time such as 2026-12-14 17:00"):
+        hub.parse_due("next friday")
+
+
 def test_a_taken_port_is_refused_with_what_to_do(tmp_path):
     if hub.why_unavailable() is not None:
         pytest.skip(hub.why_unavailable())
@@ -363,6 +370,7 @@ def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(tmp_path):
     port, state = hub.free_port(), tmp_path / "state"
     command = [sys.executable, "-m", "autograder.hub", "--state", str(state), "--port", str(port), "--students", "2"]
     process = subprocess.Popen(command, cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    shell = None
     try:
         said = []
         for line in process.stdout:
@@ -375,10 +383,18 @@ def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(tmp_path):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/login", timeout=10) as page:
             assert page.status == 200 and b"username_input" in page.read()
         assert hub.processes_in(state.resolve()), "nothing of the hub runs in its state folder"
+        # the instructor's own shell in the course folder is not the hub's: stopping the hub leaves it alone
+        shell = subprocess.Popen(["sleep", "120"], cwd=state / "home" / "instructor" / "attention")
     finally:
         process.send_signal(signal.SIGINT)
         rest, _ = process.communicate(timeout=60)
-    assert process.returncode == 0 and "stopped: nothing of the hub is running" in rest, rest
-    assert hub.processes_in(state.resolve()) == []
+    assert shell is not None, rest
+    try:
+        assert process.returncode == 0 and "stopped: nothing of the hub is running" in rest, rest
+        assert shell.poll() is None, "stopping the hub stopped a process it had not started"
+        assert hub.processes_in(state.resolve()) == [shell.pid]
+    finally:
+        shell.kill()
+        shell.wait()
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", port)) != 0, "the hub's port still answers"

@@ -19,8 +19,11 @@ Collect) the instructor grades the class with
         --submissions .hub/state/home/instructor/attention/submitted
 
 The instructor's server shows Formgrader, Create Assignment and the course list; a student's shows the
-assignment list and Validate only. Stopping (Ctrl-C, SIGTERM) stops the hub, which stops the proxy and every
-server it started; anything it started that is still running afterwards is stopped too, so nothing is left.
+assignment list and Validate only, and runs in bubblewrap (autograder.sandbox), which shows it the student's home,
+the course library and the course's exchange folders, nothing of the repository or the instructor's course; without
+bubblewrap a student's server does not start and says why. Stopping (Ctrl-C, SIGTERM) stops the hub, which stops
+the proxy and every server it started; anything it started that is still running afterwards is stopped too, so
+nothing is left.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ CONFIG = REPOSITORY / "hub" / "jupyterhub_config.py"
 PROXY = "configurable-http-proxy"
 LOCAL_PROXY = REPOSITORY / ".hub" / "node" / "node_modules" / ".bin" / PROXY  # make hub's npm install
 INSTRUCTOR = "instructor"
-ASSIGNMENT = "attention"
+ASSIGNMENT = "attention"  # the assignment, and the course id its exchange folder is named by
 
 
 class HubError(RuntimeError):
@@ -97,6 +100,10 @@ def prepare(state: Path, students: list[str], due: datetime.datetime | None = No
         (state / "home" / name).mkdir(parents=True, exist_ok=True)
     (state / "exchange").mkdir(parents=True, exist_ok=True)
     (state / "exchange").chmod(0o777)  # nbgrader's exchange: every account writes its submissions there
+    for folder, mode in (("outbound", 0o755), ("inbound", 0o733), ("feedback", 0o711)):  # nbgrader's own modes
+        (state / "exchange" / ASSIGNMENT / folder).mkdir(parents=True, exist_ok=True)  # a student's sandbox shows them
+        (state / "exchange" / ASSIGNMENT / folder).chmod(mode)
+    (state / "exchange" / ASSIGNMENT).chmod(0o755)
     course = state / "home" / INSTRUCTOR / ASSIGNMENT
     layout = find(REPOSITORY / "source", ASSIGNMENT)
     prepare_course(course, REPOSITORY / "source", layout, None)
@@ -288,6 +295,10 @@ def main(argv=None) -> int:
     except OSError as error:  # a --state that is a file, a folder that cannot be written
         print(f"FAILED: cannot use the state folder {state}: {error}", file=sys.stderr)
         return 1
+    from autograder import sandbox
+
+    if sandbox.why_unprotected() is not None and not sandbox.unsandboxed_allowed():
+        print(f"WARNING: students' servers will not start: {sandbox.refusal()}", file=sys.stderr, flush=True)
     print(
         f"The course's JupyterHub: {hub.url} (any password)\n"
         f"  instructor: {INSTRUCTOR} (Formgrader: Nbgrader > Formgrader; the course folder {course})\n"

@@ -65,6 +65,7 @@ class Sandbox:
     cwd: Path | None = None
     environment: bool = True  # show this Python's environment (a sandbox that does not brings its own in readable)
     hidden: tuple = ()  # folders inside what is shown that appear empty (site-packages, the course's packages)
+    network: bool = False  # keep the machine's network (a server that must answer on 127.0.0.1); default: none
 
 
 class SandboxUnavailable(RuntimeError):
@@ -221,6 +222,8 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
     for folder in ["/", *scratch]:  # read-only too: /tmp only holds the mount points of what is bound above
         arguments += ["--remount-ro", folder]
     arguments += ["--unshare-all", "--die-with-parent"]  # the kernel manager interrupts by message
+    if sandbox.network:
+        arguments.append("--share-net")
     if sandbox.cwd is not None:
         arguments += ["--chdir", str(sandbox.cwd)]
     return arguments + ["--", *inner]

@@ -14,10 +14,15 @@ course's nbgrader configuration), a student's reads hub/student/ (the assignment
 Formgrader and course-list server extensions are off, so their pages and APIs do not exist for a student).
 Each folder is put first on the user's JUPYTER_CONFIG_PATH, above the environment's own settings.
 
-This sample is for one machine, to try the course: every account is a process of the user who started the hub
-and any password is accepted, so a student's notebook or terminal can read anything that user can, the
-instructor's course (solutions and hidden checks included), other students' homes and the exchange. Never
-run a class on it. For a real server, change:
+Students' servers, and the kernels they start, run in bubblewrap (autograder.sandbox, as the grader's kernels
+do): the sandbox shows the student's home, the course library and its data, hub/student/, and the course's
+exchange folders (released assignments and feedback read-only, inbound writable), nothing else: not the
+repository (solutions, hidden checks, the grader), not the instructor's course or gradebook, not other homes.
+Without bubblewrap a student's server does not start, and says why (unless ATTENTION_UNSANDBOXED=1).
+
+This sample is for one machine, to try the course: any password is accepted and every account is the same OS
+user, so the inbound folder is shared (a student's notebook could list or delete other submissions before they
+are collected). Never run a class on it. For a real server, change:
 
 - the authenticator: ``c.JupyterHub.authenticator_class = "pam"`` (system accounts) or your institution's
   OAuth (oauthenticator), keeping ``allowed_users`` and ``admin_users``;
@@ -82,8 +87,40 @@ def role_of(name: str) -> str:
     return "instructor" if name == instructor else "student"
 
 
+def student_sandbox(spawner, command: list) -> list:
+    """A student's server (and the kernels it starts) in bubblewrap, built from nothing (autograder.sandbox): the
+    system and Python read-only, the course library and its data read-only, hub/student/, the exchange's
+    released assignments and feedback read-only, its inbound writable, the student's home writable; the network
+    kept (the server answers the proxy on 127.0.0.1). Not there: the repository (solutions, hidden checks, the
+    grader), the instructor's course and gradebook, other students' homes. Without bubblewrap the server does not
+    start, and the student is told why (unless ATTENTION_UNSANDBOXED=1 was set for the hub)."""
+    from autograder import sandbox
+    from lib import data_folder
+
+    home, course = Path(spawner.home_dir), state / "exchange" / "attention"
+    library = Path(sys.modules["lib"].__file__).resolve().parent
+    readable = {folder: folder for folder in (library, data_folder(), HERE / "student")}
+    readable |= {course / "outbound": course / "outbound", course / "feedback": course / "feedback"}
+    view = sandbox.Sandbox(writable=(home, course / "inbound"), readable=readable, cwd=home, network=True)
+    return sandbox.command(command, view)
+
+
+def student_exchange(home: Path) -> Path:
+    """The exchange as a student's sandbox sees it: a folder of the student's own (nbgrader wants the exchange's
+    root writable), whose attention/outbound, inbound and feedback lead to the course's (shown in the sandbox,
+    read-only but for inbound); the rest of the course's exchange is not there."""
+    root = home / ".exchange"
+    (root / "attention").mkdir(parents=True, exist_ok=True)
+    for folder in ("outbound", "inbound", "feedback"):
+        link = root / "attention" / folder
+        if not link.is_symlink():
+            link.symlink_to(state / "exchange" / "attention" / folder, target_is_directory=True)
+    return root
+
+
 def give_role(spawner) -> None:
-    """Before a server starts: its role's configuration first on JUPYTER_CONFIG_PATH, the exchange, the course."""
+    """Before a server starts: its role's configuration first on JUPYTER_CONFIG_PATH, the exchange, the course;
+    a student's server in its sandbox."""
     role = role_of(spawner.user.name)
     environment = {
         "PATH": os.pathsep.join([str(bin_folder), os.environ.get("PATH", "")]),  # nbgrader runs alembic
@@ -92,6 +129,12 @@ def give_role(spawner) -> None:
     }
     if role == "instructor":
         environment["ATTENTION_HUB_COURSE"] = str(state / "home" / instructor / "attention")
+    else:
+        home = Path(spawner.home_dir)
+        environment["ATTENTION_HUB_EXCHANGE"] = str(student_exchange(home))
+        environment["TMPDIR"] = str(home / ".tmp")  # the sandbox's /tmp is read-only
+        (home / ".tmp").mkdir(parents=True, exist_ok=True)
+        spawner.cmd = student_sandbox(spawner, [str(bin_folder / "jupyterhub-singleuser")])
     spawner.environment = {**spawner.environment, **environment}  # a copy: the configured dict is shared
 
 

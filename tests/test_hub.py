@@ -73,6 +73,64 @@ def test_a_missing_proxy_is_named_with_the_command_that_installs_it(monkeypatch,
         hub.proxy_program()
 
 
+class Spawner:
+    """What the configuration's pre_spawn_hook reads and sets on JupyterHub's spawner."""
+
+    def __init__(self, name: str, home: Path):
+        self.user = type("User", (), {"name": name})()
+        self.home_dir, self.environment, self.cmd = str(home), {}, ["jupyterhub-singleuser"]
+
+
+def pre_spawn_hook(state: Path, monkeypatch):
+    """hub/jupyterhub_config.py's pre_spawn_hook, the file loaded as JupyterHub loads it."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    for name, value in hub.Hub(state, ["student1"]).environment().items():
+        if name.startswith("ATTENTION_HUB_"):
+            monkeypatch.setenv(name, value)
+    config = PyFileConfigLoader(hub.CONFIG.name, path=str(hub.CONFIG.parent)).load_config()
+    return config.Spawner.pre_spawn_hook
+
+
+def test_a_students_server_starts_in_its_sandbox_and_the_instructors_does_not(tmp_path, monkeypatch):
+    from autograder import sandbox
+
+    if sandbox.bubblewrap() is None:
+        pytest.skip("bubblewrap is not available (apt-get install bubblewrap)")
+    if hub.why_unavailable() is not None:
+        pytest.skip(hub.why_unavailable())
+    monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
+    hub.prepare(tmp_path, ["student1"])
+    hook = pre_spawn_hook(tmp_path, monkeypatch)
+    student = Spawner("student1", tmp_path / "home" / "student1")
+    hook(student)
+    assert student.cmd[0] == sandbox.bubblewrap() and student.cmd[-1].endswith("/bin/jupyterhub-singleuser")
+    assert "--share-net" in student.cmd and "--unshare-all" in student.cmd
+    shown = {student.cmd[i + 2] for i, part in enumerate(student.cmd) if part in ("--bind", "--ro-bind")}
+    assert str(tmp_path / "home" / "student1") in shown and str(REPOSITORY / "lib") in shown
+    assert not {str(REPOSITORY), str(REPOSITORY / "source"), str(tmp_path / "home" / "instructor")} & shown
+    assert student.environment["ATTENTION_HUB_EXCHANGE"] == str(tmp_path / "home" / "student1" / ".exchange")
+    assert student.environment["JUPYTER_CONFIG_PATH"] == str(REPOSITORY / "hub" / "student")
+    teacher = Spawner("instructor", tmp_path / "home" / "instructor")
+    hook(teacher)
+    assert teacher.cmd == ["jupyterhub-singleuser"]
+    assert teacher.environment["ATTENTION_HUB_COURSE"] == str(tmp_path / "home" / "instructor" / "attention")
+
+
+def test_without_bubblewrap_a_students_server_does_not_start_and_says_why(tmp_path, monkeypatch):
+    from autograder import sandbox
+
+    if hub.why_unavailable() is not None:
+        pytest.skip(hub.why_unavailable())
+    monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
+    monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
+    hub.prepare(tmp_path, ["student1"])
+    hook = pre_spawn_hook(tmp_path, monkeypatch)
+    with pytest.raises(sandbox.SandboxUnavailable, match="bubblewrap"):
+        hook(Spawner("student1", tmp_path / "home" / "student1"))
+    hook(Spawner("instructor", tmp_path / "home" / "instructor"))  # the instructor's own server is not sandboxed
+
+
 def test_a_due_date_is_kept_in_utc_as_nbgrader_keeps_it():
     assert hub.parse_due("2026-12-14 17:00") == datetime.datetime(2026, 12, 14, 17, 0)
     assert hub.parse_due("2026-12-14T17:00+01:00") == datetime.datetime(2026, 12, 14, 16, 0)
@@ -182,6 +240,25 @@ def open_assignment_list(page):
     return items
 
 
+def server_of(course_hub: hub.Hub, account: str) -> int:
+    """The process of ``account``'s Jupyter server (inside its sandbox, for a student)."""
+    for pid in hub.descendants(course_hub.process.pid):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"JUPYTERHUB_USER={account}".encode() in environment and not command[0].endswith(b"bwrap"):
+            if any(part.endswith(b"jupyterhub-singleuser") for part in command):
+                return pid
+    raise AssertionError(f"no server of {account} among the hub's processes")
+
+
+def what_a_server_sees(pid: int, path: Path) -> bool:
+    """Whether ``path`` exists in the files the process ``pid`` sees (its sandbox's view)."""
+    return (Path(f"/proc/{pid}/root") / Path(path).relative_to("/")).exists()
+
+
 def formgrader_action(page, column: str, success: str) -> str:
     """Click the attention row's ``column`` action in Manage Assignments; the dialog's text once it says ``success``."""
     page.locator(f"#main-table td.{column} a").click()
@@ -262,6 +339,19 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         page.locator("#fetched_assignments_list .assignment-notebooks-link").click()
         page.locator("#fetched_assignments_list button:has-text('Validate')").click()
     shots.phase("students fetched")
+    # a student's server, and the kernels it starts, see their home, the course library and nothing of the course
+    # (without bubblewrap the suite runs the hub with ATTENTION_UNSANDBOXED=1: nothing to look at then)
+    from autograder import sandbox
+
+    if sandbox.bubblewrap() is not None:
+        import lib
+
+        student1 = server_of(course_hub, "student1")
+        for path in (course_hub.state / "home" / "student1" / "attention", Path(lib.__file__), lib.data_folder()):
+            assert what_a_server_sees(student1, path), f"student1's sandbox lacks {path}"
+        for path in (course, course_hub.state / "home" / "student2", REPOSITORY / "source", REPOSITORY / "autograder"):
+            assert not what_a_server_sees(student1, path), f"student1's sandbox shows {path}"
+        assert what_a_server_sees(server_of(course_hub, "instructor"), course)
     for student, page in pages.items():  # the three validations run at once, as a class would
         page.wait_for_selector(".jp-Dialog-header:has-text('Validation Results')", timeout=300_000)
         message = page.inner_text(".jp-Dialog-body")

@@ -1025,26 +1025,18 @@ def temporary_prefix() -> str:
 def sweep_temporary(folder: Path | None = None) -> list[str]:
     """Remove the private grading folders left in ``folder`` (the temporary folder) by processes of this host
     that are gone; returns their names. Folders of running processes are left alone."""
+    from autograder import sandbox
+
     folder = Path(folder or tempfile.gettempdir())
     host = socket.gethostname()
     removed = []
     for path in folder.glob("attention-grading-*"):
         found = re.fullmatch(r"attention-grading-(.+)-(\d+)-[^-]+", path.name)
-        if found is None or found[1] != host or _alive(int(found[2])):
+        if found is None or found[1] != host or sandbox.alive(int(found[2])):
             continue
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path.name)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class CourseLock:

@@ -40,7 +40,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from autograder import REPOSITORY
+from autograder import REPOSITORY, sandbox
 
 CONFIG = REPOSITORY / "hub" / "jupyterhub_config.py"
 PROXY = "configurable-http-proxy"
@@ -116,37 +116,6 @@ def prepare(state: Path, students: list[str], due: datetime.datetime | None = No
         with Gradebook(course_db(course)) as gradebook:
             gradebook.update_or_create_assignment(ASSIGNMENT, duedate=due)
     return course
-
-
-def descendants(root: int) -> list[int]:
-    """Every process started, directly or not, by the process ``root`` (from /proc: each one's parent)."""
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])  # the name may hold spaces
-    found, frontier = [], [root]
-    while frontier:
-        children = [pid for pid, parent in parents.items() if parent in frontier]
-        found += children
-        frontier = children
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"  # not a zombie
-    except OSError:
-        return False
 
 
 def processes_in(folder: Path) -> list[int]:
@@ -228,16 +197,16 @@ class Hub:
         running (the servers run in sessions of their own); SIGKILL after 5 s. Nothing else is touched."""
         started = []
         if self.process is not None and self.process.poll() is None:
-            started = descendants(self.process.pid)  # the proxy, each account's server and its kernels
+            started = sandbox.descendants(self.process.pid)  # the proxy, each account's server and its kernels
             self.process.send_signal(signal.SIGTERM)
             try:
                 self.process.wait(timeout)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
-        self.left_behind = [pid for pid in started if alive(pid)]
+        self.left_behind = [pid for pid in started if sandbox.alive(pid)]
         deadline = time.monotonic() + 10
-        while (left := [pid for pid in self.left_behind if alive(pid)]) and time.monotonic() < deadline:
+        while (left := [pid for pid in self.left_behind if sandbox.alive(pid)]) and time.monotonic() < deadline:
             for pid in left:
                 try:
                     os.kill(pid, signal.SIGTERM if time.monotonic() < deadline - 5 else signal.SIGKILL)
@@ -295,8 +264,6 @@ def main(argv=None) -> int:
     except OSError as error:  # a --state that is a file, a folder that cannot be written
         print(f"FAILED: cannot use the state folder {state}: {error}", file=sys.stderr)
         return 1
-    from autograder import sandbox
-
     if sandbox.why_unprotected() is not None and not sandbox.unsandboxed_allowed():
         print(f"WARNING: students' servers will not start: {sandbox.refusal()}", file=sys.stderr, flush=True)
     print(

@@ -258,6 +258,22 @@ def user_processes() -> int:
     return count
 
 
+def alive(pid: int) -> bool:
+    """Whether the process ``pid`` is running (a zombie, ended but not yet reaped, is not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return True  # no /proc to look in: it answered the signal
+    return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
+
+
 def descendants(pid: int) -> list[int]:
     """The processes below ``pid`` (children, their children, ...), read from /proc."""
     children: dict[int, list[int]] = {}

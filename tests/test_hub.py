@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from conftest import run_classroom
 
-from autograder import REPOSITORY, hub
+from autograder import REPOSITORY, hub, sandbox
 
 CHROMIUM = Path("/usr/bin/chromium")
 SUBMISSIONS = REPOSITORY / "examples" / "submissions"
@@ -93,8 +93,6 @@ def pre_spawn_hook(state: Path, monkeypatch):
 
 
 def test_a_students_server_starts_in_its_sandbox_and_the_instructors_does_not(tmp_path, monkeypatch):
-    from autograder import sandbox
-
     if sandbox.bubblewrap() is None:
         pytest.skip("bubblewrap is not available (apt-get install bubblewrap)")
     if hub.why_unavailable() is not None:
@@ -118,8 +116,6 @@ def test_a_students_server_starts_in_its_sandbox_and_the_instructors_does_not(tm
 
 
 def test_without_bubblewrap_a_students_server_does_not_start_and_says_why(tmp_path, monkeypatch):
-    from autograder import sandbox
-
     if hub.why_unavailable() is not None:
         pytest.skip(hub.why_unavailable())
     monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
@@ -242,7 +238,7 @@ def open_assignment_list(page):
 
 def server_of(course_hub: hub.Hub, account: str) -> int:
     """The process of ``account``'s Jupyter server (inside its sandbox, for a student)."""
-    for pid in hub.descendants(course_hub.process.pid):
+    for pid in sandbox.descendants(course_hub.process.pid):
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
             environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
@@ -341,8 +337,6 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     shots.phase("students fetched")
     # a student's server, and the kernels it starts, see their home, the course library and nothing of the course
     # (without bubblewrap the suite runs the hub with ATTENTION_UNSANDBOXED=1: nothing to look at then)
-    from autograder import sandbox
-
     if sandbox.bubblewrap() is not None:
         import lib
 

@@ -26,7 +26,7 @@ install-hub: $(VENV)/.installed
 	test -x $(HUB_PROXY) || npm install --silent --prefix .hub/node configurable-http-proxy
 
 # the course on JupyterHub at http://127.0.0.1:8000: an instructor and student1..3, nbgrader's exchange; Ctrl-C stops it
-hub: install-hub
+hub: install-hub sandbox
 	$(PY) -m autograder.hub $(HUB_ARGS)
 
 # bubblewrap, the sandbox student code is graded in: installed with apt where this runs as root, else said how

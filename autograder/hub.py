@@ -135,7 +135,7 @@ def processes_in(folder: Path) -> list[int]:
 
 class Hub:
     """JupyterHub on 127.0.0.1:``port`` for ``students`` and the instructor, its state in ``state``.
-    ``start()`` returns once the hub answers; ``stop()`` leaves nothing running in the state folder."""
+    ``start()`` returns once the hub answers; ``stop()`` leaves nothing it started running."""
 
     def __init__(self, state: Path, students: list[str], port: int = 8000, log: Path | None = None):
         self.state, self.students, self.port = Path(state).resolve(), students, port

@@ -74,7 +74,8 @@ c.Authenticator.admin_users = {instructor}
 # --- each account's server --------------------------------------------------------------------------------
 c.JupyterHub.spawner_class = "simple"  # a process of this user per account, its home under the state folder
 c.SimpleLocalProcessSpawner.home_dir_template = str(state / "home" / "{username}")
-c.Spawner.cmd = [str(bin_folder / "jupyterhub-singleuser")]
+SERVER = [str(bin_folder / "jupyterhub-singleuser")]  # each account's Jupyter server
+c.Spawner.cmd = SERVER
 c.Spawner.default_url = "/lab"
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
@@ -94,12 +95,12 @@ def student_sandbox(spawner, command: list) -> list:
     kept (the server answers the proxy on 127.0.0.1). Not there: the repository (solutions, hidden checks, the
     grader), the instructor's course and gradebook, other students' homes. Without bubblewrap the server does not
     start, and the student is told why (unless ATTENTION_UNSANDBOXED=1 was set for the hub)."""
+    import lib
     from autograder import sandbox
-    from lib import data_folder
 
     home, course = Path(spawner.home_dir), state / "exchange" / "attention"
-    library = Path(sys.modules["lib"].__file__).resolve().parent
-    readable = {folder: folder for folder in (library, data_folder(), HERE / "student")}
+    library = Path(lib.__file__).resolve().parent
+    readable = {folder: folder for folder in (library, lib.data_folder(), HERE / "student")}
     readable |= {course / "outbound": course / "outbound", course / "feedback": course / "feedback"}
     view = sandbox.Sandbox(writable=(home, course / "inbound"), readable=readable, cwd=home, network=True)
     return sandbox.command(command, view)
@@ -134,7 +135,7 @@ def give_role(spawner) -> None:
         environment["ATTENTION_HUB_EXCHANGE"] = str(student_exchange(home))
         environment["TMPDIR"] = str(home / ".tmp")  # the sandbox's /tmp is read-only
         (home / ".tmp").mkdir(parents=True, exist_ok=True)
-        spawner.cmd = student_sandbox(spawner, [str(bin_folder / "jupyterhub-singleuser")])
+        spawner.cmd = student_sandbox(spawner, SERVER)
     spawner.environment = {**spawner.environment, **environment}  # a copy: the configured dict is shared
 
 

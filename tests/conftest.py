@@ -98,6 +98,16 @@ def run_classroom(course: Path, submissions: Path, *options: str, timeout: float
     )
 
 
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's, driven by Playwright (no downloaded browser builds)
+
+
+def playwright_or_skip():
+    """Playwright's sync API, or the test skipped with what to install (chromium, or the `browser` extra)."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"no {CHROMIUM}: apt-get install chromium")
+    return pytest.importorskip("playwright.sync_api", reason="Playwright is not installed: pip install -e '.[browser]'")
+
+
 def files_under(folder: Path) -> dict:
     return {
         path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import CHROMIUM, playwright_or_skip
 from nbgrader.api import Gradebook
 
 from autograder import classroom
@@ -19,7 +20,6 @@ from autograder.feedback import FIELD, PAGE_CSS
 
 ASSIGNMENT = NOTEBOOK = "attention"
 STUDENT = "full_solution"  # every check passed, the four written answers waiting for a grader
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def page_of(course: Path, student: str) -> str:
@@ -60,9 +60,7 @@ def test_written_answers_not_marked_say_so_and_the_totals_count_them_apart(grade
 
 
 def test_verdict_lines_wrap_inside_their_box_in_a_browser(graded_class):
-    if not CHROMIUM.exists():
-        pytest.skip(f"no {CHROMIUM}: apt-get install chromium")
-    playwright = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[browser]'")
+    playwright = playwright_or_skip()
     path = graded_class.course / "feedback" / "mask_after_softmax" / ASSIGNMENT / f"{NOTEBOOK}.html"
     with playwright.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])

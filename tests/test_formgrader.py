@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,14 +18,9 @@ from nbgrader.api import Gradebook
 
 from autograder import REPOSITORY
 from autograder.feedback import PAGE_CSS
+from autograder.hub import free_port
 
 ASSIGNMENT = NOTEBOOK = "attention"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def get(url: str) -> tuple[int, bytes]:

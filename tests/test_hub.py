@@ -22,11 +22,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_classroom
+from conftest import CHROMIUM, playwright_or_skip, run_classroom
 
 from autograder import REPOSITORY, hub, sandbox
 
-CHROMIUM = Path("/usr/bin/chromium")
 SUBMISSIONS = REPOSITORY / "examples" / "submissions"
 # what each student hands in: the example submissions' notebooks, as if each had written them in JupyterLab
 HANDED_IN = {"student1": "full_solution", "student2": "mask_after_softmax", "student3": "blank_release"}
@@ -169,12 +168,11 @@ def test_a_state_folder_that_is_a_file_or_holds_another_course_is_refused(tmp_pa
 
 
 def browser_or_skip():
-    if not CHROMIUM.exists():
-        pytest.skip(f"no {CHROMIUM}: apt-get install chromium")
+    playwright = playwright_or_skip()
     why = hub.why_unavailable()
     if why is not None:
         pytest.skip(why)
-    return pytest.importorskip("playwright.sync_api", reason="Playwright is not installed: pip install -e '.[browser]'")
+    return playwright
 
 
 class Shots:

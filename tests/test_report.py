@@ -25,13 +25,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CHROMIUM, playwright_or_skip
 
 from autograder import report
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 EXAMPLES = REPOSITORY / "examples"
 EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
-CHROMIUM = Path("/usr/bin/chromium")
 MASK_LINE = "weights = weights * mask"  # where mask_after_softmax's attention differs from the solution
 
 # the properties of each check as the verdicts name them (docs/contracts.md); FAIL lines for the mistakes below
@@ -390,11 +390,7 @@ def test_closing_table_fits_120_columns(course):
 
 def browser_page(path: Path, screenshot: Path) -> tuple[str, list]:
     """(the page's text, [(image loaded, natural width)]) of ``path`` in headless Chromium; a full-page screenshot."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"no {CHROMIUM}: apt-get install chromium")
-    playwright = pytest.importorskip(
-        "playwright.sync_api", reason="Playwright is not installed: pip install -e '.[browser]'"
-    )
+    playwright = playwright_or_skip()
     with playwright.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         try:

@@ -31,6 +31,7 @@ import xml.etree.ElementTree as ElementTree
 import nh3
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
 
 # What a page may show, each made inert below; every other output type is removed
 SHOWN = {
@@ -143,6 +144,8 @@ def clean_output(output) -> list[str]:
 class Sanitise(Preprocessor):
     """An nbgrader/nbconvert step: every output and markdown cell of the notebook made inert (see the module).
     Each cell where something was removed says so in ``metadata.sanitised`` (a list of what)."""
+
+    enabled = Bool(True, help="on wherever it is listed (nbconvert's steps are off by default)").tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):
         removed = []

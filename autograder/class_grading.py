@@ -72,6 +72,7 @@ GRADER_CODE = [
             "model",
             "notebook_grading",
             "sandbox",
+            "sanitise",
             "student_kernel",
         )
     ),

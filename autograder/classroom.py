@@ -67,6 +67,7 @@ from pathlib import Path
 
 from autograder.assignments import Layout, NoAssignment, find
 from autograder.class_grading import REPOSITORY, course_config
+from autograder.students import id_problem
 
 MARKER = ".classroom"  # written into every course folder this command makes
 
@@ -310,9 +311,10 @@ def survey(submissions: Path, layout: Layout) -> Uploads:
         if not entry.is_dir() or entry.is_symlink():
             found.not_graded[name] = f"not in a student's folder (expected {expected})"
             continue
-        if name != name.strip() or not name:
-            found.students_not_graded[name] = "not graded: nbgrader strips spaces around a student id"
-            found.not_graded[name] = found.students_not_graded[name].removeprefix("not graded: ")
+        refused = id_problem(name)  # a student id reaches file names and pages: only a safe pattern
+        if refused:
+            found.students_not_graded[name] = f"not graded: {refused}"
+            found.not_graded[name] = refused
             continue
         folder = entry / assignment
         if not folder.is_dir():

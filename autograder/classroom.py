@@ -817,7 +817,13 @@ def main(argv=None) -> int:
             "their pages were made; every run does this after grading"
         ),
     )
+    parser.add_argument("--export", choices=("canvas", "moodle"), help="only write lms/<LMS>.csv (autograder.lms)")
+    parser.add_argument("--roster", type=Path, help="--export's roster CSV (default: <course>/roster.csv)")
     args = parser.parse_args(argv)
+    if args.export:  # reads the gradebook only: no sandbox needed
+        from autograder.lms import ExportOptions, export_command
+
+        return export_command(ExportOptions(course=args.course, lms=args.export, db=args.db, roster=args.roster))
     if args.feedback_only:  # runs no student code: no sandbox needed
         return feedback_only(args.course, args.source, args.assignment, args.db, args.wait)
     from autograder import sandbox

@@ -255,3 +255,22 @@ def test_in_chromium_the_instructor_places_the_assignment_and_a_student_lands_si
             browser.close()
     send_scores(PassbackOptions(config=world.config))
     assert world.platform.state.scores["1"]["lms-0"]["scoreGiven"] == 2.5
+
+
+def test_the_class_runs_closing_lines_say_what_was_sent_and_what_waits(world, tmp_path):
+    from autograder.lti.passback import passback_lines
+
+    place(world, requests.Session())
+    launch_students(world, "ada")
+    world.platform.state.refuse_scores = True
+    lines = passback_lines(world.config_path, world.course)
+    assert lines[0] == "LMS: 0 scores sent, 1 pending"
+    assert any(line.startswith("  PENDING ada/ps1: the LMS refused it") for line in lines)
+    assert any(line.startswith(f"  NOT LAUNCHED FROM THE LMS: {HOSTILE}") for line in lines)
+    world.platform.state.refuse_scores = False
+    assert passback_lines(world.config_path, world.course)[:2] == [
+        "LMS: 1 scores sent, 0 pending",
+        "  sent ada/ps1: 2.5/3 FullyGraded",
+    ]
+    other = passback_lines(world.config_path, tmp_path / "elsewhere")
+    assert other[0].startswith("LMS: scores not sent:") and "is for the course" in other[0]

@@ -172,3 +172,20 @@ def send_scores(options: PassbackOptions) -> PassbackResult:
     finally:
         write_json(course / OUTBOX_FILE, outbox)
     return result
+
+
+def passback_lines(config_path: Path, course: Path, db: str | None = None) -> list[str]:
+    """The scores sent after a class run (classroom --lti CONFIG), as the run's closing lines; never raises: a
+    score that cannot be sent stays in the outbox, and a wrong config is said, the grades being recorded."""
+    from autograder.lti.config import ConfigError, load_config
+
+    try:
+        config = load_config(config_path)
+    except ConfigError as error:
+        return [f"LMS: scores not sent: {error}"]
+    if config.course != Path(course).resolve():
+        return [f"LMS: scores not sent: {config_path} is for the course {config.course}, not {course}"]
+    try:
+        return send_scores(PassbackOptions(config=config, db=db)).summary()
+    except (OSError, ValueError) as error:
+        return [f"LMS: scores not sent: {error}"]

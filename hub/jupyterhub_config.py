@@ -70,6 +70,8 @@ c.JupyterHub.cleanup_proxy = True
 c.JupyterHub.authenticator_class = "dummy"  # any password: one machine only (see above)
 c.Authenticator.allowed_users = {instructor, *students}
 c.Authenticator.admin_users = {instructor}
+# students from the LMS (autograder.lti.hub_login): on when the secret shared with the LTI tool is there
+__import__("autograder.lti.hub_login").lti.hub_login.enable_if_configured(c, state / "lti-hub-secret")
 
 # --- each account's server --------------------------------------------------------------------------------
 c.JupyterHub.spawner_class = "simple"  # a process of this user per account, its home under the state folder

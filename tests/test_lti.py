@@ -274,3 +274,38 @@ def test_the_class_runs_closing_lines_say_what_was_sent_and_what_waits(world, tm
     ]
     other = passback_lines(world.config_path, tmp_path / "elsewhere")
     assert other[0].startswith("LMS: scores not sent:") and "is for the course" in other[0]
+
+
+def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tmp_path):
+    import asyncio
+
+    from autograder.lti.hub_login import LtiHandoffAuthenticator, handoff_token
+
+    secret = world.config_path.parent / "hub-secret"
+    secret.write_text("a-secret-only-the-tool-and-the-hub-read")
+    os.chmod(secret, 0o600)
+    settings = json.loads(world.config_path.read_text())
+    settings |= {"hub_url": "http://127.0.0.1:1", "hub_secret_file": "hub-secret"}
+    world.config_path.write_text(json.dumps(settings))
+    world.stop_tool()
+    port = int(world.tool_url.split(":")[2].split("/")[0])
+    world.stop_tool = serve_tool(make_app(load_config(world.config_path)), port)
+    place(world, requests.Session())
+    session = requests.Session()
+    action, fields = launch_form(world, session, "ada", "ps1")
+    answer = session.post(action, data=fields, timeout=20, allow_redirects=False)
+    location = answer.headers["Location"]
+    assert location.startswith("http://127.0.0.1:1/hub/lti/login?token=")
+    assert "next=%2Fhub%2Fuser-redirect%2Flab%2Ftree%2Fps1" in location
+    token = re.search(r"token=([^&]+)", location).group(1)
+
+    hub = LtiHandoffAuthenticator(secret_file=str(secret))
+    assert asyncio.run(hub.authenticate(None, {"token": token})) == {"name": "ada"}
+    assert asyncio.run(hub.authenticate(None, {"token": token})) is None  # used once
+    forged = handoff_token("another-secret-of-more-than-32-characters", "ada", "ps1")
+    assert asyncio.run(hub.authenticate(None, {"token": forged})) is None
+    expired = jwt.encode({"sub": "ada", "aud": "attention-hub", "exp": 1, "jti": "x"}, secret.read_text(), "HS256")
+    assert asyncio.run(hub.authenticate(None, {"token": expired})) is None
+    os.chmod(secret, 0o644)
+    with pytest.raises(ConfigError, match="can be read by others"):
+        load_config(world.config_path)

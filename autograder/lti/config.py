@@ -5,7 +5,8 @@
       "tool_url": "https://hub.school.edu/lti",
       "private_key_file": "/etc/attention/lti/private.pem",
       "public_key_file": "/etc/attention/lti/public.pem",
-      "landing_url": "/hub/user-redirect/lab/tree/{assignment}",
+      "hub_url": "https://hub.school.edu",
+      "hub_secret_file": "/srv/hub/state/lti-hub-secret",
       "platforms": [
         {
           "issuer": "https://school.instructure.com",
@@ -18,7 +19,9 @@
       ]
     }
 
-The private key file must be readable by its owner only (mode 0600): the tool refuses it otherwise. Only the
+hub_url and hub_secret_file are optional: without them a launched student stays on the tool's page.
+The private key file and the hub's secret must be readable by their owner only (mode 0600): the tool refuses
+them otherwise. Only the
 tool's process (beside the hub, as the hub's user) reads it; students' servers run in their sandbox, which
 does not show the folder it is in.
 """
@@ -56,7 +59,8 @@ class LtiConfig:
     private_key: str
     public_key: str
     platforms: tuple[Platform, ...]
-    landing_url: str = ""  # where a launched student goes ({assignment}, {username}); "" the tool's own page
+    hub_url: str = ""  # the hub a launched student goes on to; "" stays on the tool's own page
+    hub_secret: str = ""  # shared with the hub (autograder.lti.hub_login), read from hub_secret_file
 
     def tool_conf(self) -> ToolConfDict:
         """PyLTI1p3's configuration of this tool (one client per issuer, or several)."""
@@ -99,6 +103,12 @@ def read_private_key(path: Path) -> str:
     return path.read_text(encoding="ascii")
 
 
+def hub_secret(path: Path) -> str:
+    from autograder.lti.hub_login import read_secret  # the hub's side reads it the same way
+
+    return read_secret(path)
+
+
 def load_config(path: Path) -> LtiConfig:
     """The config file at ``path``, checked: every required key, every platform whole, keys readable."""
     path = Path(path)
@@ -125,6 +135,8 @@ def load_config(path: Path) -> LtiConfig:
         values = {key: entry[key] for key in PLATFORM_KEYS}
         values["deployment_ids"] = tuple(str(item) for item in values["deployment_ids"])
         platforms.append(Platform(**values))
+    if data.get("hub_url") and not data.get("hub_secret_file"):
+        raise ConfigError(f"the LTI config {path} has hub_url but no hub_secret_file (the secret shared with the hub)")
     base = path.parent
     return LtiConfig(
         course=(base / data["course"]).resolve(),
@@ -132,5 +144,6 @@ def load_config(path: Path) -> LtiConfig:
         private_key=read_private_key(base / data["private_key_file"]),
         public_key=(base / data["public_key_file"]).read_text(encoding="ascii"),
         platforms=tuple(platforms),
-        landing_url=str(data.get("landing_url", "")),
+        hub_url=str(data.get("hub_url", "")).rstrip("/"),
+        hub_secret=hub_secret(base / data["hub_secret_file"]) if data.get("hub_url") else "",
     )

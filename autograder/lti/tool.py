@@ -13,7 +13,8 @@ Endpoints under the config's tool_url (register them in the LMS):
   them in (a cookie signed by this process) as the account named by the LMS's ``preferred_username``; an
   instructor's Deep Linking launch shows the course's assignments to place;
 - ``/deeplink``: the instructor's choice, sent back to the LMS as a signed Deep Linking response;
-- ``/home``: who is signed in, in which course and assignment (the landing page when no landing_url is set).
+- ``/home``: who is signed in, in which course and assignment (the landing page when no hub_url is set);
+  with hub_url, a student goes on to their JupyterHub account (autograder.lti.hub_login).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import html
 import json
 import re
 import secrets
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import tornado.web
 from pylti1p3.cookie import CookieService
@@ -35,6 +36,7 @@ from pylti1p3.redirect import Redirect
 from pylti1p3.request import Request
 
 from autograder.lti.config import LtiConfig
+from autograder.lti.hub_login import handoff_token
 from autograder.lti.store import USERNAME, CourseLinks, OneTimeSessions, OneTimeStore
 
 ASSIGNMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -221,8 +223,12 @@ class Launch(Base):
             expires_days=1,
             httponly=True,
         )
-        landing = self.lti.landing_url or f"{self.lti.tool_url}/home"
-        self.redirect(landing.format(assignment=quote(assignment), username=quote(username)))
+        if self.lti.hub_url:  # into their JupyterHub account (autograder.lti.hub_login)
+            token = handoff_token(self.lti.hub_secret, username, assignment)
+            following = f"/hub/user-redirect/lab/tree/{quote(assignment)}"
+            self.redirect(f"{self.lti.hub_url}/hub/lti/login?{urlencode({'token': token, 'next': following})}")
+            return
+        self.redirect(f"{self.lti.tool_url}/home")
 
 
 class DeepLinkResponse(Base):

@@ -6,6 +6,7 @@ import html
 import json
 import os
 import re
+import secrets
 import socket
 
 import jwt
@@ -62,6 +63,13 @@ class World:
         )
         self.config = load_config(self.config_path)
         self.stop_tool = serve_tool(make_app(self.config), tool_port)
+
+    def reconfigure(self, **settings):
+        """The config file with ``settings`` added, and the tool restarted on it."""
+        self.config_path.write_text(json.dumps(json.loads(self.config_path.read_text()) | settings))
+        self.config = load_config(self.config_path)
+        self.stop_tool()
+        self.stop_tool = serve_tool(make_app(self.config), int(self.tool_url.split(":")[2].split("/")[0]))
 
     def stop(self):
         self.stop_tool()
@@ -284,12 +292,7 @@ def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tm
     secret = world.config_path.parent / "hub-secret"
     secret.write_text("a-secret-only-the-tool-and-the-hub-read")
     os.chmod(secret, 0o600)
-    settings = json.loads(world.config_path.read_text())
-    settings |= {"hub_url": "http://127.0.0.1:1", "hub_secret_file": "hub-secret"}
-    world.config_path.write_text(json.dumps(settings))
-    world.stop_tool()
-    port = int(world.tool_url.split(":")[2].split("/")[0])
-    world.stop_tool = serve_tool(make_app(load_config(world.config_path)), port)
+    world.reconfigure(hub_url="http://127.0.0.1:1", hub_secret_file="hub-secret")
     place(world, requests.Session())
     session = requests.Session()
     action, fields = launch_form(world, session, "ada", "ps1")
@@ -309,3 +312,45 @@ def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tm
     os.chmod(secret, 0o644)
     with pytest.raises(ConfigError, match="can be read by others"):
         load_config(world.config_path)
+
+
+def test_in_chromium_a_student_from_the_lms_lands_in_their_notebook_server_on_the_hub(world, tmp_path):
+    """The whole way: the platform's launch, the tool, the hub's LTI login, the student's own JupyterLab (in
+    its sandbox), opened on the assignment's folder."""
+    sync_api = playwright_or_skip()
+    from autograder import hub
+    from tests.conftest import CHROMIUM
+
+    why = hub.why_unavailable()
+    if why is not None:
+        pytest.skip(why)
+    state = tmp_path / "hub"
+    hub.prepare(state, ["ada"])
+    (state / "home" / "ada" / "ps1").mkdir()
+    secret = state / "lti-hub-secret"
+    secret.write_text(secrets.token_hex(32))
+    os.chmod(secret, 0o600)
+    course_hub = hub.Hub(state, ["ada"], port=hub.free_port())
+    world.reconfigure(hub_url=course_hub.url, hub_secret_file=str(secret))
+    place(world, requests.Session())
+    course_hub.start()
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+            try:
+                page = browser.new_context().new_page()
+                page.set_default_timeout(120_000)
+                page.goto(world.platform.start_url("ada", "ps1"))
+                page.wait_for_url("**/user/ada/lab/tree/ps1**")
+                page.wait_for_selector(".jp-LabShell")
+                page.wait_for_selector(".jp-BreadCrumbs-item:has-text('ps1')")  # the file browser in ~/ps1
+                page.screenshot(path=str(tmp_path / "ada-on-the-hub.png"))
+                assert page.url.startswith(f"{course_hub.url}/user/ada/lab/tree/ps1")
+                # the same link again: a token is used once, the hub refuses it
+                again = page.request.get(re.sub(r"/user/.*", "/hub/lti/login?token=x", page.url))
+                assert again.status == 403 and "expired or was used before" in again.text()
+            finally:
+                browser.close()
+    finally:
+        course_hub.stop()
+    assert course_hub.left_behind == []

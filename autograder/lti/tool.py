@@ -37,6 +37,7 @@ from pylti1p3.request import Request
 
 from autograder.lti.config import LtiConfig
 from autograder.lti.hub_login import handoff_token
+from autograder.lti.passback import TimedSession
 from autograder.lti.store import USERNAME, CourseLinks, OneTimeSessions, OneTimeStore
 
 ASSIGNMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -144,6 +145,7 @@ class Base(tornado.web.RequestHandler):
             "tool_config": self.settings["tool_conf"],
             "session_service": OneTimeSessions(self.settings["store"]),
             "cookie_service": TornadoCookies(self),
+            "requests_session": TimedSession(),  # the platform's keys: never wait on the LMS for long
         }
 
     def refuse(self, status: int, message: str) -> None:

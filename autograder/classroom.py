@@ -819,7 +819,16 @@ def main(argv=None) -> int:
             "their pages were made; every run does this after grading"
         ),
     )
+    parser.add_argument("--export", choices=("canvas", "moodle"), help="only write lms/<LMS>.csv (autograder.lms)")
+    parser.add_argument("--roster", type=Path, help="--export's roster CSV (default: <course>/roster.csv)")
+    parser.add_argument(
+        "--lti", type=Path, metavar="CONFIG", help="after grading, send scores to the LMS (autograder.lti)"
+    )
     args = parser.parse_args(argv)
+    if args.export:  # reads the gradebook only: no sandbox needed
+        from autograder.lms import ExportOptions, export_command
+
+        return export_command(ExportOptions(course=args.course, lms=args.export, db=args.db, roster=args.roster))
     if args.feedback_only:  # runs no student code: no sandbox needed
         return feedback_only(args.course, args.source, args.assignment, args.db, args.wait)
     from autograder import sandbox
@@ -865,6 +874,11 @@ def main(argv=None) -> int:
         f"feedback {course / 'feedback'}/<student>/{result['layout'].name}/{result['layout'].notebook}.html"
     )
     say(f"report {result['report']}")
+    if args.lti:  # the scores to the LMS's line items; what cannot be sent stays in the course's outbox
+        from autograder.lti.passback import passback_lines
+
+        for line in passback_lines(args.lti, course, result["db"]):
+            say(line)
     steps = ", ".join(f"{name} {value:.0f} s" for name, value in result["seconds"].items())
     say(f"done in {time.monotonic() - started:.0f} s ({steps})")
     return 1 if failed or uploads.students_not_graded else 2 if uploads.not_graded else 0

@@ -156,6 +156,8 @@ class ExternalVerdicts(NbGraderPreprocessor):
             return unfinished(checks, ids, reason, "notebook time")
 
     def preprocess(self, nb, resources):
+        for cell in nb.cells:  # a verdict is only ever the one written here: none the student put in a cell
+            cell.get("metadata", {}).pop(verdicts.KEY, None)
         checks, cells, ids, sources = self.plan(nb, resources)
         if not cells:
             return nb, resources
@@ -239,6 +241,7 @@ class RestoreCellFlags(NbGraderPreprocessor):
             return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
+        cell.get("metadata", {}).pop(RESTORED, None)  # only what this step writes, never the student's own
         flags = cell.get("metadata", {}).get("nbgrader")
         name = flags.get("grade_id") if isinstance(flags, dict) else None
         if name not in self.cells:

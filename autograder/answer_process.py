@@ -61,7 +61,10 @@ def process_cpu(pid: int) -> float:
 
 
 def signal_name(code: int) -> str:
-    return signal.Signals(code).name if code in signal.Signals._value2member_map_ else str(code)
+    try:
+        return signal.Signals(code).name
+    except ValueError:
+        return str(code)
 
 
 def is_index(value, expected: int) -> bool:

@@ -69,13 +69,13 @@ def test_verdict_lines_wrap_inside_their_box_in_a_browser(graded_class):
             page.route(re.compile(r"^https?://"), lambda route: route.abort())  # MathJax from a CDN: not needed
             page.goto(path.as_uri(), wait_until="domcontentloaded")
             boxes = page.evaluate(
-                "Array.from(document.querySelectorAll('div.output_stdout pre'))"
+                "Array.from(document.querySelectorAll('div.output_stdout.verdict pre'))"
                 ".map(pre => [pre.scrollWidth, pre.clientWidth, pre.innerText])"
             )
         finally:
             browser.close()
-    verdicts = [box for box in boxes if "points\n" in box[2]]
-    assert len(verdicts) == 16
+    verdicts = boxes  # the boxes the template marked from the stored verdicts
+    assert len(verdicts) == 16 and all("points\n" in text for _, _, text in verdicts)
     assert all(scroll <= client for scroll, client, _ in verdicts), [box[:2] for box in verdicts]
     assert any("set masked scores to -inf BEFORE softmax" in text for _, _, text in verdicts)
 

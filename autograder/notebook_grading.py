@@ -180,7 +180,10 @@ class StartVerdicts(ExternalVerdicts):
     Placed before Execute: the checks run the answer cells in their own process, so they need nothing from
     the kernel, and grading one notebook takes about as long as running it instead of that plus the
     checks. ExternalVerdicts collects the verdicts when the sources it sees are the ones graded here
-    (otherwise it grades them again). Configured like ExternalVerdicts (seed, timeout, call_limit).
+    (otherwise it grades them again), waiting at most until they are due: the answers' wall-clock budget
+    (autograder.answer_budget, 300 s by default) from here, plus JUDGING_SLACK; the kernel meanwhile runs
+    under its own per-notebook limit, so a notebook ends within the longer of the two plus judging.
+    Configured like ExternalVerdicts (seed, timeout, call_limit, wall).
     """
 
     def preprocess(self, nb, resources):

@@ -72,12 +72,16 @@ class StandInRefused(Exception):
 # --- the framing, shared with the grader ---------------------------------------------------------
 
 
-def send(fd: int, header: dict, arrays=()) -> None:
-    """Write one message: length, JSON header (with each array's dtype and shape), the arrays' bytes."""
+def frame(header: dict, arrays=()) -> bytes:
+    """One message as bytes: length, JSON header (with each array's dtype and shape), the arrays' bytes."""
     header = _dict(header, arrays=[[array.dtype.str, _list(array.shape)] for array in arrays])
     text = _dumps(header).encode()
-    parts = [_pack(">I", _len(text)), text, *(array.tobytes() for array in arrays)]
-    data = memoryview(b"".join(parts))
+    return b"".join([_pack(">I", _len(text)), text, *(array.tobytes() for array in arrays)])
+
+
+def send(fd: int, header: dict, arrays=()) -> None:
+    """Write one message (``frame``) to ``fd``, whole."""
+    data = memoryview(frame(header, arrays))
     while data:
         data = data[_write(fd, data) :]
 
@@ -95,15 +99,26 @@ def read_exactly(fd: int, size: int, read=None) -> bytes:
     return b"".join(chunks)
 
 
-def receive(fd: int, numpy, read=None, limit: int = 2**30):
-    """(header, [array]) of one message; ValueError when it is malformed or larger than ``limit`` bytes."""
+def receive(fd: int, numpy, read=None, limit: int = 2**30, admit=None):
+    """(header, [array]) of one message; ValueError when it is malformed or larger than ``limit`` bytes.
+
+    admit(header), when given, is called before any array's bytes are read, and may raise ValueError."""
     (size,) = _unpack(">I", read_exactly(fd, 4, read))
     if size > HEADER_LIMIT:
         raise ValueError(f"a message header of {size} bytes")
-    header = _loads(read_exactly(fd, size, read))
+    try:
+        header = _loads(read_exactly(fd, size, read))
+    except RecursionError:
+        raise ValueError("a message header nested too deeply") from None
+    if not _isinstance(header, _dict) or not _isinstance(header.get("arrays", []), _list):
+        raise ValueError(f"a message header that is not an object with a list of arrays ({_str(header)[:80]})")
+    if admit is not None:
+        admit(header)
     arrays = []
-    for dtype, shape in header.get("arrays", []):
-        dtype = numpy.dtype(dtype)
+    for entry in header.get("arrays", []):
+        if not _isinstance(entry, _list) or _len(entry) != 2 or not _isinstance(entry[1], _list):
+            raise ValueError(f"an array declared as {_str(entry)[:80]}")
+        dtype, shape = numpy.dtype(entry[0]), entry[1]
         if dtype.kind not in "biuf" or any(not _isinstance(n, int) or n < 0 for n in shape):
             raise ValueError(f"an array of dtype {dtype} and shape {shape}")
         count = 1
@@ -330,7 +345,8 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
             request["seconds"], lambda: convert(function(*args, **kwargs), request.get("items", 1))
         )
     except BaseException as failure:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from student code too
-        channel.send({"op": "error", "message": describe_error(failure)})
+        timed_out = _isinstance(failure, CallTimedOut)
+        channel.send({"op": "error", "message": describe_error(failure), "timed_out": timed_out})
         return
     finally:
         for other, value in saved.items():

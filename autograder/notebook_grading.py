@@ -22,7 +22,9 @@ Other cells (manually graded answers, unknown grade ids) are left as they are.
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as WaitedTooLong
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,8 +34,10 @@ from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from nbgrader.utils import is_grade
 from traitlets import Float, Integer, Unicode
 
-from autograder import assignments
-from autograder.answer_grading import CALL_LIMIT, TIMEOUT, Verdict, answer_sources, grade_answers
+from autograder import assignments, verdicts
+from autograder.answer_budget import CALL_LIMIT, JUDGING_SLACK, TIMEOUT, Limits
+from autograder.answer_grading import answer_sources, grade_answers, unfinished
+from autograder.verdicts import Verdict
 
 
 def check_cells(nb, checks: assignments.AssignmentChecks) -> list:
@@ -56,13 +60,6 @@ def kernel_summary(cell) -> str:
     return "In your notebook the visible checks ran without an error (the grade above comes from the hidden checks)."
 
 
-def scaled_points(verdict: Verdict, cell_points: float) -> float:
-    """The verdict's points on the cell's own scale (the gradebook's points for this cell)."""
-    if verdict.max_points == cell_points:
-        return verdict.points
-    return round(cell_points * verdict.points / verdict.max_points, 2)
-
-
 RESTORED = "autograder_restored"  # a cell's metadata key: what RestoreCellFlags put back, for the feedback
 
 
@@ -77,8 +74,10 @@ def restored_note(cell) -> str:
 
 
 def verdict_outputs(cell, verdict: Verdict) -> list:
-    points = scaled_points(verdict, float(cell.metadata["nbgrader"]["points"]))
-    text = f"{restored_note(cell)}{verdict.feedback}\n{kernel_summary(cell)}\n"
+    """The check cell's outputs: the verdict in words (with the restored-cell note and what the visible checks
+    did in the kernel), and its points on the cell's scale for nbgrader's SaveAutoGrades."""
+    points = verdict.scaled(float(cell.metadata["nbgrader"]["points"]))
+    text = f"{restored_note(cell)}{verdict.text()}\n{kernel_summary(cell)}\n"
     return [
         new_output("stream", name="stdout", text=text),
         new_output("execute_result", data={"text/plain": f"{points:g}"}, execution_count=cell.get("execution_count")),
@@ -90,11 +89,13 @@ EARLY = "autograder_early_verdicts"  # the resources key where StartVerdicts lea
 
 @dataclass(frozen=True)
 class EarlyVerdicts:
-    """What StartVerdicts hands ExternalVerdicts: the answers and checks it started on, and the verdicts to come."""
+    """What StartVerdicts hands ExternalVerdicts: the answers and checks it started on, the verdicts to come, and
+    by when (time.monotonic) they must have come: the answers' wall-clock budget from the start, plus judging."""
 
     sources: list
     checks: list
     verdicts: Future
+    due: float
 
 
 class ExternalVerdicts(NbGraderPreprocessor):
@@ -107,6 +108,9 @@ class ExternalVerdicts(NbGraderPreprocessor):
     seed = Integer(None, allow_none=True, help="Seed of the inputs (default: fresh each run, to reproduce one)").tag(
         config=True
     )
+    wall = Float(
+        None, allow_none=True, help="Seconds by the clock for grading one notebook's answers (default: 2.5 x timeout)"
+    ).tag(config=True)
     source = Unicode(
         "",
         help="The folder holding <assignment>/checks.py (default: source/ of the course folder the "
@@ -127,10 +131,29 @@ class ExternalVerdicts(NbGraderPreprocessor):
         cells = check_cells(nb, checks)
         return checks, cells, [cell.metadata["nbgrader"]["grade_id"] for cell in cells], answer_sources(nb)
 
+    def limits(self) -> Limits:
+        return Limits(self.call_limit, self.timeout, self.wall)
+
     def grade(self, checks, sources, ids) -> dict:
         return grade_answers(
-            checks, sources, seed=self.seed, timeout=self.timeout, call_limit=self.call_limit, checks=ids
+            checks,
+            sources,
+            seed=self.seed,
+            timeout=self.timeout,
+            call_limit=self.call_limit,
+            checks=ids,
+            wall=self.wall,
         )
+
+    def collect(self, early: EarlyVerdicts, checks, ids) -> dict:
+        """The early verdicts, waited for until they are due at most; past that, 0 points that say why."""
+        try:
+            return early.verdicts.result(timeout=max(0.0, early.due - time.monotonic()))
+        except WaitedTooLong:
+            seconds = self.limits().wall_seconds
+            self.log.error("the hidden checks did not finish within %g s (+ %g s to judge)", seconds, JUDGING_SLACK)
+            reason = f"the hidden checks did not finish within {seconds:g} s by the clock"
+            return unfinished(checks, ids, reason, "notebook time")
 
     def preprocess(self, nb, resources):
         checks, cells, ids, sources = self.plan(nb, resources)
@@ -138,13 +161,14 @@ class ExternalVerdicts(NbGraderPreprocessor):
             return nb, resources
         early = resources.pop(EARLY, None)
         if isinstance(early, EarlyVerdicts) and (early.sources, early.checks) == (sources, ids):  # the very answers
-            verdicts = early.verdicts.result()
+            decided = self.collect(early, checks, ids)
         else:
-            verdicts = self.grade(checks, sources, ids)
+            decided = self.grade(checks, sources, ids)
         for cell in cells:
-            verdict = verdicts[cell.metadata["nbgrader"]["grade_id"]]
+            verdict = decided[cell.metadata["nbgrader"]["grade_id"]]
             cell.outputs = verdict_outputs(cell, verdict)
-            self.log.info("%s: %g / %g points", verdict.check_id, verdict.points, verdict.max_points)
+            cell.metadata[verdicts.KEY] = verdict.to_dict()
+            self.log.info("%s: %g / %g points", verdict.check, verdict.points, verdict.max_points)
         return nb, resources
 
 
@@ -161,7 +185,8 @@ class StartVerdicts(ExternalVerdicts):
         checks, cells, ids, sources = self.plan(nb, resources)
         if cells:
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hidden-checks")
-            resources[EARLY] = EarlyVerdicts(sources, ids, pool.submit(self.grade, checks, sources, ids))
+            due = time.monotonic() + self.limits().wall_seconds + JUDGING_SLACK
+            resources[EARLY] = EarlyVerdicts(sources, ids, pool.submit(self.grade, checks, sources, ids), due)
             pool.shutdown(wait=False)
         return nb, resources
 

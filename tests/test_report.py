@@ -568,7 +568,10 @@ def test_stale_course_says_to_regrade_on_the_page_and_the_command_line(tmp_path,
     assert "python -m autograder.classroom --regrade" in said.err
     page = (tmp_path / "out" / "attention.html").read_text()
     notice = page.split('<p class="stale" id="stale">', 1)[1].split("</p>", 1)[0]
-    assert "Grade the class again (python -m autograder.classroom --regrade)" in notice
+    assert "2 of 2 submitted\nnotebooks of attention were autograded before" in notice
+    assert "(full_solution, mask_after_softmax)" in notice
+    assert "Grade the class again\n(<code>python -m autograder.classroom --regrade</code>)" in notice
+    assert page.count('<a href="#stale">stale verdicts</a>') == 2, "said again above properties and mistakes"
     folder = tmp_path / "out" / "attention"
     with open(folder / "totals.csv", newline="") as handle:  # the gradebook's points are still there
         totals = {row["student"]: float(row["auto"]) for row in csv.DictReader(handle)}

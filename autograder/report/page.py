@@ -19,7 +19,7 @@ import jinja2
 import pandas as pd
 from matplotlib.figure import Figure
 
-from autograder.report.course import GradedAssignment
+from autograder.report.course import REGRADE, GradedAssignment
 from autograder.report.tables import Similar, Tables, short_check
 from autograder.similarity import THRESHOLD
 
@@ -154,7 +154,8 @@ def render(graded: GradedAssignment, tables: Tables, *, formgrader: str, seconds
             students=len(graded.students),
             submitted=len(graded.submitted),
             answered=len(graded.answered),
-            stale=graded.stale_message(),
+            stale=[s.id for s in graded.stale],
+            regrade=REGRADE,
             made=datetime.now().isoformat(timespec="seconds"),
             formgrader=formgrader,
             histogram=histogram(facts["auto"], facts["top"], facts["mean"], facts["median"]),

@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 
 from autograder.report.course import GradedAssignment, assignments_of, database_url, read_course
 from autograder.report.page import render
-from autograder.report.tables import Tables, make_tables
+from autograder.report.tables import Tables, make_tables, spreadsheet_safe
 
 __all__ = ["ReportOptions", "Written", "assignments_of", "database_url", "read_course", "write_report"]
 
@@ -87,7 +87,8 @@ def replace_atomically(path: Path, write) -> None:
 def write_tables(tables: Tables, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name, frame in tables.frames().items():
-        replace_atomically(folder / f"{name}.csv", lambda path, frame=frame: frame.to_csv(path, index=False))
+        safe = spreadsheet_safe(frame)
+        replace_atomically(folder / f"{name}.csv", lambda path, safe=safe: safe.to_csv(path, index=False))
 
 
 def write_report(*, course: Path, assignment: str, options: ReportOptions | None = None) -> Written:

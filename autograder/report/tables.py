@@ -25,6 +25,7 @@ PROPERTIES = ["check", "property", "passed", "failed", "not_applicable", "diffic
 THIRDS = "top_minus_bottom_third"
 TIMING = ["student", "total", "kernel", "outside_kernel", "checks", "feedback", "slowest_cell"]
 SIMILAR = ["a", "b", "score", "share_of_a", "share_of_b"]
+FORMULA = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
 
 
 @dataclass
@@ -54,6 +55,17 @@ class Tables:
     def frames(self) -> dict[str, pd.DataFrame]:
         """{name: frame} of every table written as <name>.csv, in the page's order."""
         return {name: value for name, value in vars(self).items() if isinstance(value, pd.DataFrame)}
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with every text cell that a spreadsheet would read as a formula (starting with =, +, -, @, a
+    tab or a carriage return: a student id, a line of code, a message) prefixed with a quote, as OWASP advises
+    against CSV injection; numbers are left as they are."""
+
+    def inert(value):
+        return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA) else value
+
+    return frame.apply(lambda column: column if pd.api.types.is_numeric_dtype(column) else column.map(inert))
 
 
 def point_biserial(passed, rest) -> float:

@@ -472,8 +472,10 @@ def test_bundled_class_report_in_a_browser(graded_class, tmp_path):
     bundled = sorted(EXPECTED["students"])
     started = time.perf_counter()
     options = ReportOptions(students=tuple(bundled), out=tmp_path / "bundled")
-    page = report.write_report(course=graded_class.course, assignment="attention", options=options).page
+    written = report.write_report(course=graded_class.course, assignment="attention", options=options)
     print(f"\nreport of the bundled class: {time.perf_counter() - started:.2f} s")
+    assert written.stale_message == "", "graded now: every check cell holds its verdict"
+    page = written.page
     with open(tmp_path / "bundled" / "attention" / "mistakes.csv", newline="") as handle:
         top = next(csv.DictReader(handle))
     assert (top["example"], top["functions"], top["checks"]) == (MASK_LINE, "attention", "check_masked_attention")
@@ -485,6 +487,10 @@ def test_bundled_class_report_in_a_browser(graded_class, tmp_path):
     whole_seen = browser_page(whole, tmp_path / "report-graded-class.png")
     whole_text, whole_images = whole_seen.text, whole_seen.images
     assert all(done and width > 0 for done, width in whole_images), whole_images
+    assert "Stale verdicts" not in whole_text
+    assert whole_seen.active == {"title": "attention report", "scripts": 0, "handlers": [], "links": [], "ran": None}
+    properties = whole_text.split("Per property", 1)[1].split("Named mistakes", 1)[0]
+    assert "leak test: a later token leaves earlier outputs unchanged" in properties, "a name with a colon, whole"
     for student in ("kernel_crash", "never_ends"):
         assert student in whole_text.split("Notebooks that timed out", 1)[1].split("Written answers", 1)[0]
 

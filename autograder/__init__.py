@@ -3,7 +3,9 @@
 - classroom: a class of uploads -> nbgrader's gradebook, grades.csv, checks.csv, reports/<assignment>.html;
 - class_grading: one submission -> one task on Dask -> one transaction in the gradebook (ledger, lock);
 - notebook_grading: one notebook -> nbgrader's Autograde: cells restored, student_kernel runs it, verdicts in;
-- answer_grading: one notebook's answers -> answer_runner calls the student's functions -> each check judged;
+- answer_grading: one notebook's answers -> answer_runner calls the student's functions -> each check judged
+  into a verdicts.Verdict (answer_session makes the calls, answer_process speaks to the runner and watches it,
+  answer_sandbox is its view, answer_budget its time budget, stand_ins what the grader computes for it);
 - checks: one check -> its calls and properties; an assignment's own are source/<assignment>/checks.py.
 
 Beside the path: assignments (an assignment found by name), sandbox (bubblewrap and limits for student

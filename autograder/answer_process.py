@@ -30,6 +30,7 @@ from autograder.answer_sandbox import files_inside, runner_command, runner_envir
 from autograder.checks import Mapped, Result
 
 WATCH_EVERY = 0.1  # seconds between two looks at the runner's CPU time and the clock
+WALK_EVERY = 0.5  # seconds between two walks over /proc for the processes below the runner
 CHUNK = 2**16  # bytes written to the runner's pipe at a time
 TEXT_LIMIT = 2000  # characters kept of a text the runner sends (an error, a cell's failure)
 MALFORMED = (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError)
@@ -61,7 +62,10 @@ def process_cpu(pid: int) -> float:
 
 
 def signal_name(code: int) -> str:
-    return signal.Signals(code).name if code in signal.Signals._value2member_map_ else str(code)
+    try:
+        return signal.Signals(code).name
+    except ValueError:
+        return str(code)
 
 
 def is_index(value, expected: int) -> bool:
@@ -112,15 +116,15 @@ class Runner:
         self.step, self.seconds, self.cpu_at, self.clock_at = {"start": True}, None, 0.0, time.monotonic()
         self.last_cpu = 0.0  # the runner's CPU seconds when last measured (after it is killed, what it used)
         self.tree: list[int] = []  # the runner's process and the processes below it, as last looked up
-        self.watched = 0.0  # when the watch last ran
+        self.watched = self.walked = 0.0  # when the watch last ran, when it last walked over /proc
 
     # the watch ---------------------------------------------------------------------------------
 
     def cpu(self, look_again: bool = False) -> float:
         """CPU seconds used by the runner and every process below it. The processes below it are looked up
-        again (a walk over /proc) only when ``look_again``: the watch does, between a call's start and end."""
-        if look_again or not self.tree:
-            self.tree = [self.process.pid, *sandbox.descendants(self.process.pid)]
+        again (a walk over /proc) only when ``look_again`` (the watch), at most every WALK_EVERY seconds."""
+        if not self.tree or (look_again and time.monotonic() - self.walked >= WALK_EVERY):
+            self.tree, self.walked = [self.process.pid, *sandbox.descendants(self.process.pid)], time.monotonic()
         used = sum(process_cpu(pid) for pid in self.tree)
         self.last_cpu = max(self.last_cpu, used)
         return self.last_cpu

@@ -8,8 +8,9 @@ value and computes no verdict (autograder.answer_grading does both, in the grade
 
 The grader talks to it over its stdin and stdout, which it moves to private descriptors before any
 student code runs (the student's prints go to a tail kept for the feedback). Each message is a
-4-byte length, a JSON header, then the raw bytes of the arrays the header lists (``send``,
-``receive``: the grader imports these two from here, so the framing is written once).
+4-byte length, a JSON header (an object), then the raw bytes of the arrays the header lists (``frame``,
+``send``, ``receive``: the grader imports these from here, so the framing is written once). The grader
+(autograder.answer_process) accepts each message only at its place below: anything else ends the grading.
 
     grader -> runner   {"op": "cells", "cells": [source], "skip": {index: why}, "names": [graded name],
                         "seconds": CPU seconds per cell, "files": [read-only .npy inputs, by path]}

@@ -156,6 +156,8 @@ class ExternalVerdicts(NbGraderPreprocessor):
             return unfinished(checks, ids, reason, "notebook time")
 
     def preprocess(self, nb, resources):
+        for cell in nb.cells:  # a verdict is only ever the one written here: none the student put in a cell
+            cell.get("metadata", {}).pop(verdicts.KEY, None)
         checks, cells, ids, sources = self.plan(nb, resources)
         if not cells:
             return nb, resources
@@ -178,7 +180,10 @@ class StartVerdicts(ExternalVerdicts):
     Placed before Execute: the checks run the answer cells in their own process, so they need nothing from
     the kernel, and grading one notebook takes about as long as running it instead of that plus the
     checks. ExternalVerdicts collects the verdicts when the sources it sees are the ones graded here
-    (otherwise it grades them again). Configured like ExternalVerdicts (seed, timeout, call_limit).
+    (otherwise it grades them again), waiting at most until they are due: the answers' wall-clock budget
+    (autograder.answer_budget, 300 s by default) from here, plus JUDGING_SLACK; the kernel meanwhile runs
+    under its own per-notebook limit, so a notebook ends within the longer of the two plus judging.
+    Configured like ExternalVerdicts (seed, timeout, call_limit, wall).
     """
 
     def preprocess(self, nb, resources):
@@ -239,6 +244,7 @@ class RestoreCellFlags(NbGraderPreprocessor):
             return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
+        cell.get("metadata", {}).pop(RESTORED, None)  # only what this step writes, never the student's own
         flags = cell.get("metadata", {}).get("nbgrader")
         name = flags.get("grade_id") if isinstance(flags, dict) else None
         if name not in self.cells:

@@ -11,8 +11,9 @@
 Beside the path: assignments (an assignment found by name), sandbox (bubblewrap and limits for student
 code), model (the store's model, measured for the checks), export (ChecksExport, one CSV row per student
 per check), feedback (the feedback page's template and its regeneration after hand grading), formgrader
-(nbgrader's Formgrader on a course folder), hub (the course on JupyterHub with nbgrader's exchange), report and
-similarity (the instructor's page after a run).
+(nbgrader's Formgrader on a course folder), hub (the course on JupyterHub with nbgrader's exchange), report (a
+package: course, tables, mistakes, page, command; the instructor's page after a run, from the stored verdicts)
+and similarity (its similar submissions).
 """
 
 from pathlib import Path

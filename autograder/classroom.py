@@ -688,9 +688,9 @@ def _run_locked(
         table.loc[student, "note"] = uploads.students_not_graded[student]
     started = time.monotonic()
     try:  # the instructor's report (autograder.report): a failure to write it loses no grade
-        from autograder.report import write_report
+        from autograder.report import ReportOptions, write_report
 
-        report = str(write_report(course, layout.name, db=db))
+        report = write_report(course=course, assignment=layout.name, options=ReportOptions(db=db)).summary()
     except Exception as error:  # noqa: BLE001 - said in the closing lines, the grades are recorded
         report = f"not written ({type(error).__name__}: {error})"
     seconds["report"] = time.monotonic() - started

@@ -127,14 +127,17 @@ def cell_verdict(cell) -> Verdict | None:
 def read_verdicts(notebook) -> dict[str, Verdict]:
     """{check: Verdict} of an autograded notebook (an nbformat node or its dict form).
 
-    Raises StaleVerdicts when the notebook has graded code cells but none holds a stored verdict: it was
-    graded before verdicts were data, and the class must be graded again.
+    Only graded code cells are read (the cells nbgrader restores and the grader writes): a verdict a student
+    planted in another cell's metadata is not one. Raises StaleVerdicts when the notebook has graded code
+    cells but none holds a stored verdict: it was graded before verdicts were data, and the class must be
+    graded again.
     """
     verdicts, graded = {}, False
     for cell in notebook.get("cells", []):
         flags = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.get("cell_type") == "code" and isinstance(flags, dict) and flags.get("grade"):
-            graded = True
+        if cell.get("cell_type") != "code" or not isinstance(flags, dict) or not flags.get("grade"):
+            continue
+        graded = True
         verdict = cell_verdict(cell)
         if verdict is not None:
             verdicts[verdict.check] = verdict

@@ -220,9 +220,11 @@ def prepare(
     course (made and kept as autograder.classroom makes a course folder, with every assignment of ``source``),
     readable by the instructor only. Returns the course folder."""
     from autograder.assignments import find
-    from autograder.classroom import prepare_course
+    from autograder.classroom import check_course_folder, prepare_course
 
     assignments = course_assignments(source)
+    course = state / "home" / INSTRUCTOR / course_id
+    check_course_folder(course)  # before anything is touched: a state folder holding someone else's files
     state.mkdir(parents=True, exist_ok=True)
     state.chmod(0o711)
     unreachable = why_unreachable(state)
@@ -238,7 +240,6 @@ def prepare(
         home.mkdir(exist_ok=True)
         own(home, account, 0o700)
     prepare_exchange(state, course_id, accounts[INSTRUCTOR])
-    course = state / "home" / INSTRUCTOR / course_id
     for assignment in assignments:
         prepare_course(course, source, find(source, assignment), None)
     if due is not None:

@@ -14,10 +14,13 @@ import csv
 import datetime
 import json
 import os
+import pwd
 import shutil
 import socket
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,22 +49,102 @@ def test_role_configurations_give_students_no_instructor_tools():
     assert instructor["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is True
 
 
-def test_prepare_makes_homes_the_exchange_and_a_course_with_its_due_date(tmp_path, monkeypatch):
+def accounts_or_skip():
+    why = hub.why_no_accounts()
+    if why is not None:
+        pytest.skip(why)
+
+
+@pytest.fixture
+def open_state():
+    """A state folder every account can reach (pytest's own temporary folders are closed to other accounts)."""
+    accounts_or_skip()
+    folder = Path(tempfile.mkdtemp(prefix="attention-hub-"))
+    folder.chmod(0o711)
+    why = hub.why_unreachable(folder)
+    if why is not None:
+        shutil.rmtree(folder)
+        pytest.skip(why)
+    yield folder / "state"
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def owner(path: Path) -> str:
+    return pwd.getpwuid(path.lstat().st_uid).pw_name
+
+
+def test_prepare_makes_accounts_private_homes_the_exchange_and_the_course(open_state, monkeypatch):
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
     due = datetime.datetime(2026, 12, 14, 17, 0)
-    course = hub.prepare(tmp_path, hub.student_names(2), due)
-    assert sorted(p.name for p in (tmp_path / "home").iterdir()) == ["instructor", "student1", "student2"]
-    assert (tmp_path / "exchange").stat().st_mode & 0o777 == 0o777
-    assert course == tmp_path / "home" / "instructor" / "attention"
+    course = hub.prepare(open_state, hub.student_names(2), due)
+    homes = open_state / "home"
+    assert sorted(p.name for p in homes.iterdir()) == ["instructor", "student1", "student2"]
+    for name in ("instructor", "student1", "student2"):
+        account = pwd.getpwnam(name)
+        assert account.pw_dir == str(homes / name) and account.pw_gecos == hub.ACCOUNT_NOTE
+        assert owner(homes / name) == name and mode(homes / name) == 0o700, name
+    assert mode(open_state / "hub") == 0o700 and owner(open_state / "hub") == "root"
+    exchange = open_state / "exchange"
+    assert mode(exchange) == 0o1777
+    assert {folder: mode(exchange / "attention" / folder) for folder in ("outbound", "inbound", "feedback")} == {
+        "outbound": 0o755, "inbound": 0o3733, "feedback": 0o711
+    }  # fmt: skip
+    assert owner(exchange / "attention" / "inbound") == "instructor"
+    assert course == homes / "instructor" / "attention"
+    assert owner(course) == "instructor" and mode(course) == 0o700
+    assert {owner(path) for path in course.rglob("*")} == {"instructor"}
     assert (course / "source" / "attention" / "attention.ipynb").is_file()
     assert (course / "source" / "attention" / "checks.py").is_file()  # the instructor's side: graded here
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         assert gradebook.find_assignment("attention").duedate == due
-    hub.prepare(tmp_path, hub.student_names(2), None)  # a second start keeps the course and its gradebook
+    hub.prepare(open_state, hub.student_names(2), None)  # a second start keeps the course and its gradebook
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         assert gradebook.find_assignment("attention").duedate == due
+
+
+def test_the_hub_serves_every_assignment_of_the_courses_source_folder(open_state, tmp_path):
+    source = tmp_path / "source"
+    for name in ("week1", "week2"):
+        shutil.copytree(REPOSITORY / "source" / "attention", source / name)
+    (source / "notes").mkdir()  # a folder without a notebook and checks.py is not an assignment
+    course = hub.prepare(open_state, ["student1"], source=source, course_id="ml101")
+    assert course == open_state / "home" / "instructor" / "ml101"
+    assert sorted(p.name for p in (course / "source").iterdir()) == ["week1", "week2"]
+    assert (open_state / "exchange" / "ml101" / "inbound").is_dir()
+    with pytest.raises(hub.HubError, match="holds no assignment"):
+        hub.prepare(open_state, ["student1"], source=source / "notes")
+
+
+def test_an_account_the_hub_did_not_make_is_never_taken_over(open_state):
+    name = "attnforeign"
+    subprocess.run(["useradd", "--no-create-home", "--comment", "someone", name], check=True)
+    try:
+        with pytest.raises(hub.HubError, match=f"an account '{name}' already exists .* \\(userdel {name}\\)"):
+            hub.ensure_account(name, open_state / "home" / name)
+        assert pwd.getpwnam(name).pw_gecos == "someone"
+    finally:
+        subprocess.run(["userdel", name], check=True)
+
+
+def test_without_root_the_hub_says_to_run_it_as_root(monkeypatch):
+    monkeypatch.setattr(hub.os, "geteuid", lambda: 1000)
+    assert "run it as root (sudo make hub" in hub.why_no_accounts()
+    monkeypatch.setattr(hub.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(hub.shutil, "which", lambda name: None)
+    assert hub.why_no_accounts() == "useradd is missing: install it (apt-get install passwd), then start the hub again"
+
+
+def test_a_folder_closed_to_other_accounts_is_named_with_what_to_do(tmp_path):
+    closed = tmp_path / "closed"
+    (closed / "state").mkdir(parents=True)
+    closed.chmod(0o700)
+    assert hub.why_unreachable(closed / "state").startswith(f"{closed} is closed to other accounts (mode 700)")
 
 
 def test_a_missing_proxy_is_named_with_the_command_that_installs_it(monkeypatch, tmp_path):
@@ -75,9 +158,9 @@ def test_a_missing_proxy_is_named_with_the_command_that_installs_it(monkeypatch,
 class Spawner:
     """What the configuration's pre_spawn_hook reads and sets on JupyterHub's spawner."""
 
-    def __init__(self, name: str, home: Path):
+    def __init__(self, name: str):
         self.user = type("User", (), {"name": name})()
-        self.home_dir, self.environment, self.cmd = str(home), {}, ["jupyterhub-singleuser"]
+        self.environment, self.cmd, self.port, self.hub_connect_url = {}, ["jupyterhub-singleuser"], 0, None
 
 
 def pre_spawn_hook(state: Path, monkeypatch):
@@ -91,39 +174,54 @@ def pre_spawn_hook(state: Path, monkeypatch):
     return config.Spawner.pre_spawn_hook
 
 
-def test_a_students_server_starts_in_its_sandbox_and_the_instructors_does_not(tmp_path, monkeypatch):
+def test_a_students_server_starts_in_its_sandbox_with_its_own_network_and_the_instructors_does_not(
+    open_state, monkeypatch
+):
     if sandbox.bubblewrap() is None:
         pytest.skip("bubblewrap is not available (apt-get install bubblewrap)")
     if hub.why_unavailable() is not None:
         pytest.skip(hub.why_unavailable())
     monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
-    hub.prepare(tmp_path, ["student1"])
-    hook = pre_spawn_hook(tmp_path, monkeypatch)
-    student = Spawner("student1", tmp_path / "home" / "student1")
+    hub.prepare(open_state, ["student1"])
+    hook = pre_spawn_hook(open_state, monkeypatch)
+    student = Spawner("student1")
     hook(student)
-    assert student.cmd[0] == sandbox.bubblewrap() and student.cmd[-1].endswith("/bin/jupyterhub-singleuser")
-    assert "--share-net" in student.cmd and "--unshare-all" in student.cmd
-    shown = {student.cmd[i + 2] for i, part in enumerate(student.cmd) if part in ("--bind", "--ro-bind")}
-    assert str(tmp_path / "home" / "student1") in shown and str(REPOSITORY / "lib") in shown
-    assert not {str(REPOSITORY), str(REPOSITORY / "source"), str(tmp_path / "home" / "instructor")} & shown
-    assert student.environment["ATTENTION_HUB_EXCHANGE"] == str(tmp_path / "home" / "student1" / ".exchange")
+    home = open_state / "home" / "student1"
+    bwrap = student.cmd.index(sandbox.bubblewrap())
+    outside, inside = student.cmd[:bwrap], student.cmd[bwrap:]
+    assert outside[1].endswith("autograder/bridge.py") and student.cmd[-1].endswith("/bin/jupyterhub-singleuser")
+    port, public = student.port, os.environ["ATTENTION_HUB_PORT"]
+    assert (
+        f"tcp:{port}=unix:{home}/.bridge/in.sock" in outside and f"unix:{home}/.bridge/out.sock=tcp:{public}" in outside
+    )
+    assert (
+        f"unix:{home}/.bridge/in.sock=tcp:{port}" in inside and f"tcp:{public}=unix:{home}/.bridge/out.sock" in inside
+    )
+    assert "--share-net" not in inside and "--unshare-all" in inside  # a network of its own
+    assert student.hub_connect_url == f"http://127.0.0.1:{public}"  # the hub's API through the proxy
+    shown = {inside[i + 2] for i, part in enumerate(inside) if part in ("--bind", "--ro-bind")}
+    assert str(home) in shown and str(REPOSITORY / "lib") in shown
+    assert not {str(REPOSITORY), str(REPOSITORY / "source"), str(open_state / "home" / "instructor")} & shown
+    assert not {str(open_state / "hub"), str(open_state / "exchange")} & shown  # the hub's secrets, the whole exchange
+    assert student.environment["ATTENTION_HUB_EXCHANGE"] == str(home / ".exchange")
+    assert {owner(home / folder) for folder in (".exchange", ".exchange/attention", ".bridge", ".tmp")} == {"student1"}
     assert student.environment["JUPYTER_CONFIG_PATH"] == str(REPOSITORY / "hub" / "student")
-    teacher = Spawner("instructor", tmp_path / "home" / "instructor")
+    teacher = Spawner("instructor")
     hook(teacher)
-    assert teacher.cmd == ["jupyterhub-singleuser"]
-    assert teacher.environment["ATTENTION_HUB_COURSE"] == str(tmp_path / "home" / "instructor" / "attention")
+    assert teacher.cmd == ["jupyterhub-singleuser"] and teacher.hub_connect_url is None
+    assert teacher.environment["ATTENTION_HUB_COURSE"] == str(open_state / "home" / "instructor" / "attention")
 
 
-def test_without_bubblewrap_a_students_server_does_not_start_and_says_why(tmp_path, monkeypatch):
+def test_without_bubblewrap_a_students_server_does_not_start_and_says_why(open_state, monkeypatch):
     if hub.why_unavailable() is not None:
         pytest.skip(hub.why_unavailable())
     monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
     monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
-    hub.prepare(tmp_path, ["student1"])
-    hook = pre_spawn_hook(tmp_path, monkeypatch)
+    hub.prepare(open_state, ["student1"])
+    hook = pre_spawn_hook(open_state, monkeypatch)
     with pytest.raises(sandbox.SandboxUnavailable, match="bubblewrap"):
-        hook(Spawner("student1", tmp_path / "home" / "student1"))
-    hook(Spawner("instructor", tmp_path / "home" / "instructor"))  # the instructor's own server is not sandboxed
+        hook(Spawner("student1"))
+    hook(Spawner("instructor"))  # the instructor's own server is not sandboxed
 
 
 def test_a_due_date_is_kept_in_utc_as_nbgrader_keeps_it():
@@ -152,6 +250,7 @@ def test_the_command_refuses_a_class_without_students(capsys):
 
 
 def test_a_state_folder_that_is_a_file_or_holds_another_course_is_refused(tmp_path, capsys):
+    tmp_path.chmod(0o711)  # passed through by the accounts (pytest's own folder above it is not)
     afile = tmp_path / "state"
     afile.write_text("not a folder")
     assert hub.main(["--state", str(afile)]) == 1

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CHROMIUM, playwright_or_skip, run_classroom
+from conftest import CHROMIUM, playwright_or_skip
 
 from autograder import REPOSITORY, hub, sandbox
 
@@ -341,7 +341,9 @@ def server_of(course_hub: hub.Hub, account: str) -> int:
             environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if f"JUPYTERHUB_USER={account}".encode() in environment and not command[0].endswith(b"bwrap"):
+        if any(part.endswith(b"bridge.py") for part in command[:2]) or command[0].endswith(b"bwrap"):
+            continue  # the bridge's two halves and the sandbox around the server
+        if f"JUPYTERHUB_USER={account}".encode() in environment:
             if any(part.endswith(b"jupyterhub-singleuser") for part in command):
                 return pid
     raise AssertionError(f"no server of {account} among the hub's processes")
@@ -350,6 +352,109 @@ def server_of(course_hub: hub.Hub, account: str) -> int:
 def what_a_server_sees(pid: int, path: Path) -> bool:
     """Whether ``path`` exists in the files the process ``pid`` sees (its sandbox's view)."""
     return (Path(f"/proc/{pid}/root") / Path(path).relative_to("/")).exists()
+
+
+def server_port(pid: int) -> int:
+    """The port the server ``pid`` listens on (inside its own network, for a student's)."""
+    environment = dict(
+        line.split("=", 1) for line in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in line
+    )
+    return int(environment["JUPYTERHUB_SERVICE_URL"].split(":")[2].split("/")[0])
+
+
+def in_terminal(page, base: str, command: str, timeout_ms: int = 60_000) -> str:
+    """What ``command`` prints in a new terminal of the server at ``base`` (JupyterLab's terminal API, from the
+    student's own logged-in page); the output ends when the shell prints END-OF-2."""
+    return page.evaluate(
+        """async ([base, command, timeout]) => {
+            const xsrf = (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || "";
+            const made = await fetch(base + "api/terminals", {method: "POST", headers: {"X-XSRFToken": xsrf}});
+            const {name} = await made.json();
+            const socket = new WebSocket(base.replace(/^http/, "ws") + "terminals/websocket/" + name);
+            let out = "";
+            return await new Promise((resolve) => {
+                setTimeout(() => resolve(out + "\\n(timed out)"), timeout);
+                socket.onmessage = (event) => {
+                    const [kind, text] = JSON.parse(event.data);
+                    if (kind !== "stdout") return;
+                    out += text;
+                    if (out.includes("END-OF-2")) { socket.close(); resolve(out); }
+                };
+                socket.onopen = () => socket.send(JSON.stringify(["stdin", command + "\\r"]));
+            });
+        }""",
+        [base, command, timeout_ms],
+    )
+
+
+ATTACK = """
+import json, os, socket, sys
+inbound, other, checks, secret, ports, public, own = sys.argv[1:8]
+tried = {}
+def attempt(what, action):
+    try:
+        action()
+        tried[what] = "done"
+    except OSError as error:
+        tried[what] = type(error).__name__
+attempt("list inbound", lambda: os.listdir(inbound))
+attempt("read another's submission", lambda: open(os.path.join(inbound, other, "timestamp.txt")).read())
+attempt("write into another's submission", lambda: open(os.path.join(inbound, other, "attention.ipynb"), "w"))
+attempt("delete another's submission", lambda: os.rename(os.path.join(inbound, other), os.path.join(inbound, "x")))
+attempt("read checks.py", lambda: open(checks).read())
+attempt("read the cookie secret", lambda: open(secret).read())
+later = "2099-01-01 00:00:00.000000 UTC"
+def forge():
+    folder = os.path.join(inbound, "student1+attention+" + later + "+forged")
+    os.mkdir(folder)
+    open(os.path.join(folder, "attention.ipynb"), "w").write(open(own).read())
+    open(os.path.join(folder, "timestamp.txt"), "w").write(later)
+attempt("submit in student1's name", forge)
+def plant():
+    folder = os.path.join(inbound, "student3+attention+" + later + "+planted")
+    os.mkdir(folder)
+    os.symlink(checks, os.path.join(folder, "attention.ipynb"))
+    os.symlink(secret, os.path.join(folder, "cookie.txt"))
+    open(os.path.join(folder, "timestamp.txt"), "w").write(later)
+attempt("plant links", plant)
+for port in [*ports.split(","), public]:
+    attempt(f"connect {port}", lambda: socket.create_connection(("127.0.0.1", int(port)), timeout=5).close())
+print("ATTACK " + json.dumps(tried))
+"""
+
+
+def attack_from_a_terminal(
+    page, course_hub: hub.Hub, course: Path, student: str, victim: str
+) -> tuple[dict, list[int]]:
+    """``student`` runs ATTACK in a terminal of their own server (in its sandbox): what each attempt came to."""
+    home = course_hub.state / "home" / student
+    script = home / "attack.py"
+    script.write_text(ATTACK)
+    account = pwd.getpwnam(student)
+    os.chown(script, account.pw_uid, account.pw_gid)
+    inbound = course_hub.state / "exchange" / "attention" / "inbound"
+    (other,) = [entry.name for entry in inbound.iterdir() if entry.name.startswith(f"{victim}+")]
+    ports = [course_hub.api_port, course_hub.proxy_api_port]
+    ports += [server_port(server_of(course_hub, "instructor")), server_port(server_of(course_hub, victim))]
+    arguments = [inbound, other, course / "source" / "attention" / "checks.py"]
+    arguments += [course_hub.state / "hub" / "jupyterhub_cookie_secret", ",".join(map(str, ports)), course_hub.port]
+    arguments += [home / "attention" / "attention.ipynb"]
+    command = f"python {script} " + " ".join(f"'{argument}'" for argument in arguments) + "; echo END-OF-$((1+1))"
+    said = in_terminal(page, f"{course_hub.url}/user/{student}/", command)
+    (line,) = [line for line in said.splitlines() if line.startswith("ATTACK {")]
+    return json.loads(line.removeprefix("ATTACK ")), ports
+
+
+def files_of(folder: Path) -> dict:
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+def as_instructor(*options: str) -> subprocess.CompletedProcess:
+    """``python -m autograder.classroom`` as the instructor's account, as the README says to grade on the hub: the
+    course is theirs alone, and Formgrader (the instructor's server) goes on writing its gradebook."""
+    unsandboxed = [] if sandbox.bubblewrap() is not None else ["--unsandboxed"]
+    command = ["runuser", "-u", hub.INSTRUCTOR, "--", sys.executable, "-m", "autograder.classroom", *options]
+    return subprocess.run([*command, *unsandboxed], cwd=REPOSITORY, capture_output=True, text=True, timeout=900)
 
 
 def formgrader_action(page, column: str, success: str) -> str:
@@ -362,9 +467,9 @@ def formgrader_action(page, column: str, success: str) -> str:
     return text
 
 
-def test_the_round_trip_in_a_browser(tmp_path):
+def test_the_round_trip_in_a_browser(tmp_path, open_state):
     playwright = browser_or_skip()
-    state, shots = tmp_path / "hub", Shots(tmp_path / "screenshots")
+    state, shots = open_state, Shots(tmp_path / "screenshots")
     students = list(HANDED_IN)
     due = datetime.datetime.now() - datetime.timedelta(days=1)  # every submission is late: the columns are filled
     course = hub.prepare(state, students, due)
@@ -403,17 +508,19 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     assert {"Formgrader", "Assignment List", "Course List"} <= set(
         teacher.locator(".lm-Menu-content .lm-Menu-itemLabel").all_inner_texts()
     )
-    teacher.keyboard.press("Escape")
+    teacher.click(".lm-Menu-content .lm-Menu-itemLabel:text-is('Formgrader')")
     assert not disabled_plugins(teacher) & INSTRUCTOR_TOOLS
+    # Formgrader opens as a tab of JupyterLab (an iframe the server's frame-ancestors 'self' lets it show)
+    formgrader = teacher.wait_for_selector("iframe[src*='formgrader']").content_frame()
+    formgrader.wait_for_selector("#main-table td.assign a")
     manage = f"{url}/user/instructor/formgrader/manage_assignments"
-    teacher.goto(manage)
-    teacher.locator("#main-table td.assign a").click()
-    teacher.wait_for_selector("#main-table td.release a")
-    if teacher.locator(".modal-footer button").count():
-        teacher.locator(".modal-footer button").first.click()
-    released = formgrader_action(teacher, "release", "Successfully released")
+    formgrader.locator("#main-table td.assign a").click()
+    formgrader.wait_for_selector("#main-table td.release a")
+    if formgrader.locator(".modal-footer button").count():
+        formgrader.locator(".modal-footer button").first.click()
+    released = formgrader_action(formgrader, "release", "Successfully released")
     assert "Released as: attention attention" in released
-    assert teacher.inner_text("#main-table td.status") == "released"
+    assert formgrader.inner_text("#main-table td.status") == "released"
     shots(teacher, "formgrader-released")
     shots.phase("released")
 
@@ -458,18 +565,43 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         page.wait_for_selector("#submitted_assignments_list .list_item .item_name")
 
     shots.phase("validated and submitted")
+    # --- student3 attacks from a terminal of their own server: the other submissions, the course, the network ----
+    inbound = course_hub.state / "exchange" / "attention" / "inbound"
+    (genuine,) = [entry for entry in inbound.iterdir() if entry.name.startswith("student1+")]
+    before = files_of(genuine)
+    tried, ports = attack_from_a_terminal(pages["student3"], course_hub, course, "student3", "student1")
+    print(f"the attacker's attempts: {tried}")
+    for what in ("list inbound", "read another's submission", "write into another's submission"):
+        assert tried[what] == "PermissionError", (what, tried)
+    assert tried["delete another's submission"] == "PermissionError", tried
+    assert tried["read checks.py"] == tried["read the cookie secret"] == "FileNotFoundError", tried
+    assert tried["submit in student1's name"] == tried["plant links"] == "done", tried  # planted: collect must refuse
+    for port in ports:  # the hub's API, the proxy's API, the instructor's and student1's servers
+        assert tried[f"connect {port}"] == "ConnectionRefusedError", (port, tried)
+    assert tried[f"connect {course_hub.port}"] == "done", tried  # the proxy's public port: the one way out
+    assert files_of(genuine) == before, "student1's submission changed"
+    shots.phase("attacked")
     # --- the instructor collects, and grades what nbgrader collected ---------------------------------------
     teacher.goto(manage)
     collected = formgrader_action(teacher, "collect", "Successfully collected")
     for student in HANDED_IN:
         assert f"Collecting submission: {student} attention" in collected, collected
+    assert "cheating attempt" not in collected, collected  # each submission is its own student's account's
+    assert (course / "submitted" / "student1" / "attention" / "attention.ipynb").read_bytes() == before[
+        "attention.ipynb"
+    ], "the forged submission was collected as student1's"
+    planted = course / "submitted" / "student3" / "attention"
+    assert not any(path.is_symlink() for path in planted.rglob("*")) and not (planted / "cookie.txt").exists()
+    assert b"CHECKS" not in (planted / "attention.ipynb").read_bytes(), "checks.py was collected through a link"
     teacher.reload()
     teacher.wait_for_selector("#main-table td.num-submissions a:text-is('3')")
     shots(teacher, "formgrader-collected")
     for student in HANDED_IN:
         assert (course / "submitted" / student / "attention" / "timestamp.txt").is_file()
     shots.phase("collected")
-    graded = run_classroom(course, course / "submitted", "--assignment", "attention")
+    graded = as_instructor(
+        "--course", str(course), "--submissions", str(course / "submitted"), "--assignment", "attention"
+    )
     assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
     with open(course / "grades.csv") as grades_file:
         grades = {row["student_id"]: row for row in csv.DictReader(grades_file)}
@@ -499,13 +631,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     shots(teacher, "formgrader-verdicts-wrap")
 
     shots.phase("hand-graded")
-    refreshed = subprocess.run(
-        [sys.executable, "-m", "autograder.classroom", "--course", str(course), "--feedback-only"],
-        cwd=REPOSITORY,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    refreshed = as_instructor("--course", str(course), "--feedback-only")
     assert refreshed.returncode == 0, refreshed.stderr
     assert "feedback regenerated for 1 students (hand grades changed): student1" in refreshed.stdout, refreshed.stdout
     teacher.goto(manage)

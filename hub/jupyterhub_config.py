@@ -59,7 +59,8 @@ from pathlib import Path
 c = get_config()  # noqa: F821 (JupyterHub provides it)
 
 HERE = Path(__file__).resolve().parent
-BRIDGE = HERE.parent / "autograder" / "bridge.py"  # shown alone in a student's sandbox: it imports nothing of ours
+BRIDGE = HERE.parent / "autograder" / "bridge.py"  # it imports nothing of ours: shown alone in a student's sandbox,
+INNER_BRIDGE = Path("/opt/attention/bridge.py")  # here (not in the repository's folders, which the sandbox hides)
 state = Path(os.environ["ATTENTION_HUB_STATE"])
 private = state / "hub"  # root's only (autograder.hub makes it, mode 700)
 course_id = os.environ.get("ATTENTION_HUB_COURSE_ID", "attention")
@@ -132,11 +133,11 @@ def student_sandbox(spawner, command: list) -> list:
     doors = home / ".bridge"
     inbound, outbound = doors / "in.sock", doors / "out.sock"
     library = Path(lib.__file__).resolve().parent
-    readable = {folder: folder for folder in (library, lib.data_folder(), HERE / "student", BRIDGE)}
+    readable = {folder: folder for folder in (library, lib.data_folder(), HERE / "student")} | {INNER_BRIDGE: BRIDGE}
     readable |= {exchange / "outbound": exchange / "outbound", exchange / "feedback": exchange / "feedback"}
     view = sandbox.Sandbox(writable=(home, exchange / "inbound"), readable=readable, cwd=home, network=False)
     port = spawner.port
-    inside = [sys.executable, str(BRIDGE), "--forward", f"unix:{inbound}=tcp:{port}"]
+    inside = [sys.executable, str(INNER_BRIDGE), "--forward", f"unix:{inbound}=tcp:{port}"]
     inside += ["--forward", f"tcp:{public_port}=unix:{outbound}", "--", *command]
     outside = [sys.executable, str(BRIDGE), "--forward", f"tcp:{port}=unix:{inbound}"]
     outside += ["--forward", f"unix:{outbound}=tcp:{public_port}", "--"]

@@ -198,6 +198,7 @@ def test_a_students_server_starts_in_its_sandbox_with_its_own_network_and_the_in
         f"unix:{home}/.bridge/in.sock=tcp:{port}" in inside and f"tcp:{public}=unix:{home}/.bridge/out.sock" in inside
     )
     assert "--share-net" not in inside and "--unshare-all" in inside  # a network of its own
+    assert inside[inside.index("--") + 2] == "/opt/attention/bridge.py"  # the bridge alone, not the repository
     assert student.hub_connect_url == f"http://127.0.0.1:{public}"  # the hub's API through the proxy
     shown = {inside[i + 2] for i, part in enumerate(inside) if part in ("--bind", "--ro-bind")}
     assert str(home) in shown and str(REPOSITORY / "lib") in shown
@@ -439,9 +440,13 @@ def attack_from_a_terminal(
     arguments = [inbound, other, course / "source" / "attention" / "checks.py"]
     arguments += [course_hub.state / "hub" / "jupyterhub_cookie_secret", ",".join(map(str, ports)), course_hub.port]
     arguments += [home / "attention" / "attention.ipynb"]
-    command = f"python {script} " + " ".join(f"'{argument}'" for argument in arguments) + "; echo END-OF-$((1+1))"
+    command = (
+        f"{sys.executable} {script} " + " ".join(f"'{argument}'" for argument in arguments) + "; echo END-OF-$((1+1))"
+    )
     said = in_terminal(page, f"{course_hub.url}/user/{student}/", command)
-    (line,) = [line for line in said.splitlines() if line.startswith("ATTACK {")]
+    found = [line for line in said.splitlines() if line.startswith("ATTACK {")]
+    assert len(found) == 1, f"the terminal said: {said!r}"
+    (line,) = found
     return json.loads(line.removeprefix("ATTACK ")), ports
 
 

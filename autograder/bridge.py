@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import signal
 import sys
 from dataclasses import dataclass
@@ -120,5 +119,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    os.umask(0o077)
     sys.exit(main())

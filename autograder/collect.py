@@ -11,7 +11,8 @@ and collected all the same.
 refuses, with a message in the instructor's log, a submission that
 
 - is not a plain folder owned by the account of the student it names (a name forged by someone else);
-- holds a symbolic link, a named pipe, a socket or a device, or a file or folder owned by another account;
+- holds a symbolic link, a named pipe, a socket or a device, a file or folder owned by another account, or one
+  the instructor cannot read (nbgrader's submit leaves every file readable);
 
 and it copies without following links (a link swapped in after the check is copied as a link, then removed), so a
 link's target is never read. The student's earlier submission, if one passes, is collected instead of a refused one.
@@ -49,7 +50,10 @@ def refusal(submission: Path, student: str) -> str | None:
         return f"{submission.name} is not a folder (a link or a file)"
     if top.st_uid != uid:
         return f"{submission.name} names {student} but was made by another account (uid {top.st_uid})"
-    for folder, folders, files in os.walk(submission, followlinks=False):
+    unreadable: list[OSError] = []
+    for folder, folders, files in os.walk(submission, followlinks=False, onerror=unreadable.append):
+        if not os.access(folder, os.R_OK | os.X_OK):
+            unreadable.append(PermissionError(f"{Path(folder).relative_to(submission)}"))
         for name in folders + files:
             path = Path(folder) / name
             entry = os.lstat(path)
@@ -60,6 +64,10 @@ def refusal(submission: Path, student: str) -> str | None:
                 return f"{submission.name}: {relative} is not a plain file (a pipe, socket or device)"
             if entry.st_uid != uid:
                 return f"{submission.name}: {relative} was written by another account (uid {entry.st_uid})"
+            if stat.S_ISREG(entry.st_mode) and not os.access(path, os.R_OK):
+                unreadable.append(PermissionError(str(relative)))
+    if unreadable:
+        return f"{submission.name} holds what the instructor cannot read (nbgrader's submit leaves it readable)"
     return None
 
 

@@ -670,7 +670,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     shots.phase("feedback read")
 
 
-def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(tmp_path):
+def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(open_state):
     """The command `make hub` runs: it prints the address and the accounts, serves the hub's login page on
     127.0.0.1, and Ctrl-C (SIGINT) stops the hub, its proxy and everything else it started."""
     why = hub.why_unavailable()
@@ -679,7 +679,7 @@ def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(tmp_path):
     import signal
     import urllib.request
 
-    port, state = hub.free_port(), tmp_path / "state"
+    port, state = hub.free_port(), open_state
     command = [sys.executable, "-m", "autograder.hub", "--state", str(state), "--port", str(port), "--students", "2"]
     process = subprocess.Popen(command, cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     shell = None
@@ -691,7 +691,7 @@ def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(tmp_path):
                 break
         said = "".join(said)
         assert f"http://127.0.0.1:{port} (any password)" in said, said
-        assert "students:   student1, student2" in said, said
+        assert "students:   student1, student2" in said and "assignments: attention" in said, said
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/login", timeout=10) as page:
             assert page.status == 200 and b"username_input" in page.read()
         assert hub.processes_in(state.resolve()), "nothing of the hub runs in its state folder"

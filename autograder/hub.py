@@ -373,7 +373,7 @@ def parse_due(text: str) -> datetime.datetime:
     return due.astimezone(datetime.timezone.utc).replace(tzinfo=None) if due.tzinfo else due
 
 
-def main(argv=None) -> int:
+def command_line() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder.hub", description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=3, help="student accounts student1..N (default 3)")
     parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
@@ -398,6 +398,11 @@ def main(argv=None) -> int:
         help=f"the course's name in the exchange (default {COURSE_ID})",
     )
     parser.add_argument("--fresh", action="store_true", help="delete the state folder first (course, homes, exchange)")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = command_line()
     args = parser.parse_args(argv)
     if args.students < 1:
         parser.error("--students must be at least 1")

@@ -490,6 +490,8 @@ def test_the_round_trip_in_a_browser(tmp_path, open_state):
             except Exception:
                 for number, page in enumerate(p for context in browser.contexts for p in context.pages):
                     shots(page, f"failed-page-{number}")  # what each page showed when the test stopped
+                said = course_hub.log.read_text(errors="replace").splitlines()
+                print("the hub's log, its errors:", *[line for line in said if "[E " in line or "rror" in line][-30:])
                 raise
             finally:
                 browser.close()

@@ -50,10 +50,10 @@ def refusal(submission: Path, student: str) -> str | None:
         return f"{submission.name} is not a folder (a link or a file)"
     if top.st_uid != uid:
         return f"{submission.name} names {student} but was made by another account (uid {top.st_uid})"
-    unreadable: list[OSError] = []
+    unreadable: list[OSError] = []  # what the instructor could not list or read
     for folder, folders, files in os.walk(submission, followlinks=False, onerror=unreadable.append):
         if not os.access(folder, os.R_OK | os.X_OK):
-            unreadable.append(PermissionError(f"{Path(folder).relative_to(submission)}"))
+            unreadable.append(PermissionError(f"{Path(folder).relative_to(submission)}/"))
         for name in folders + files:
             path = Path(folder) / name
             entry = os.lstat(path)
@@ -67,7 +67,9 @@ def refusal(submission: Path, student: str) -> str | None:
             if stat.S_ISREG(entry.st_mode) and not os.access(path, os.R_OK):
                 unreadable.append(PermissionError(str(relative)))
     if unreadable:
-        return f"{submission.name} holds what the instructor cannot read (nbgrader's submit leaves it readable)"
+        first = unreadable[0]
+        what = first.filename if getattr(first, "filename", None) else str(first)
+        return f"{submission.name}: {what} cannot be read by the instructor (nbgrader's submit leaves it readable)"
     return None
 
 

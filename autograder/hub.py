@@ -145,6 +145,16 @@ def ensure_account(name: str, home: Path) -> pwd.struct_passwd:
     return pwd.getpwnam(name)
 
 
+def join_groups(instructor: str, students: list[str]) -> None:
+    """The instructor in each student's group: a submission is closed to other students (its files 640, its folders
+    750: hub/student/nbgrader_config.py's PrivateSubmit) and open to the instructor's collect through the group."""
+    done = subprocess.run(
+        ["usermod", "--append", "--groups", ",".join(students), instructor], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise HubError(f"usermod --append --groups ... {instructor} failed: {done.stderr.strip()}")
+
+
 def own(path: Path, account: pwd.struct_passwd, mode: int | None = None) -> None:
     """``path`` (and, for a folder, everything in it, links themselves never followed) handed to ``account``."""
     for item in [path, *(path.rglob("*") if path.is_dir() and not path.is_symlink() else [])]:
@@ -235,6 +245,7 @@ def prepare(
     (state / "hub").chmod(0o700)
     (state / "home").chmod(0o711)
     accounts = {name: ensure_account(name, state / "home" / name) for name in [INSTRUCTOR, *students]}
+    join_groups(INSTRUCTOR, students)
     for name, account in accounts.items():
         home = state / "home" / name
         home.mkdir(exist_ok=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import grp
 import json
 import os
 import pwd
@@ -88,6 +89,8 @@ def test_prepare_makes_accounts_private_homes_the_exchange_and_the_course(open_s
         assert account.pw_dir == str(homes / name) and account.pw_gecos == hub.ACCOUNT_NOTE
         assert owner(homes / name) == name and mode(homes / name) == 0o700, name
     assert mode(open_state / "hub") == 0o700 and owner(open_state / "hub") == "root"
+    for name in ("student1", "student2"):  # the instructor's collect reads submissions through the student's group
+        assert grp.getgrnam(name).gr_mem == ["instructor"], name
     exchange = open_state / "exchange"
     assert mode(exchange) == 0o1777
     assert {folder: mode(exchange / "attention" / folder) for folder in ("outbound", "inbound", "feedback")} == {
@@ -492,6 +495,8 @@ def test_the_round_trip_in_a_browser(tmp_path, open_state):
                     shots(page, f"failed-page-{number}")  # what each page showed when the test stopped
                 said = course_hub.log.read_text(errors="replace").splitlines()
                 print("the hub's log, its errors:", *[line for line in said if "[E " in line or "rror" in line][-30:])
+                listing = subprocess.run(["ls", "-lanR", state / "exchange"], capture_output=True, text=True).stdout
+                print("the exchange:", listing[-6000:])
                 raise
             finally:
                 browser.close()

@@ -8,9 +8,10 @@ autograder.collect.OwnCollect).
 
 nbgrader's submit leaves the submission's folder open to all (777, its files 644), hidden only by a name nobody
 can list: anyone who learns the name can read it and replace its files. ``PrivateSubmit`` (nbgrader's plugin
-point) closes it to the student and the instructor's group: the inbound's set-group-id bit gives every
-submission the instructor's group, so collect (the instructor) reads it and no other student does. It is defined
-here because the student's sandbox shows this folder, not the repository's packages.
+point) closes it to other students: folders 750, files 640. Its files belong to the student's group or, through
+the inbound's set-group-id bit, the instructor's; the hub puts the instructor in every student's group, so the
+instructor's collect reads them and no other student does. It is defined here because the student's sandbox
+shows this folder, not the repository's packages.
 """
 
 import os
@@ -24,15 +25,14 @@ c.Exchange.root = os.environ["ATTENTION_HUB_EXCHANGE"]
 
 
 class PrivateSubmit(ExchangeSubmit):
-    """nbgrader's submit, then the submission closed to other students: folders 2750, files 640 (the group is the
-    instructor's, from the inbound)."""
+    """nbgrader's submit, then the submission closed to other students: folders 750, files 640."""
 
     def copy_files(self):
         super().copy_files()
         submission = Path(self.inbound_path) / self.assignment_filename
         for path in [submission, *submission.rglob("*")]:
             if not path.is_symlink():
-                path.chmod(0o2750 if path.is_dir() else 0o640)
+                path.chmod(0o750 if path.is_dir() else 0o640)
 
 
 c.ExchangeFactory.submit = PrivateSubmit

@@ -460,9 +460,15 @@ def files_of(folder: Path) -> dict:
 def as_instructor(*options: str) -> subprocess.CompletedProcess:
     """``python -m autograder.classroom`` as the instructor's account, as the README says to grade on the hub: the
     course is theirs alone, and Formgrader (the instructor's server) goes on writing its gradebook."""
+    from autograder.class_grading import FORWARD_CACHE_HOME
+
     unsandboxed = [] if sandbox.bubblewrap() is not None else ["--unsandboxed"]
     command = ["runuser", "-u", hub.INSTRUCTOR, "--", sys.executable, "-m", "autograder.classroom", *options]
-    return subprocess.run([*command, *unsandboxed], cwd=REPOSITORY, capture_output=True, text=True, timeout=900)
+    home = pwd.getpwnam(hub.INSTRUCTOR).pw_dir  # the instructor's own caches (the suite's is root's alone)
+    environment = {name: value for name, value in os.environ.items() if name != FORWARD_CACHE_HOME} | {"HOME": home}
+    return subprocess.run(
+        [*command, *unsandboxed], cwd=REPOSITORY, env=environment, capture_output=True, text=True, timeout=900
+    )
 
 
 def formgrader_action(page, column: str, success: str) -> str:

@@ -238,6 +238,7 @@ def test_a_due_date_is_kept_in_utc_as_nbgrader_keeps_it():
 def test_a_taken_port_is_refused_with_what_to_do(tmp_path):
     if hub.why_unavailable() is not None:
         pytest.skip(hub.why_unavailable())
+    accounts_or_skip()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

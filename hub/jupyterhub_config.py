@@ -48,7 +48,9 @@ What a multi-machine deployment changes (Zero to JupyterHub on Kubernetes, for e
   (oauthenticator), keeping ``allowed_users`` and ``admin_users``; here any password is accepted;
 - the students' image holds only the student wheel (``make student-wheel``), JupyterLab and nbgrader, never this
   repository; the grading runs on the instructor's machine (autograder.classroom, bubblewrap);
-- ``bind_url``: the public address, behind TLS (``c.JupyterHub.ssl_cert`` / ``ssl_key`` or an ingress).
+- ``bind_url``: the public address, behind TLS (``c.JupyterHub.ssl_cert`` / ``ssl_key`` or an ingress), and
+  ``c.JupyterHub.subdomain_host``: each user's server on an origin of its own, so that the instructor's
+  ``frame-ancestors 'self'`` (Formgrader inside JupyterLab) no longer admits a page of a student's server.
 """
 
 import os

@@ -17,15 +17,23 @@ install: $(VENV)/.installed
 install-train: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[train]'
 
-# JupyterHub (the `hub` extra) and its proxy, configurable-http-proxy, from npm into .hub/node/
+# JupyterHub (the `hub` extra) and its proxy, configurable-http-proxy, from npm into .hub/node/; each installed once
+# (stamps, as for .venv), so the hub restarts without the network
 HUB_PROXY := .hub/node/node_modules/.bin/configurable-http-proxy
-install-hub: $(VENV)/.installed
+$(VENV)/.installed-hub: $(VENV)/.installed pyproject.toml
 	$(PY) -m pip install --quiet -e '.[hub]'
-	@test -x $(HUB_PROXY) || command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js \
-	(sudo apt-get install nodejs npm), then run make hub again"; exit 1; }
-	test -x $(HUB_PROXY) || npm install --silent --prefix .hub/node configurable-http-proxy
+	touch $@
 
-# the course on JupyterHub at http://127.0.0.1:8000: an instructor and student1..3, nbgrader's exchange; Ctrl-C stops it
+$(HUB_PROXY):
+	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js \
+	(sudo apt-get install nodejs npm), then run make hub again"; exit 1; }
+	npm install --silent --prefix .hub/node configurable-http-proxy
+	touch $@
+
+install-hub: $(VENV)/.installed-hub $(HUB_PROXY)
+
+# the course on JupyterHub at http://127.0.0.1:8000, as root: an instructor and student1..3, each a system account,
+# nbgrader's exchange; Ctrl-C stops it
 hub: install-hub sandbox
 	$(PY) -m autograder.hub $(HUB_ARGS)
 

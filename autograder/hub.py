@@ -1,29 +1,36 @@
-"""The course on JupyterHub, on this machine: one instructor, N students, nbgrader's exchange.
+"""The course on JupyterHub, on this machine: one instructor and N students, each a system account, nbgrader's exchange.
 
     make hub                                             # installs JupyterHub and the proxy, then this
     python -m autograder.hub                             # http://127.0.0.1:8000, instructor + student1..3
     python -m autograder.hub --students 30 --port 8010 --due "2026-12-14 17:00"
+    python -m autograder.hub --source my-course/source --course-id ml101   # another course's assignments
     python -m autograder.hub --fresh                     # forget the hub's state (course, homes, exchange)
 
 JupyterHub (from PyPI, the ``hub`` extra) runs with ``hub/jupyterhub_config.py``, behind configurable-http-proxy
-(from npm: ``make hub`` installs it into .hub/node/), on 127.0.0.1 only. Any password logs in (a sample for one
-machine: the configuration file says what to change for a real server).
+(from npm: ``make hub`` installs it into .hub/node/), on 127.0.0.1 only. Any password logs in (a class server on
+one machine: the configuration file says what to change for a public one).
 
-The state folder (default .hub/state/) holds everything the hub keeps: each account's home
-(``home/<name>/``), nbgrader's exchange (``exchange/``), and the instructor's course,
-``home/instructor/attention/``, made as ``python -m autograder.classroom`` makes a course folder (the
-repository's nbgrader configuration, the assignment's source), so that after ``nbgrader collect`` (Formgrader's
-Collect) the instructor grades the class with
+It runs as root: each account (the instructor, student1..N) is a system account the hub makes with useradd
+(``accounts``), and JupyterHub's LocalProcessSpawner starts each server as its account. The state folder (default
+.hub/state/) holds everything the hub keeps:
 
-    python -m autograder.classroom --course .hub/state/home/instructor/attention \\
-        --submissions .hub/state/home/instructor/attention/submitted
+- ``hub/`` (root's only): JupyterHub's database, cookie secret, pid files and log;
+- ``home/<account>/`` (that account's only, mode 700): the instructor's holds the course, ``home/instructor/<course
+  id>/``, made as ``python -m autograder.classroom`` makes a course folder, with every assignment of the course's
+  source folder;
+- ``exchange/`` (nbgrader's modes): ``<course id>/outbound`` readable by all, ``inbound`` writable but not
+  listable (-wx, sticky: nobody removes another's submission), ``feedback`` not listable (each page named by a
+  hash of its submission's secret, known only to its student).
 
-The instructor's server shows Formgrader, Create Assignment and the course list; a student's shows the
-assignment list and Validate only, and runs in bubblewrap (autograder.sandbox), which shows it the student's home,
-the course library and the course's exchange folders, nothing of the repository or the instructor's course; without
-bubblewrap a student's server does not start and says why. Stopping (Ctrl-C, SIGTERM) stops the hub, which stops
-the proxy and every server it started; anything it started that is still running afterwards is stopped too, so
-nothing is left.
+Collect goes through ``autograder.collect.OwnCollect`` (no links, no special files, no submission in another's
+name). Students' servers run in bubblewrap with a network of their own (``autograder.bridge``): the proxy's public
+port is their one way out. After Collect the instructor grades the class as their own account:
+
+    runuser -u instructor -- .venv/bin/python -m autograder.classroom \\
+        --course .hub/state/home/instructor/attention --submissions .hub/state/home/instructor/attention/submitted
+
+Stopping (Ctrl-C, SIGTERM) stops the hub, which stops the proxy and every server it started; anything it started
+that is still running afterwards is stopped too, so nothing is left.
 """
 
 from __future__ import annotations
@@ -31,9 +38,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import pwd
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -46,7 +55,10 @@ CONFIG = REPOSITORY / "hub" / "jupyterhub_config.py"
 PROXY = "configurable-http-proxy"
 LOCAL_PROXY = REPOSITORY / ".hub" / "node" / "node_modules" / ".bin" / PROXY  # make hub's npm install
 INSTRUCTOR = "instructor"
-ASSIGNMENT = "attention"  # the assignment, and the course id its exchange folder is named by
+SOURCE = REPOSITORY / "source"  # the course's assignments, one folder each (a notebook and its checks.py)
+COURSE_ID = "attention"  # the course's name: its folder in the instructor's home and in the exchange
+ACCOUNT_NOTE = "attention course hub account"  # the comment (GECOS) of every account the hub makes
+EXCHANGE_MODES = {"outbound": 0o755, "inbound": 0o3733, "feedback": 0o711}  # nbgrader's modes; inbound + sticky
 
 
 class HubError(RuntimeError):
@@ -90,23 +102,157 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def prepare(state: Path, students: list[str], due: datetime.datetime | None = None) -> Path:
-    """The state folder: a home per account, the exchange, and the instructor's course (made and kept as
-    autograder.classroom makes a course folder, with the assignment's source). Returns the course folder."""
-    from autograder.assignments import find
-    from autograder.classroom import prepare_course
+def why_no_accounts() -> str | None:
+    """Why the hub cannot make and switch to system accounts here (None: it can)."""
+    if os.geteuid() != 0:
+        return (
+            "the hub runs each account's server as a system account of its own, which only root can make and "
+            "switch to: run it as root (sudo make hub, or sudo .venv/bin/python -m autograder.hub)"
+        )
+    for program in ("useradd", "usermod"):
+        if shutil.which(program) is None:
+            return f"{program} is missing: install it (apt-get install passwd), then start the hub again"
+    return None
 
-    for name in [INSTRUCTOR, *students]:
-        (state / "home" / name).mkdir(parents=True, exist_ok=True)
-    (state / "exchange").mkdir(parents=True, exist_ok=True)
-    (state / "exchange").chmod(0o777)  # nbgrader's exchange: every account writes its submissions there
-    for folder, mode in (("outbound", 0o755), ("inbound", 0o733), ("feedback", 0o711)):  # nbgrader's own modes
-        (state / "exchange" / ASSIGNMENT / folder).mkdir(parents=True, exist_ok=True)  # a student's sandbox shows them
-        (state / "exchange" / ASSIGNMENT / folder).chmod(mode)
-    (state / "exchange" / ASSIGNMENT).chmod(0o755)
-    course = state / "home" / INSTRUCTOR / ASSIGNMENT
-    layout = find(REPOSITORY / "source", ASSIGNMENT)
-    prepare_course(course, REPOSITORY / "source", layout, None)
+
+def ensure_account(name: str, home: Path) -> pwd.struct_passwd:
+    """The system account ``name`` with ``home`` as its home: made with useradd (marked ACCOUNT_NOTE), or one the
+    hub made before (its home moved to ``home``). An account of the same name that the hub did not make is refused:
+    the hub never takes over someone's account."""
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        entry = None
+    if entry is not None and entry.pw_gecos != ACCOUNT_NOTE:
+        raise HubError(
+            f"an account {name!r} already exists on this machine and was not made by the hub: remove it "
+            f"(userdel {name}) or run the hub on a machine of its own"
+        )
+    why = why_no_accounts()
+    if why is not None:
+        raise HubError(why)
+    if entry is None:
+        command = ["useradd", "--no-create-home", "--home-dir", str(home), "--shell", "/bin/bash"]
+        command += ["--comment", ACCOUNT_NOTE, "--user-group", name]
+    elif entry.pw_dir != str(home):
+        command = ["usermod", "--home", str(home), name]
+    else:
+        command = []
+    if command:
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise HubError(f"{' '.join(command)} failed: {done.stderr.strip()}")
+    return pwd.getpwnam(name)
+
+
+def join_groups(instructor: str, students: list[str]) -> None:
+    """The instructor in each student's group: a submission is closed to other students (its files 640, its folders
+    750: hub/student/nbgrader_config.py's PrivateSubmit) and open to the instructor's collect through the group."""
+    done = subprocess.run(
+        ["usermod", "--append", "--groups", ",".join(students), instructor], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise HubError(f"usermod --append --groups ... {instructor} failed: {done.stderr.strip()}")
+
+
+def own(path: Path, account: pwd.struct_passwd, mode: int | None = None) -> None:
+    """``path`` (and, for a folder, everything in it, links themselves never followed) handed to ``account``."""
+    for item in [path, *(path.rglob("*") if path.is_dir() and not path.is_symlink() else [])]:
+        os.lchown(item, account.pw_uid, account.pw_gid)
+    if mode is not None:
+        path.chmod(mode)
+
+
+def closed_folder(path: Path) -> Path | None:
+    """The first folder above ``path`` that other accounts cannot pass through (mode without o+x), or None."""
+    for folder in [path, *path.parents]:
+        if folder.exists() and not folder.stat().st_mode & stat.S_IXOTH:
+            return folder
+    return None
+
+
+def why_unreachable(state: Path) -> str | None:
+    """Why the accounts could not reach their homes in ``state``, the environment's Python (a venv's base
+    included) or the course library (None: they can)."""
+    import lib
+
+    needed = [state, Path(sys.prefix), Path(sys.executable).resolve(), Path(lib.__file__).resolve().parent]
+    for path in needed:
+        closed = closed_folder(path.parent if path.is_file() else path)
+        if closed is not None:
+            return (
+                f"{closed} is closed to other accounts (mode {stat.S_IMODE(closed.stat().st_mode):o}), so the "
+                f"students' servers cannot reach {path}: open it (chmod o+x {closed}: passing through, not listing) "
+                "or choose a --state and a Python under folders open to all, e.g. /srv/attention-hub"
+            )
+    return None
+
+
+def course_assignments(source: Path) -> list[str]:
+    """The assignments the hub serves: every folder of the course's source folder with a notebook and checks.py."""
+    from autograder.assignments import names
+
+    found = names(source)
+    if not found:
+        raise HubError(
+            f"{source} holds no assignment (a folder with one notebook and its checks.py): name the course's "
+            "source folder with --source"
+        )
+    return found
+
+
+def prepare_exchange(state: Path, course_id: str, instructor: pwd.struct_passwd) -> Path:
+    """nbgrader's exchange with its own permission model, made before the first release so that a student's
+    sandbox can show its folders: the root open to all with the sticky bit, the course's folder and its three
+    folders the instructor's, outbound readable, inbound writable but not listable (sticky: nobody removes
+    another's submission), feedback not listable."""
+    exchange = state / "exchange"
+    exchange.mkdir(parents=True, exist_ok=True)
+    exchange.chmod(0o1777)
+    course = exchange / course_id
+    course.mkdir(exist_ok=True)
+    own(course, instructor, 0o755)
+    for folder, mode in EXCHANGE_MODES.items():
+        (course / folder).mkdir(exist_ok=True)
+        own(course / folder, instructor, mode)
+    return exchange
+
+
+def prepare(
+    state: Path,
+    students: list[str],
+    due: datetime.datetime | None = None,
+    *,
+    source: Path = SOURCE,
+    course_id: str = COURSE_ID,
+) -> Path:
+    """The state folder: an account and a home (its own, mode 700) per person, the exchange, and the instructor's
+    course (made and kept as autograder.classroom makes a course folder, with every assignment of ``source``),
+    readable by the instructor only. Returns the course folder."""
+    from autograder.assignments import find
+    from autograder.classroom import check_course_folder, prepare_course
+
+    assignments = course_assignments(source)
+    course = state / "home" / INSTRUCTOR / course_id
+    check_course_folder(course)  # before anything is touched: a state folder holding someone else's files
+    state.mkdir(parents=True, exist_ok=True)
+    state.chmod(0o711)
+    unreachable = why_unreachable(state)
+    if unreachable is not None:
+        raise HubError(unreachable)
+    for private in ("hub", "home"):
+        (state / private).mkdir(exist_ok=True)
+    (state / "hub").chmod(0o700)
+    (state / "home").chmod(0o711)
+    accounts = {name: ensure_account(name, state / "home" / name) for name in [INSTRUCTOR, *students]}
+    join_groups(INSTRUCTOR, students)
+    for name, account in accounts.items():
+        home = state / "home" / name
+        home.mkdir(exist_ok=True)
+        own(home, account, 0o700)
+    prepare_exchange(state, course_id, accounts[INSTRUCTOR])
+    for assignment in assignments:
+        prepare_course(course, source, find(source, assignment), None)
     if due is not None:
         from nbgrader.api import Gradebook
 
@@ -114,7 +260,9 @@ def prepare(state: Path, students: list[str], due: datetime.datetime | None = No
 
         os.environ["PATH"] = nbgrader_environment()["PATH"]  # a new gradebook runs alembic from PATH
         with Gradebook(course_db(course)) as gradebook:
-            gradebook.update_or_create_assignment(ASSIGNMENT, duedate=due)
+            for assignment in assignments:
+                gradebook.update_or_create_assignment(assignment, duedate=due)
+    own(course, accounts[INSTRUCTOR], 0o700)
     return course
 
 
@@ -137,9 +285,13 @@ class Hub:
     """JupyterHub on 127.0.0.1:``port`` for ``students`` and the instructor, its state in ``state``.
     ``start()`` returns once the hub answers; ``stop()`` leaves nothing it started running."""
 
-    def __init__(self, state: Path, students: list[str], port: int = 8000, log: Path | None = None):
+    def __init__(
+        self, state: Path, students: list[str], port: int = 8000, log: Path | None = None, course_id: str = COURSE_ID
+    ):
         self.state, self.students, self.port = Path(state).resolve(), students, port
-        self.log = log or self.state / "jupyterhub.log"
+        self.course_id = course_id
+        self.log = log or self.state / "hub" / "jupyterhub.log"
+        self.api_port, self.proxy_api_port = free_port(), free_port()  # the hub's API, the proxy's API
         self.process: subprocess.Popen | None = None
         self.left_behind: list[int] = []  # what the hub started and left running when it stopped (then stopped)
 
@@ -154,14 +306,15 @@ class Hub:
             "PATH": os.pathsep.join([bin_folder, os.environ.get("PATH", "")]),
             "ATTENTION_HUB_STATE": str(self.state),
             "ATTENTION_HUB_PORT": str(self.port),
-            "ATTENTION_HUB_PORTS": f"{free_port()},{free_port()}",
+            "ATTENTION_HUB_PORTS": f"{self.api_port},{self.proxy_api_port}",
+            "ATTENTION_HUB_COURSE_ID": self.course_id,
             "ATTENTION_HUB_PROXY": str(proxy_program()),
             "ATTENTION_HUB_INSTRUCTOR": INSTRUCTOR,
             "ATTENTION_HUB_STUDENTS": ",".join(self.students),
         }
 
     def start(self, timeout: float = 90) -> None:
-        why = why_unavailable()
+        why = why_unavailable() or why_no_accounts()
         if why is not None:
             raise HubError(why)
         with socket.socket() as probe:
@@ -231,7 +384,7 @@ def parse_due(text: str) -> datetime.datetime:
     return due.astimezone(datetime.timezone.utc).replace(tzinfo=None) if due.tzinfo else due
 
 
-def main(argv=None) -> int:
+def command_line() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder.hub", description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=3, help="student accounts student1..N (default 3)")
     parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
@@ -244,7 +397,23 @@ def main(argv=None) -> int:
         default=None,
         help="the assignment's due date, UTC unless it says ('2026-12-14 17:00', '2026-12-14 17:00+01:00')",
     )
+    parser.add_argument(
+        "--source",
+        type=Path,
+        default=SOURCE,
+        help="the course's assignments, a folder each (default source/)",
+    )
+    parser.add_argument(
+        "--course-id",
+        default=COURSE_ID,
+        help=f"the course's name in the exchange (default {COURSE_ID})",
+    )
     parser.add_argument("--fresh", action="store_true", help="delete the state folder first (course, homes, exchange)")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = command_line()
     args = parser.parse_args(argv)
     if args.students < 1:
         parser.error("--students must be at least 1")
@@ -255,8 +424,8 @@ def main(argv=None) -> int:
     from autograder.classroom import PipelineError
 
     try:
-        course = prepare(state, students, args.due)
-        hub = Hub(state, students, args.port)
+        course = prepare(state, students, args.due, source=args.source.resolve(), course_id=args.course_id)
+        hub = Hub(state, students, args.port, course_id=args.course_id)
         hub.start()
     except (HubError, PipelineError) as error:
         print(f"FAILED: {error}", file=sys.stderr)
@@ -269,6 +438,7 @@ def main(argv=None) -> int:
     print(
         f"The course's JupyterHub: {hub.url} (any password)\n"
         f"  instructor: {INSTRUCTOR} (Formgrader: Nbgrader > Formgrader; the course folder {course})\n"
+        f"  assignments: {', '.join(course_assignments(args.source.resolve()))}\n"
         f"  students:   {', '.join(students)}\n"
         f"  log:        {hub.log}\n"
         "Ctrl-C stops it and everything it started.",

@@ -1,42 +1,60 @@
-"""JupyterHub for the attention course: one instructor, N students, nbgrader's exchange, each role its tools.
+"""JupyterHub for a course on one machine: an instructor and N students, each a system account, nbgrader's exchange.
 
-`make hub` (python -m autograder.hub) prepares a state folder and starts JupyterHub with this file; it sets:
+`make hub` (python -m autograder.hub, as root) makes the accounts, the homes, the exchange and the course, then
+starts JupyterHub with this file; it sets:
 
-    ATTENTION_HUB_STATE        the state folder: homes, the exchange, the course, the hub's database and secrets
-    ATTENTION_HUB_PORT         the port the course is served on, on 127.0.0.1
+    ATTENTION_HUB_STATE        the state folder: homes, the exchange, the hub's own files (hub/, root's only)
+    ATTENTION_HUB_PORT         the port the course is served on, on 127.0.0.1 (the proxy's public port)
     ATTENTION_HUB_PORTS        the hub's own API and the proxy's API ports (two numbers, comma-separated)
     ATTENTION_HUB_PROXY        the configurable-http-proxy program (from npm)
+    ATTENTION_HUB_COURSE_ID    the course's name: its folder in the exchange and in the instructor's home
     ATTENTION_HUB_INSTRUCTOR   the instructor's account
     ATTENTION_HUB_STUDENTS     the students' accounts, comma-separated
 
-Roles: the instructor's server reads hub/instructor/ (Formgrader, Create Assignment, the course list, and the
-course's nbgrader configuration), a student's reads hub/student/ (the assignment list and Validate only; the
-Formgrader and course-list server extensions are off, so their pages and APIs do not exist for a student).
-Each folder is put first on the user's JUPYTER_CONFIG_PATH, above the environment's own settings.
+Each account is a system account (autograder.hub makes them with useradd) and JupyterHub's LocalProcessSpawner
+starts its server as that account, in its home (mode 700): nobody reads another's files, the instructor's course
+included. nbgrader's exchange keeps nbgrader's permission model: released assignments readable by all, inbound
+writable but not listable (and sticky: nobody removes another's submission), feedback not listable (each page
+named by a hash of its submission's secret). Collect takes only what each student made
+(autograder.collect.OwnCollect: no links, no special files, no submission in another's name).
 
-Students' servers, and the kernels they start, run in bubblewrap (autograder.sandbox, as the grader's kernels
-do): the sandbox shows the student's home, the course library and its data, hub/student/, and the course's
-exchange folders (released assignments and feedback read-only, inbound writable), nothing else: not the
-repository (solutions, hidden checks, the grader), not the instructor's course or gradebook, not other homes.
-Without bubblewrap a student's server does not start, and says why (unless ATTENTION_UNSANDBOXED=1).
+Roles: the instructor's server reads hub/instructor/ (Formgrader, which opens inside JupyterLab, Create Assignment,
+the course list, the course's nbgrader configuration), a student's reads hub/student/ (the assignment list and
+Validate only; the Formgrader and course-list server extensions are off, so their pages and APIs do not exist for
+a student). Each folder is put first on the user's JUPYTER_CONFIG_PATH, above the environment's own settings.
 
-This sample is for one machine, to try the course: any password is accepted and every account is the same OS
-user, so the inbound folder is shared (a student's notebook could list or delete other submissions before they
-are collected). Never run a class on it. For a real server, change:
+Students' servers, and the kernels they start, run in bubblewrap (autograder.sandbox) with a network of their own:
+the sandbox shows the student's home, the course library and its data, hub/student/, and the course's exchange
+folders (released assignments and feedback read-only, inbound writable), nothing else; its only loopback holds
+the server and one door out, the proxy's public port (autograder.bridge carries both through Unix sockets in the
+student's home). The hub's API, the proxy's API, and other servers on 127.0.0.1 cannot be reached from it except
+through the proxy, with a login, as from a browser. The server talks to the hub through the proxy too
+(hub_connect_url). Without bubblewrap a student's server does not start, and says why.
 
-- the authenticator: ``c.JupyterHub.authenticator_class = "pam"`` (system accounts) or your institution's
-  OAuth (oauthenticator), keeping ``allowed_users`` and ``admin_users``;
-- the spawner: ``c.JupyterHub.spawner_class = "localprocess"`` (each account a system user, its own home),
-  or DockerSpawner / KubeSpawner; students' environments then hold only the student wheel
-  (``make student-wheel``), JupyterLab and nbgrader, never this repository;
-- the exchange: a folder every account can write to (``chmod 1777``), e.g. /srv/nbgrader/exchange; the
-  instructor's home and course folder readable by the instructor only (``chmod 700``);
-- ``hub/student/nbgrader_config.py``'s ``student_id`` line can go: with system accounts the OS name is the
-  account's name;
-- ``bind_url``: the public address, behind TLS (``c.JupyterHub.ssl_cert`` / ``ssl_key`` or a proxy).
+What stays shared on one machine: the CPUs, memory and disk (no quotas are set: one student's runaway kernel slows
+everyone; bubblewrap's limits cover grading only), the kernel and its bugs, the exchange folder (its modes keep
+students apart, not a separate service), the course's Python environment (read-only), and root, which runs the
+hub and sees everything. The accounts' names and numbers are visible to all (/etc/passwd).
+
+What a multi-machine deployment changes (Zero to JupyterHub on Kubernetes, for example):
+
+- the spawner: KubeSpawner, each server a pod of its own on any node, with CPU and memory limits and its own
+  volume; network policies replace the bridge (z2jh's singleuser.networkPolicy lets a pod reach the proxy and
+  the hub's API only);
+- the exchange: a shared folder between pods becomes an exchange service such as ngshare (nbgrader's
+  ExchangeFactory pointed at ngshare_exchange), which checks who each request comes from instead of relying on
+  file modes;
+- the authenticator: PAM (``c.JupyterHub.authenticator_class = "pam"``) or your institution's OAuth
+  (oauthenticator), keeping ``allowed_users`` and ``admin_users``; here any password is accepted;
+- the students' image holds only the student wheel (``make student-wheel``), JupyterLab and nbgrader, never this
+  repository; the grading runs on the instructor's machine (autograder.classroom, bubblewrap);
+- ``bind_url``: the public address, behind TLS (``c.JupyterHub.ssl_cert`` / ``ssl_key`` or an ingress), and
+  ``c.JupyterHub.subdomain_host``: each user's server on an origin of its own, so that the instructor's
+  ``frame-ancestors 'self'`` (Formgrader inside JupyterLab) no longer admits a page of a student's server.
 """
 
 import os
+import pwd
 import sys
 from pathlib import Path
 
@@ -45,46 +63,48 @@ from autograder.lti.hub_login import enable_if_configured
 c = get_config()  # noqa: F821 (JupyterHub provides it)
 
 HERE = Path(__file__).resolve().parent
+BRIDGE = HERE.parent / "autograder" / "bridge.py"  # it imports nothing of ours: shown alone in a student's sandbox,
+INNER_BRIDGE = Path("/opt/attention/bridge.py")  # here (not in the repository's folders, which the sandbox hides)
 state = Path(os.environ["ATTENTION_HUB_STATE"])
+private = state / "hub"  # root's only (autograder.hub makes it, mode 700)
+course_id = os.environ.get("ATTENTION_HUB_COURSE_ID", "attention")
 instructor = os.environ.get("ATTENTION_HUB_INSTRUCTOR", "instructor")
 students = [name for name in os.environ.get("ATTENTION_HUB_STUDENTS", "").split(",") if name]
+public_port = int(os.environ.get("ATTENTION_HUB_PORT", "8000"))
 hub_api_port, proxy_api_port = (int(port) for port in os.environ["ATTENTION_HUB_PORTS"].split(","))
 bin_folder = Path(sys.executable).parent  # the environment JupyterHub runs in: jupyterhub-singleuser, alembic
 
 # --- where it listens: 127.0.0.1 only ---------------------------------------------------------------------
-c.JupyterHub.bind_url = f"http://127.0.0.1:{os.environ.get('ATTENTION_HUB_PORT', '8000')}"
+c.JupyterHub.bind_url = f"http://127.0.0.1:{public_port}"
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = hub_api_port
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{proxy_api_port}"
 c.ConfigurableHTTPProxy.command = [os.environ["ATTENTION_HUB_PROXY"]]
-c.ConfigurableHTTPProxy.pid_file = str(state / "proxy.pid")
+c.ConfigurableHTTPProxy.pid_file = str(private / "proxy.pid")
 c.Spawner.ip = "127.0.0.1"
 
-# --- what it keeps: all in the state folder ---------------------------------------------------------------
-c.JupyterHub.db_url = f"sqlite:///{state / 'jupyterhub.sqlite'}"
-c.JupyterHub.cookie_secret_file = str(state / "jupyterhub_cookie_secret")
-c.JupyterHub.pid_file = str(state / "jupyterhub.pid")
+# --- what it keeps: all in the state folder, its secrets in root's own hub/ ----------------------------------
+c.JupyterHub.db_url = f"sqlite:///{private / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(private / "jupyterhub_cookie_secret")
+c.JupyterHub.pid_file = str(private / "jupyterhub.pid")
 # stopping the hub stops the proxy and every user's server (the defaults, written down: nothing is left running)
 c.JupyterHub.cleanup_servers = True
 c.JupyterHub.cleanup_proxy = True
 
 # --- who may log in ---------------------------------------------------------------------------------------
-c.JupyterHub.authenticator_class = "dummy"  # any password: one machine only (see above)
+c.JupyterHub.authenticator_class = "dummy"  # any password: see above for a public server
 c.Authenticator.allowed_users = {instructor, *students}
 c.Authenticator.admin_users = {instructor}
 # students from the LMS (autograder.lti.hub_login): on when the secret shared with the LTI tool is there
 enable_if_configured(c, state / "lti-hub-secret")
 
-# --- each account's server --------------------------------------------------------------------------------
-c.JupyterHub.spawner_class = "simple"  # a process of this user per account, its home under the state folder
-c.SimpleLocalProcessSpawner.home_dir_template = str(state / "home" / "{username}")
+# --- each account's server: a process of its own system account, in its home -----------------------------
+c.JupyterHub.spawner_class = "localprocess"
 SERVER = [str(bin_folder / "jupyterhub-singleuser")]  # each account's Jupyter server
 c.Spawner.cmd = SERVER
 c.Spawner.default_url = "/lab"
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
-if os.geteuid() == 0:  # a container's root: Jupyter refuses it unless told
-    c.Spawner.args = ["--allow-root"]
 
 
 def role_of(name: str) -> str:
@@ -92,53 +112,81 @@ def role_of(name: str) -> str:
     return "instructor" if name == instructor else "student"
 
 
+def home_of(spawner) -> Path:
+    """The account's home, as LocalProcessSpawner starts the server in it."""
+    return Path(pwd.getpwnam(spawner.user.name).pw_dir)
+
+
+def handed_to(path: Path, name: str) -> Path:
+    """``path`` (made by the hub, as root, in an account's home) given to the account ``name``."""
+    account = pwd.getpwnam(name)
+    os.lchown(path, account.pw_uid, account.pw_gid)
+    return path
+
+
 def student_sandbox(spawner, command: list) -> list:
     """A student's server (and the kernels it starts) in bubblewrap, built from nothing (autograder.sandbox): the
-    system and Python read-only, the course library and its data read-only, hub/student/, the exchange's
-    released assignments and feedback read-only, its inbound writable, the student's home writable; the network
-    kept (the server answers the proxy on 127.0.0.1). Not there: the repository (solutions, hidden checks, the
-    grader), the instructor's course and gradebook, other students' homes. Without bubblewrap the server does not
-    start, and the student is told why (unless ATTENTION_UNSANDBOXED=1 was set for the hub)."""
+    system and Python read-only, the course library and its data read-only, hub/student/ and the bridge's one file,
+    the exchange's released assignments and feedback read-only, its inbound writable, the student's home writable.
+    A network of its own: the bridge carries the proxy's connections in to the server and the server's (and its
+    kernels') to the proxy's public port out, through two Unix sockets in ~/.bridge/; nothing else on the machine's
+    127.0.0.1 is there. Not there either: the repository (solutions, hidden checks, the grader), the instructor's
+    course and gradebook, other students' homes. Without bubblewrap the server does not start, and says why."""
     import lib
     from autograder import sandbox
 
-    home, course = Path(spawner.home_dir), state / "exchange" / "attention"
+    home, exchange = home_of(spawner), state / "exchange" / course_id
+    doors = home / ".bridge"
+    inbound, outbound = doors / "in.sock", doors / "out.sock"
     library = Path(lib.__file__).resolve().parent
-    readable = {folder: folder for folder in (library, lib.data_folder(), HERE / "student")}
-    readable |= {course / "outbound": course / "outbound", course / "feedback": course / "feedback"}
-    view = sandbox.Sandbox(writable=(home, course / "inbound"), readable=readable, cwd=home, network=True)
-    return sandbox.command(command, view)
+    readable = {folder: folder for folder in (library, lib.data_folder(), HERE / "student")} | {INNER_BRIDGE: BRIDGE}
+    readable |= {exchange / "outbound": exchange / "outbound", exchange / "feedback": exchange / "feedback"}
+    view = sandbox.Sandbox(writable=(home, exchange / "inbound"), readable=readable, cwd=home, network=False)
+    port = spawner.port
+    inside = [sys.executable, str(INNER_BRIDGE), "--forward", f"unix:{inbound}=tcp:{port}"]
+    inside += ["--forward", f"tcp:{public_port}=unix:{outbound}", "--", *command]
+    outside = [sys.executable, str(BRIDGE), "--forward", f"tcp:{port}=unix:{inbound}"]
+    outside += ["--forward", f"unix:{outbound}=tcp:{public_port}", "--"]
+    return outside + sandbox.command(inside, view)
 
 
-def student_exchange(home: Path) -> Path:
-    """The exchange as a student's sandbox sees it: a folder of the student's own (nbgrader wants the exchange's
-    root writable), whose attention/outbound, inbound and feedback lead to the course's (shown in the sandbox,
-    read-only but for inbound); the rest of the course's exchange is not there."""
+def student_home(spawner) -> Path:
+    """The folders the hub makes in a student's home before their server starts, handed to the student: the
+    exchange as their sandbox sees it (a root of their own, nbgrader wants it writable, whose <course>/outbound,
+    inbound and feedback lead to the course's), TMPDIR (the sandbox's /tmp is read-only) and the bridge's doors."""
+    name, home = spawner.user.name, home_of(spawner)
     root = home / ".exchange"
-    (root / "attention").mkdir(parents=True, exist_ok=True)
+    for folder in (home / ".tmp", home / ".bridge", root, root / course_id):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        handed_to(folder, name)
     for folder in ("outbound", "inbound", "feedback"):
-        link = root / "attention" / folder
+        link = root / course_id / folder
         if not link.is_symlink():
-            link.symlink_to(state / "exchange" / "attention" / folder, target_is_directory=True)
+            link.symlink_to(state / "exchange" / course_id / folder, target_is_directory=True)
+        handed_to(link, name)
     return root
 
 
 def give_role(spawner) -> None:
     """Before a server starts: its role's configuration first on JUPYTER_CONFIG_PATH, the exchange, the course;
-    a student's server in its sandbox."""
+    a student's server in its sandbox, talking to the hub through the proxy."""
+    from jupyterhub.utils import random_port
+
     role = role_of(spawner.user.name)
     environment = {
         "PATH": os.pathsep.join([str(bin_folder), os.environ.get("PATH", "")]),  # nbgrader runs alembic
         "JUPYTER_CONFIG_PATH": str(HERE / role),
         "ATTENTION_HUB_EXCHANGE": str(state / "exchange"),
+        "ATTENTION_HUB_COURSE_ID": course_id,
     }
     if role == "instructor":
-        environment["ATTENTION_HUB_COURSE"] = str(state / "home" / instructor / "attention")
+        environment["ATTENTION_HUB_COURSE"] = str(state / "home" / instructor / course_id)
     else:
-        home = Path(spawner.home_dir)
-        environment["ATTENTION_HUB_EXCHANGE"] = str(student_exchange(home))
-        environment["TMPDIR"] = str(home / ".tmp")  # the sandbox's /tmp is read-only
-        (home / ".tmp").mkdir(parents=True, exist_ok=True)
+        home = home_of(spawner)
+        environment["ATTENTION_HUB_EXCHANGE"] = str(student_home(spawner))
+        environment["TMPDIR"] = str(home / ".tmp")
+        spawner.port = spawner.port or random_port()  # the bridge listens on it, the server behind it
+        spawner.hub_connect_url = c.JupyterHub.bind_url  # the hub's API through the proxy: the one door out
         spawner.cmd = student_sandbox(spawner, SERVER)
     spawner.environment = {**spawner.environment, **environment}  # a copy: the configured dict is shared
 

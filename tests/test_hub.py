@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import csv
 import datetime
+import grp
 import json
 import os
+import pwd
 import shutil
 import socket
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
-from conftest import CHROMIUM, playwright_or_skip, run_classroom
+from conftest import CHROMIUM, playwright_or_skip
 
 from autograder import REPOSITORY, hub, sandbox
 
@@ -46,22 +50,104 @@ def test_role_configurations_give_students_no_instructor_tools():
     assert instructor["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is True
 
 
-def test_prepare_makes_homes_the_exchange_and_a_course_with_its_due_date(tmp_path, monkeypatch):
+def accounts_or_skip():
+    why = hub.why_no_accounts()
+    if why is not None:
+        pytest.skip(why)
+
+
+@pytest.fixture
+def open_state():
+    """A state folder every account can reach (pytest's own temporary folders are closed to other accounts)."""
+    accounts_or_skip()
+    folder = Path(tempfile.mkdtemp(prefix="attention-hub-"))
+    folder.chmod(0o711)
+    why = hub.why_unreachable(folder)
+    if why is not None:
+        shutil.rmtree(folder)
+        pytest.skip(why)
+    yield folder / "state"
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def owner(path: Path) -> str:
+    return pwd.getpwuid(path.lstat().st_uid).pw_name
+
+
+def test_prepare_makes_accounts_private_homes_the_exchange_and_the_course(open_state, monkeypatch):
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
     due = datetime.datetime(2026, 12, 14, 17, 0)
-    course = hub.prepare(tmp_path, hub.student_names(2), due)
-    assert sorted(p.name for p in (tmp_path / "home").iterdir()) == ["instructor", "student1", "student2"]
-    assert (tmp_path / "exchange").stat().st_mode & 0o777 == 0o777
-    assert course == tmp_path / "home" / "instructor" / "attention"
+    course = hub.prepare(open_state, hub.student_names(2), due)
+    homes = open_state / "home"
+    assert sorted(p.name for p in homes.iterdir()) == ["instructor", "student1", "student2"]
+    for name in ("instructor", "student1", "student2"):
+        account = pwd.getpwnam(name)
+        assert account.pw_dir == str(homes / name) and account.pw_gecos == hub.ACCOUNT_NOTE
+        assert owner(homes / name) == name and mode(homes / name) == 0o700, name
+    assert mode(open_state / "hub") == 0o700 and owner(open_state / "hub") == "root"
+    for name in ("student1", "student2"):  # the instructor's collect reads submissions through the student's group
+        assert grp.getgrnam(name).gr_mem == ["instructor"], name
+    exchange = open_state / "exchange"
+    assert mode(exchange) == 0o1777
+    assert {folder: mode(exchange / "attention" / folder) for folder in ("outbound", "inbound", "feedback")} == {
+        "outbound": 0o755, "inbound": 0o3733, "feedback": 0o711
+    }  # fmt: skip
+    assert owner(exchange / "attention" / "inbound") == "instructor"
+    assert course == homes / "instructor" / "attention"
+    assert owner(course) == "instructor" and mode(course) == 0o700
+    assert {owner(path) for path in course.rglob("*")} == {"instructor"}
     assert (course / "source" / "attention" / "attention.ipynb").is_file()
     assert (course / "source" / "attention" / "checks.py").is_file()  # the instructor's side: graded here
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         assert gradebook.find_assignment("attention").duedate == due
-    hub.prepare(tmp_path, hub.student_names(2), None)  # a second start keeps the course and its gradebook
+    hub.prepare(open_state, hub.student_names(2), None)  # a second start keeps the course and its gradebook
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         assert gradebook.find_assignment("attention").duedate == due
+
+
+def test_the_hub_serves_every_assignment_of_the_courses_source_folder(open_state, tmp_path):
+    source = tmp_path / "source"
+    for name in ("week1", "week2"):
+        shutil.copytree(REPOSITORY / "source" / "attention", source / name)
+    (source / "notes").mkdir()  # a folder without a notebook and checks.py is not an assignment
+    course = hub.prepare(open_state, ["student1"], source=source, course_id="ml101")
+    assert course == open_state / "home" / "instructor" / "ml101"
+    assert sorted(p.name for p in (course / "source").iterdir()) == ["week1", "week2"]
+    assert (open_state / "exchange" / "ml101" / "inbound").is_dir()
+    with pytest.raises(hub.HubError, match="holds no assignment"):
+        hub.prepare(open_state, ["student1"], source=source / "notes")
+
+
+def test_an_account_the_hub_did_not_make_is_never_taken_over(open_state):
+    name = "attnforeign"
+    subprocess.run(["useradd", "--no-create-home", "--comment", "someone", name], check=True)
+    try:
+        with pytest.raises(hub.HubError, match=f"an account '{name}' already exists .* \\(userdel {name}\\)"):
+            hub.ensure_account(name, open_state / "home" / name)
+        assert pwd.getpwnam(name).pw_gecos == "someone"
+    finally:
+        subprocess.run(["userdel", name], check=True)
+
+
+def test_without_root_the_hub_says_to_run_it_as_root(monkeypatch):
+    monkeypatch.setattr(hub.os, "geteuid", lambda: 1000)
+    assert "run it as root (sudo make hub" in hub.why_no_accounts()
+    monkeypatch.setattr(hub.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(hub.shutil, "which", lambda name: None)
+    assert hub.why_no_accounts() == "useradd is missing: install it (apt-get install passwd), then start the hub again"
+
+
+def test_a_folder_closed_to_other_accounts_is_named_with_what_to_do(tmp_path):
+    closed = tmp_path / "closed"
+    (closed / "state").mkdir(parents=True)
+    closed.chmod(0o700)
+    assert hub.why_unreachable(closed / "state").startswith(f"{closed} is closed to other accounts (mode 700)")
 
 
 def test_a_missing_proxy_is_named_with_the_command_that_installs_it(monkeypatch, tmp_path):
@@ -75,9 +161,9 @@ def test_a_missing_proxy_is_named_with_the_command_that_installs_it(monkeypatch,
 class Spawner:
     """What the configuration's pre_spawn_hook reads and sets on JupyterHub's spawner."""
 
-    def __init__(self, name: str, home: Path):
+    def __init__(self, name: str):
         self.user = type("User", (), {"name": name})()
-        self.home_dir, self.environment, self.cmd = str(home), {}, ["jupyterhub-singleuser"]
+        self.environment, self.cmd, self.port, self.hub_connect_url = {}, ["jupyterhub-singleuser"], 0, None
 
 
 def pre_spawn_hook(state: Path, monkeypatch):
@@ -91,39 +177,55 @@ def pre_spawn_hook(state: Path, monkeypatch):
     return config.Spawner.pre_spawn_hook
 
 
-def test_a_students_server_starts_in_its_sandbox_and_the_instructors_does_not(tmp_path, monkeypatch):
+def test_a_students_server_starts_in_its_sandbox_with_its_own_network_and_the_instructors_does_not(
+    open_state, monkeypatch
+):
     if sandbox.bubblewrap() is None:
         pytest.skip("bubblewrap is not available (apt-get install bubblewrap)")
     if hub.why_unavailable() is not None:
         pytest.skip(hub.why_unavailable())
     monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
-    hub.prepare(tmp_path, ["student1"])
-    hook = pre_spawn_hook(tmp_path, monkeypatch)
-    student = Spawner("student1", tmp_path / "home" / "student1")
+    hub.prepare(open_state, ["student1"])
+    hook = pre_spawn_hook(open_state, monkeypatch)
+    student = Spawner("student1")
     hook(student)
-    assert student.cmd[0] == sandbox.bubblewrap() and student.cmd[-1].endswith("/bin/jupyterhub-singleuser")
-    assert "--share-net" in student.cmd and "--unshare-all" in student.cmd
-    shown = {student.cmd[i + 2] for i, part in enumerate(student.cmd) if part in ("--bind", "--ro-bind")}
-    assert str(tmp_path / "home" / "student1") in shown and str(REPOSITORY / "lib") in shown
-    assert not {str(REPOSITORY), str(REPOSITORY / "source"), str(tmp_path / "home" / "instructor")} & shown
-    assert student.environment["ATTENTION_HUB_EXCHANGE"] == str(tmp_path / "home" / "student1" / ".exchange")
+    home = open_state / "home" / "student1"
+    bwrap = student.cmd.index(sandbox.bubblewrap())
+    outside, inside = student.cmd[:bwrap], student.cmd[bwrap:]
+    assert outside[1].endswith("autograder/bridge.py") and student.cmd[-1].endswith("/bin/jupyterhub-singleuser")
+    port, public = student.port, os.environ["ATTENTION_HUB_PORT"]
+    assert (
+        f"tcp:{port}=unix:{home}/.bridge/in.sock" in outside and f"unix:{home}/.bridge/out.sock=tcp:{public}" in outside
+    )
+    assert (
+        f"unix:{home}/.bridge/in.sock=tcp:{port}" in inside and f"tcp:{public}=unix:{home}/.bridge/out.sock" in inside
+    )
+    assert "--share-net" not in inside and "--unshare-all" in inside  # a network of its own
+    assert inside[inside.index("--") + 2] == "/opt/attention/bridge.py"  # the bridge alone, not the repository
+    assert student.hub_connect_url == f"http://127.0.0.1:{public}"  # the hub's API through the proxy
+    shown = {inside[i + 2] for i, part in enumerate(inside) if part in ("--bind", "--ro-bind")}
+    assert str(home) in shown and str(REPOSITORY / "lib") in shown
+    assert not {str(REPOSITORY), str(REPOSITORY / "source"), str(open_state / "home" / "instructor")} & shown
+    assert not {str(open_state / "hub"), str(open_state / "exchange")} & shown  # the hub's secrets, the whole exchange
+    assert student.environment["ATTENTION_HUB_EXCHANGE"] == str(home / ".exchange")
+    assert {owner(home / folder) for folder in (".exchange", ".exchange/attention", ".bridge", ".tmp")} == {"student1"}
     assert student.environment["JUPYTER_CONFIG_PATH"] == str(REPOSITORY / "hub" / "student")
-    teacher = Spawner("instructor", tmp_path / "home" / "instructor")
+    teacher = Spawner("instructor")
     hook(teacher)
-    assert teacher.cmd == ["jupyterhub-singleuser"]
-    assert teacher.environment["ATTENTION_HUB_COURSE"] == str(tmp_path / "home" / "instructor" / "attention")
+    assert teacher.cmd == ["jupyterhub-singleuser"] and teacher.hub_connect_url is None
+    assert teacher.environment["ATTENTION_HUB_COURSE"] == str(open_state / "home" / "instructor" / "attention")
 
 
-def test_without_bubblewrap_a_students_server_does_not_start_and_says_why(tmp_path, monkeypatch):
+def test_without_bubblewrap_a_students_server_does_not_start_and_says_why(open_state, monkeypatch):
     if hub.why_unavailable() is not None:
         pytest.skip(hub.why_unavailable())
     monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
     monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
-    hub.prepare(tmp_path, ["student1"])
-    hook = pre_spawn_hook(tmp_path, monkeypatch)
+    hub.prepare(open_state, ["student1"])
+    hook = pre_spawn_hook(open_state, monkeypatch)
     with pytest.raises(sandbox.SandboxUnavailable, match="bubblewrap"):
-        hook(Spawner("student1", tmp_path / "home" / "student1"))
-    hook(Spawner("instructor", tmp_path / "home" / "instructor"))  # the instructor's own server is not sandboxed
+        hook(Spawner("student1"))
+    hook(Spawner("instructor"))  # the instructor's own server is not sandboxed
 
 
 def test_a_due_date_is_kept_in_utc_as_nbgrader_keeps_it():
@@ -136,6 +238,7 @@ def test_a_due_date_is_kept_in_utc_as_nbgrader_keeps_it():
 def test_a_taken_port_is_refused_with_what_to_do(tmp_path):
     if hub.why_unavailable() is not None:
         pytest.skip(hub.why_unavailable())
+    accounts_or_skip()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -152,6 +255,7 @@ def test_the_command_refuses_a_class_without_students(capsys):
 
 
 def test_a_state_folder_that_is_a_file_or_holds_another_course_is_refused(tmp_path, capsys):
+    tmp_path.chmod(0o711)  # passed through by the accounts (pytest's own folder above it is not)
     afile = tmp_path / "state"
     afile.write_text("not a folder")
     assert hub.main(["--state", str(afile)]) == 1
@@ -242,7 +346,9 @@ def server_of(course_hub: hub.Hub, account: str) -> int:
             environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if f"JUPYTERHUB_USER={account}".encode() in environment and not command[0].endswith(b"bwrap"):
+        if any(part.endswith(b"bridge.py") for part in command[:2]) or command[0].endswith(b"bwrap"):
+            continue  # the bridge's two halves and the sandbox around the server
+        if f"JUPYTERHUB_USER={account}".encode() in environment:
             if any(part.endswith(b"jupyterhub-singleuser") for part in command):
                 return pid
     raise AssertionError(f"no server of {account} among the hub's processes")
@@ -251,6 +357,119 @@ def server_of(course_hub: hub.Hub, account: str) -> int:
 def what_a_server_sees(pid: int, path: Path) -> bool:
     """Whether ``path`` exists in the files the process ``pid`` sees (its sandbox's view)."""
     return (Path(f"/proc/{pid}/root") / Path(path).relative_to("/")).exists()
+
+
+def server_port(pid: int) -> int:
+    """The port the server ``pid`` listens on (inside its own network, for a student's)."""
+    environment = dict(
+        line.split("=", 1) for line in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in line
+    )
+    return int(environment["JUPYTERHUB_SERVICE_URL"].split(":")[2].split("/")[0])
+
+
+def in_terminal(page, base: str, command: str, timeout_ms: int = 60_000) -> str:
+    """What ``command`` prints in a new terminal of the server at ``base`` (JupyterLab's terminal API, from the
+    student's own logged-in page); the output ends when the shell prints END-OF-2."""
+    return page.evaluate(
+        """async ([base, command, timeout]) => {
+            const xsrf = (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || "";
+            const made = await fetch(base + "api/terminals", {method: "POST", headers: {"X-XSRFToken": xsrf}});
+            const {name} = await made.json();
+            const socket = new WebSocket(base.replace(/^http/, "ws") + "terminals/websocket/" + name);
+            let out = "";
+            return await new Promise((resolve) => {
+                setTimeout(() => resolve(out + "\\n(timed out)"), timeout);
+                socket.onmessage = (event) => {
+                    const [kind, text] = JSON.parse(event.data);
+                    if (kind !== "stdout") return;
+                    out += text;
+                    if (out.includes("END-OF-2")) { socket.close(); resolve(out); }
+                };
+                socket.onopen = () => socket.send(JSON.stringify(["stdin", command + "\\r"]));
+            });
+        }""",
+        [base, command, timeout_ms],
+    )
+
+
+ATTACK = """
+import json, os, socket, sys
+inbound, other, checks, secret, ports, public, own = sys.argv[1:8]
+tried = {}
+def attempt(what, action):
+    try:
+        action()
+        tried[what] = "done"
+    except OSError as error:
+        tried[what] = type(error).__name__
+attempt("list inbound", lambda: os.listdir(inbound))
+attempt("read another's submission", lambda: open(os.path.join(inbound, other, "timestamp.txt")).read())
+attempt("write into another's submission", lambda: open(os.path.join(inbound, other, "attention.ipynb"), "w"))
+attempt("delete another's submission", lambda: os.rename(os.path.join(inbound, other), os.path.join(inbound, "x")))
+attempt("read checks.py", lambda: open(checks).read())
+attempt("read the cookie secret", lambda: open(secret).read())
+later = "2099-01-01 00:00:00.000000 UTC"
+def forge():
+    folder = os.path.join(inbound, "student1+attention+" + later + "+forged")
+    os.mkdir(folder)
+    open(os.path.join(folder, "attention.ipynb"), "w").write(open(own).read())
+    open(os.path.join(folder, "timestamp.txt"), "w").write(later)
+attempt("submit in student1's name", forge)
+def plant():
+    folder = os.path.join(inbound, "student3+attention+" + later + "+planted")
+    os.mkdir(folder)
+    os.symlink(checks, os.path.join(folder, "attention.ipynb"))
+    os.symlink(secret, os.path.join(folder, "cookie.txt"))
+    open(os.path.join(folder, "timestamp.txt"), "w").write(later)
+attempt("plant links", plant)
+for port in [*ports.split(","), public]:
+    attempt(f"connect {port}", lambda: socket.create_connection(("127.0.0.1", int(port)), timeout=5).close())
+print("ATTACK " + json.dumps(tried))
+"""
+
+
+def attack_from_a_terminal(
+    page, course_hub: hub.Hub, course: Path, student: str, victim: str
+) -> tuple[dict, list[int]]:
+    """``student`` runs ATTACK in a terminal of their own server (in its sandbox): what each attempt came to."""
+    home = course_hub.state / "home" / student
+    script = home / "attack.py"
+    script.write_text(ATTACK)
+    account = pwd.getpwnam(student)
+    os.chown(script, account.pw_uid, account.pw_gid)
+    inbound = course_hub.state / "exchange" / "attention" / "inbound"
+    (other,) = [entry.name for entry in inbound.iterdir() if entry.name.startswith(f"{victim}+")]
+    ports = [course_hub.api_port, course_hub.proxy_api_port]
+    ports += [server_port(server_of(course_hub, "instructor")), server_port(server_of(course_hub, victim))]
+    arguments = [inbound, other, course / "source" / "attention" / "checks.py"]
+    arguments += [course_hub.state / "hub" / "jupyterhub_cookie_secret", ",".join(map(str, ports)), course_hub.port]
+    arguments += [home / "attention" / "attention.ipynb"]
+    command = (
+        f"{sys.executable} {script} " + " ".join(f"'{argument}'" for argument in arguments) + "; echo END-OF-$((1+1))"
+    )
+    said = in_terminal(page, f"{course_hub.url}/user/{student}/", command)
+    found = [line for line in said.splitlines() if line.startswith("ATTACK {")]
+    assert len(found) == 1, f"the terminal said: {said!r}"
+    (line,) = found
+    return json.loads(line.removeprefix("ATTACK ")), ports
+
+
+def files_of(folder: Path) -> dict:
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+def as_instructor(*options: str) -> subprocess.CompletedProcess:
+    """``python -m autograder.classroom`` as the instructor's account, as the README says to grade on the hub: the
+    course is theirs alone, and Formgrader (the instructor's server) goes on writing its gradebook."""
+    from autograder.class_grading import FORWARD_CACHE_HOME
+
+    unsandboxed = [] if sandbox.bubblewrap() is not None else ["--unsandboxed"]
+    command = ["runuser", "-u", hub.INSTRUCTOR, "--", sys.executable, "-m", "autograder.classroom", *options]
+    home = pwd.getpwnam(hub.INSTRUCTOR).pw_dir  # the instructor's own caches (the suite's is root's alone)
+    environment = {name: value for name, value in os.environ.items() if name != FORWARD_CACHE_HOME} | {"HOME": home}
+    return subprocess.run(
+        [*command, *unsandboxed], cwd=REPOSITORY, env=environment, capture_output=True, text=True, timeout=900
+    )
 
 
 def formgrader_action(page, column: str, success: str) -> str:
@@ -263,9 +482,9 @@ def formgrader_action(page, column: str, success: str) -> str:
     return text
 
 
-def test_the_round_trip_in_a_browser(tmp_path):
+def test_the_round_trip_in_a_browser(tmp_path, open_state):
     playwright = browser_or_skip()
-    state, shots = tmp_path / "hub", Shots(tmp_path / "screenshots")
+    state, shots = open_state, Shots(tmp_path / "screenshots")
     students = list(HANDED_IN)
     due = datetime.datetime.now() - datetime.timedelta(days=1)  # every submission is late: the columns are filled
     course = hub.prepare(state, students, due)
@@ -281,6 +500,10 @@ def test_the_round_trip_in_a_browser(tmp_path):
             except Exception:
                 for number, page in enumerate(p for context in browser.contexts for p in context.pages):
                     shots(page, f"failed-page-{number}")  # what each page showed when the test stopped
+                said = course_hub.log.read_text(errors="replace").splitlines()
+                print("the hub's log, its errors:", *[line for line in said if "[E " in line or "rror" in line][-30:])
+                listing = subprocess.run(["ls", "-lanR", state / "exchange"], capture_output=True, text=True).stdout
+                print("the exchange:", listing[-6000:])
                 raise
             finally:
                 browser.close()
@@ -304,17 +527,19 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     assert {"Formgrader", "Assignment List", "Course List"} <= set(
         teacher.locator(".lm-Menu-content .lm-Menu-itemLabel").all_inner_texts()
     )
-    teacher.keyboard.press("Escape")
+    teacher.click(".lm-Menu-content .lm-Menu-itemLabel:text-is('Formgrader')")
     assert not disabled_plugins(teacher) & INSTRUCTOR_TOOLS
+    # Formgrader opens as a tab of JupyterLab (an iframe the server's frame-ancestors 'self' lets it show)
+    formgrader = teacher.wait_for_selector("iframe[src*='formgrader']").content_frame()
+    formgrader.wait_for_selector("#main-table td.assign a")
     manage = f"{url}/user/instructor/formgrader/manage_assignments"
-    teacher.goto(manage)
-    teacher.locator("#main-table td.assign a").click()
-    teacher.wait_for_selector("#main-table td.release a")
-    if teacher.locator(".modal-footer button").count():
-        teacher.locator(".modal-footer button").first.click()
-    released = formgrader_action(teacher, "release", "Successfully released")
+    formgrader.locator("#main-table td.assign a").click()
+    formgrader.wait_for_selector("#main-table td.release a")
+    if formgrader.locator(".modal-footer button").count():
+        formgrader.locator(".modal-footer button").first.click()
+    released = formgrader_action(formgrader, "release", "Successfully released")
     assert "Released as: attention attention" in released
-    assert teacher.inner_text("#main-table td.status") == "released"
+    assert formgrader.inner_text("#main-table td.status") == "released"
     shots(teacher, "formgrader-released")
     shots.phase("released")
 
@@ -359,18 +584,43 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         page.wait_for_selector("#submitted_assignments_list .list_item .item_name")
 
     shots.phase("validated and submitted")
+    # --- student3 attacks from a terminal of their own server: the other submissions, the course, the network ----
+    inbound = course_hub.state / "exchange" / "attention" / "inbound"
+    (genuine,) = [entry for entry in inbound.iterdir() if entry.name.startswith("student1+")]
+    before = files_of(genuine)
+    tried, ports = attack_from_a_terminal(pages["student3"], course_hub, course, "student3", "student1")
+    print(f"the attacker's attempts: {tried}")
+    for what in ("list inbound", "read another's submission", "write into another's submission"):
+        assert tried[what] == "PermissionError", (what, tried)
+    assert tried["delete another's submission"] == "PermissionError", tried
+    assert tried["read checks.py"] == tried["read the cookie secret"] == "FileNotFoundError", tried
+    assert tried["submit in student1's name"] == tried["plant links"] == "done", tried  # planted: collect must refuse
+    for port in ports:  # the hub's API, the proxy's API, the instructor's and student1's servers
+        assert tried[f"connect {port}"] == "ConnectionRefusedError", (port, tried)
+    assert tried[f"connect {course_hub.port}"] == "done", tried  # the proxy's public port: the one way out
+    assert files_of(genuine) == before, "student1's submission changed"
+    shots.phase("attacked")
     # --- the instructor collects, and grades what nbgrader collected ---------------------------------------
     teacher.goto(manage)
     collected = formgrader_action(teacher, "collect", "Successfully collected")
     for student in HANDED_IN:
         assert f"Collecting submission: {student} attention" in collected, collected
+    assert "cheating attempt" not in collected, collected  # each submission is its own student's account's
+    assert (course / "submitted" / "student1" / "attention" / "attention.ipynb").read_bytes() == before[
+        "attention.ipynb"
+    ], "the forged submission was collected as student1's"
+    planted = course / "submitted" / "student3" / "attention"
+    assert not any(path.is_symlink() for path in planted.rglob("*")) and not (planted / "cookie.txt").exists()
+    assert b"CHECKS" not in (planted / "attention.ipynb").read_bytes(), "checks.py was collected through a link"
     teacher.reload()
     teacher.wait_for_selector("#main-table td.num-submissions a:text-is('3')")
     shots(teacher, "formgrader-collected")
     for student in HANDED_IN:
         assert (course / "submitted" / student / "attention" / "timestamp.txt").is_file()
     shots.phase("collected")
-    graded = run_classroom(course, course / "submitted", "--assignment", "attention")
+    graded = as_instructor(
+        "--course", str(course), "--submissions", str(course / "submitted"), "--assignment", "attention"
+    )
     assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
     with open(course / "grades.csv") as grades_file:
         grades = {row["student_id"]: row for row in csv.DictReader(grades_file)}
@@ -400,13 +650,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     shots(teacher, "formgrader-verdicts-wrap")
 
     shots.phase("hand-graded")
-    refreshed = subprocess.run(
-        [sys.executable, "-m", "autograder.classroom", "--course", str(course), "--feedback-only"],
-        cwd=REPOSITORY,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    refreshed = as_instructor("--course", str(course), "--feedback-only")
     assert refreshed.returncode == 0, refreshed.stderr
     assert "feedback regenerated for 1 students (hand grades changed): student1" in refreshed.stdout, refreshed.stdout
     teacher.goto(manage)
@@ -440,7 +684,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     shots.phase("feedback read")
 
 
-def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(tmp_path):
+def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(open_state):
     """The command `make hub` runs: it prints the address and the accounts, serves the hub's login page on
     127.0.0.1, and Ctrl-C (SIGINT) stops the hub, its proxy and everything else it started."""
     why = hub.why_unavailable()
@@ -449,7 +693,7 @@ def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(tmp_path):
     import signal
     import urllib.request
 
-    port, state = hub.free_port(), tmp_path / "state"
+    port, state = hub.free_port(), open_state
     command = [sys.executable, "-m", "autograder.hub", "--state", str(state), "--port", str(port), "--students", "2"]
     process = subprocess.Popen(command, cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     shell = None
@@ -461,7 +705,7 @@ def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(tmp_path):
                 break
         said = "".join(said)
         assert f"http://127.0.0.1:{port} (any password)" in said, said
-        assert "students:   student1, student2" in said, said
+        assert "students:   student1, student2" in said and "assignments: attention" in said, said
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/login", timeout=10) as page:
             assert page.status == 200 and b"username_input" in page.read()
         assert hub.processes_in(state.resolve()), "nothing of the hub runs in its state folder"

@@ -38,14 +38,15 @@ import sys
 import tempfile
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from autograder import answer_runner, sandbox
 from autograder.assignments import AssignmentChecks
-from autograder.checks import Broken, Call, Check, Mapped, Outputs, Result, Unavailable, lazy
+from autograder.checks import Broken, Call, Check, Mapped, Outputs, Result, Unavailable, describe_call, lazy
+from autograder.verdicts import Property, Verdict
 
 TIMEOUT = 120.0  # CPU seconds for the whole grading of one notebook
 CALL_LIMIT = 10.0  # CPU seconds for one cell or one call
@@ -58,25 +59,6 @@ RUNNER = Path(answer_runner.__file__).resolve()
 RUNNER_INSIDE = "/run/grader/runner.py"  # where the runner's one file appears in its sandbox
 SITE_INSIDE = "/run/site"  # the folder that holds NumPy (and nothing else) in the sandbox
 FILES_INSIDE = "/run/inputs"  # where the calls' read-only input files (Call.files) appear in the sandbox
-
-
-# --- verdicts ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Property:
-    name: str
-    passed: bool | None  # None: not available here (does not count)
-    message: str = ""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    check_id: str
-    points: float
-    max_points: float
-    properties: tuple[Property, ...]
-    feedback: str
 
 
 def answer_sources(notebook) -> list[str]:
@@ -131,12 +113,18 @@ def grade_answers(
     with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
         files = tuple(sorted({str(path) for calls in plans.values() for call in calls for path in call.files}))
         session = Session(assignment, list(sources), Limits(call_limit, timeout), Path(scratch), files)
+        results, usage = {}, {}
         try:
-            results = {check_id: [session.perform(call) for call in calls] for check_id, calls in plans.items()}
+            for check_id, calls in plans.items():
+                results[check_id] = [session.perform(call) for call in calls]
+                usage[check_id] = session.take_usage()
         finally:
             session.close()
     return {
-        check.check_id: judge(check, plans[check.check_id], results[check.check_id], session, seed) for check in chosen
+        check.check_id: judge(
+            check, plans[check.check_id], results[check.check_id], session, seed, usage[check.check_id]
+        )
+        for check in chosen
     }
 
 
@@ -169,15 +157,25 @@ def refuse_all(check: Check, message: str) -> list[Property]:
     return [Property(name, False, message) for name, _ in check.properties]
 
 
-def judge(check: Check, calls: list[Call], results: list[Result], session: "Session", seed: int) -> Verdict:
-    """The verdict of one check: its properties, points and feedback text."""
+def judge(
+    check: Check, calls: list[Call], results: list[Result], session: "Session", seed: int, usage: "Usage"
+) -> Verdict:
+    """The verdict of one check: its properties, points, the call that failed, the CPU time and the limit hit."""
     if check.function in session.missing:
         properties = refuse_all(check, missing_message(check.function, session))
     else:
         properties = evaluate(check, Outputs(calls, results))
-    points = score(check.points, properties)
     return Verdict(
-        check.check_id, points, float(check.points), tuple(properties), feedback(check, points, properties, seed)
+        check=check.check_id,
+        function=check.function,
+        points=score(check.points, properties),
+        max_points=float(check.points),
+        properties=tuple(properties),
+        seed=seed,
+        failed_call=usage.failed_call,
+        cpu_seconds=round(usage.cpu_seconds, 3),
+        limit=usage.limit,
+        notes=tuple(usage.notes),
     )
 
 
@@ -198,30 +196,15 @@ def score(max_points: float, properties: list[Property]) -> float:
     return float(max_points) if passed == len(counted) else round(max_points * passed / len(counted), 2)
 
 
-def feedback(check: Check, points: float, properties: list[Property], seed: int) -> str:
-    lines = [f"{check.check_id} ({check.function}): {points:g} / {check.points:g} points"]
-    said = set()
-    for p in properties:
-        mark = {True: "PASS", False: "FAIL", None: "n/a "}[p.passed]
-        message = "the same failure as above" if p.message and p.message in said else p.message
-        said.add(p.message)
-        lines.append(f"  {mark} {p.name}" + (f": {message}" if message else ""))
-    lines.append(
-        f"Graded outside your notebook on inputs drawn at grading time (seed {seed}; grading again "
-        f"with seed={seed}, autograder.answer_grading.grade_answers(checks, sources, seed={seed}), reproduces them)."
-    )
-    return "\n".join(lines)
-
-
 # --- the runner's process ---------------------------------------------------------------------------
 
 
 class RunnerDied(Exception):
     """The runner was killed (a limit) or exited; ``reason`` says why in a sentence, ``step`` where it was."""
 
-    def __init__(self, reason: str, step: dict | None = None, fatal: bool = False):
+    def __init__(self, reason: str, step: dict | None = None, fatal: bool = False, limit: str = ""):
         super().__init__(reason)
-        self.reason, self.step, self.fatal = reason, step or {}, fatal
+        self.reason, self.step, self.fatal, self.limit = reason, step or {}, fatal, limit
 
 
 def numpy_folders() -> dict[str, str]:
@@ -351,29 +334,32 @@ class Runner:
         step_used = used - self.cpu_at
         if self.seconds is None:
             if clock > STARTUP:
-                self.kill(f"the runner did not start within {STARTUP:g} s (is the machine overloaded?)")
+                self.kill(f"the runner did not start within {STARTUP:g} s (is the machine overloaded?)", limit="start")
             return
         if self.spent + used > self.limits.total + GRACE:
             self.kill(
                 f"grading used up its {self.limits.total:g} s of CPU time in all, during {self.what()}: "
                 "look for a very slow function or an infinite loop",
                 fatal=True,
+                limit="notebook",
             )
         if step_used > self.seconds + GRACE:
             self.kill(
                 f"{self.what()} used more than its {self.seconds:g} s of CPU time and was stopped: look for an "
-                "infinite loop (a loop that catches every exception never stops)"
+                "infinite loop (a loop that catches every exception never stops)",
+                limit="call",
             )
         backstop = WALL_FACTOR * self.seconds + WALL_SLACK
         if clock > backstop:
             self.kill(
                 f"{self.what()} ran {backstop:g} s by the clock using {step_used:.1f} s of CPU time: "
-                "does it sleep, or wait for input?"
+                "does it sleep, or wait for input?",
+                limit="clock",
             )
 
-    def kill(self, reason: str, fatal: bool = False):
+    def kill(self, reason: str, fatal: bool = False, limit: str = ""):
         self.close()
-        raise RunnerDied(reason, self.step, fatal)
+        raise RunnerDied(reason, self.step, fatal, limit)
 
     def read(self, fd: int, size: int) -> bytes:
         """os.read with the watch: wait for data in short slices, checking the limits between them."""
@@ -398,7 +384,7 @@ class Runner:
         except EOFError:
             self.died()
         except (ValueError, KeyError, TypeError, json.JSONDecodeError) as error:
-            self.kill(f"the runner sent something it should not have ({error}) during {self.what()}")
+            self.kill(f"the runner sent something it should not have ({error}) during {self.what()}", limit="message")
 
     def died(self):
         """The runner exited: say how, as a sentence for the student."""
@@ -407,8 +393,10 @@ class Runner:
         except subprocess.TimeoutExpired:
             code = None
         self.close()
+        limit = "exit"
         if code is not None and code < 0:
             name = signal_name(-code)
+            limit = {"SIGKILL": "memory", "SIGXCPU": "call", "SIGXFSZ": "output"}.get(name, "crash")
             cause = {
                 "SIGKILL": "killed: out of memory?",
                 "SIGXCPU": "the CPU time limit",
@@ -424,7 +412,7 @@ class Runner:
                 f"the Python process running your functions exited early (exit {code}) during {self.what()}: "
                 "does your code call exit()?"
             )
-        raise RunnerDied(reason, self.step)
+        raise RunnerDied(reason, self.step, limit=limit)
 
     def close(self):
         if self.process.poll() is None:
@@ -468,12 +456,13 @@ class Runner:
                     "output": str(message.get("output", "")),
                 }
             else:
-                self.kill(f"the runner sent {op!r} while running the answer cells")
+                self.kill(f"the runner sent {op!r} while running the answer cells", limit="message")
 
     def call(
         self, function: str, args: tuple, kwargs: dict, stand_ins: tuple, items: int, seconds: float, stand_in=None
-    ) -> tuple[Result, float]:
-        """(Result, CPU seconds used) of one call of the student's ``function``; stand-in requests served here,
+    ) -> tuple[Result, float, str]:
+        """(Result, CPU seconds used, the limit hit or "") of one call of the student's ``function``; stand-in
+        requests served here,
         by ``stand_in(function, name)``."""
         arrays = []
         header = {
@@ -493,7 +482,8 @@ class Runner:
             if op == "stand_in":
                 self.serve(function, message, received, stand_ins, stand_in)
             elif op == "error":
-                return Result(str(message.get("message"))), self.cpu() - self.cpu_at
+                limit = "call" if message.get("timed_out") is True else ""
+                return Result(str(message.get("message"))), self.cpu() - self.cpu_at, limit
             elif op == "result":
                 returned = message.get("returned")
                 if (
@@ -501,10 +491,10 @@ class Runner:
                     or len(returned) != len(received)
                     or any(array.dtype != np.float64 for array in received)
                 ):
-                    self.kill(f"the runner sent a malformed result for {function}")
-                return Result(None, tuple(received), tuple(returned)), self.cpu() - self.cpu_at
+                    self.kill(f"the runner sent a malformed result for {function}", limit="message")
+                return Result(None, tuple(received), tuple(returned)), self.cpu() - self.cpu_at, ""
             else:
-                self.kill(f"the runner sent {op!r} during a call of {function}")
+                self.kill(f"the runner sent {op!r} during a call of {function}", limit="message")
 
     def mapped(self, argument: Mapped) -> dict:
         """A Mapped argument as the runner reads it: which of its files, where, and the shape."""
@@ -544,6 +534,16 @@ class Runner:
         self.send({"op": "value", "value": packed}, arrays)
 
 
+@dataclass
+class Usage:
+    """What one check's calls used: CPU seconds, the first call that failed (in words), the first limit hit."""
+
+    cpu_seconds: float = 0.0
+    failed_call: str = ""
+    limit: str = ""
+    notes: list = field(default_factory=list)
+
+
 class Session:
     """The runner processes of one grading: a new one after a hang or crash, without what caused it."""
 
@@ -558,7 +558,8 @@ class Session:
         self.skip: dict[int, str] = {}
         self.failed: dict[str, str] = {}  # function -> why its later calls are not made
         self.runner: Runner | None = None
-        self.attempts, self.spent, self.fatal = 0, 0.0, None
+        self.attempts, self.spent, self.fatal, self.fatal_limit = 0, 0.0, None, ""
+        self.usage = Usage()
 
     def ready(self) -> Runner | None:
         """The running runner, started (again) if needed; None when no more attempts are left."""
@@ -601,27 +602,39 @@ class Session:
             return Result(f"not run: an earlier call of {function} failed: {self.failed[function]}"), 0.0
         active = self.ready()
         if active is None:
+            self.usage.limit = self.usage.limit or self.fatal_limit
             return Result(f"not run: {self.fatal}"), 0.0
         try:
-            return active.call(
+            result, used, limit = active.call(
                 function, args, kwargs or {}, stand_ins, items, seconds or self.limits.call, self.assignment.stand_in
             )
         except RunnerDied as died:
             self.spent += active.last_cpu
             self.runner = None
             if died.fatal:
-                self.fatal = died.reason
+                self.fatal, self.fatal_limit = died.reason, died.limit
             self.failed[function] = died.reason
-            return Result(died.reason), 0.0
+            result, used, limit = Result(died.reason), active.last_cpu - active.cpu_at, died.limit
+        self.usage.cpu_seconds += max(used, 0.0)
+        self.usage.limit = self.usage.limit or limit
+        return result, used
 
     def perform(self, call: Call) -> Result:
         """One planned call of a check: a plain call with its stand-ins, or a driven call run here."""
         seconds = call.slow * self.limits.call
         if call.drive is not None:
-            return call.drive(self.call, call.function, *call.args, seconds=seconds, **call.kwargs)
-        stand_ins = tuple(self.assignment.isolate.get(call.function, ()))
-        result, _ = self.call(call.function, call.args, call.kwargs, stand_ins, call.items, seconds)
+            result = call.drive(self.call, call.function, *call.args, seconds=seconds, **call.kwargs)
+        else:
+            stand_ins = tuple(self.assignment.isolate.get(call.function, ()))
+            result, _ = self.call(call.function, call.args, call.kwargs, stand_ins, call.items, seconds)
+        if result.error is not None and not self.usage.failed_call:
+            self.usage.failed_call = describe_call(call)
         return result
+
+    def take_usage(self) -> "Usage":
+        """What the calls since the last take used (CPU seconds, the first failed call, the first limit hit)."""
+        usage, self.usage = self.usage, Usage()
+        return usage
 
     def close(self):
         if self.runner is not None:

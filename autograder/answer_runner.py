@@ -330,7 +330,8 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
             request["seconds"], lambda: convert(function(*args, **kwargs), request.get("items", 1))
         )
     except BaseException as failure:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from student code too
-        channel.send({"op": "error", "message": describe_error(failure)})
+        timed_out = _isinstance(failure, CallTimedOut)
+        channel.send({"op": "error", "message": describe_error(failure), "timed_out": timed_out})
         return
     finally:
         for other, value in saved.items():

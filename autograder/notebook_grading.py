@@ -32,8 +32,9 @@ from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from nbgrader.utils import is_grade
 from traitlets import Float, Integer, Unicode
 
-from autograder import assignments
-from autograder.answer_grading import CALL_LIMIT, TIMEOUT, Verdict, answer_sources, grade_answers
+from autograder import assignments, verdicts
+from autograder.answer_grading import CALL_LIMIT, TIMEOUT, answer_sources, grade_answers
+from autograder.verdicts import Verdict
 
 
 def check_cells(nb, checks: assignments.AssignmentChecks) -> list:
@@ -56,13 +57,6 @@ def kernel_summary(cell) -> str:
     return "In your notebook the visible checks ran without an error (the grade above comes from the hidden checks)."
 
 
-def scaled_points(verdict: Verdict, cell_points: float) -> float:
-    """The verdict's points on the cell's own scale (the gradebook's points for this cell)."""
-    if verdict.max_points == cell_points:
-        return verdict.points
-    return round(cell_points * verdict.points / verdict.max_points, 2)
-
-
 RESTORED = "autograder_restored"  # a cell's metadata key: what RestoreCellFlags put back, for the feedback
 
 
@@ -77,8 +71,10 @@ def restored_note(cell) -> str:
 
 
 def verdict_outputs(cell, verdict: Verdict) -> list:
-    points = scaled_points(verdict, float(cell.metadata["nbgrader"]["points"]))
-    text = f"{restored_note(cell)}{verdict.feedback}\n{kernel_summary(cell)}\n"
+    """The check cell's outputs: the verdict in words (with the restored-cell note and what the visible checks
+    did in the kernel), and its points on the cell's scale for nbgrader's SaveAutoGrades."""
+    points = verdict.scaled(float(cell.metadata["nbgrader"]["points"]))
+    text = f"{restored_note(cell)}{verdict.text()}\n{kernel_summary(cell)}\n"
     return [
         new_output("stream", name="stdout", text=text),
         new_output("execute_result", data={"text/plain": f"{points:g}"}, execution_count=cell.get("execution_count")),
@@ -138,13 +134,14 @@ class ExternalVerdicts(NbGraderPreprocessor):
             return nb, resources
         early = resources.pop(EARLY, None)
         if isinstance(early, EarlyVerdicts) and (early.sources, early.checks) == (sources, ids):  # the very answers
-            verdicts = early.verdicts.result()
+            decided = early.verdicts.result()
         else:
-            verdicts = self.grade(checks, sources, ids)
+            decided = self.grade(checks, sources, ids)
         for cell in cells:
-            verdict = verdicts[cell.metadata["nbgrader"]["grade_id"]]
+            verdict = decided[cell.metadata["nbgrader"]["grade_id"]]
             cell.outputs = verdict_outputs(cell, verdict)
-            self.log.info("%s: %g / %g points", verdict.check_id, verdict.points, verdict.max_points)
+            cell.metadata[verdicts.KEY] = verdict.to_dict()
+            self.log.info("%s: %g / %g points", verdict.check, verdict.points, verdict.max_points)
         return nb, resources
 
 

@@ -109,7 +109,8 @@ class Verdict:
         if self.seed is not None:
             lines.append(
                 f"Graded outside your notebook on inputs drawn at grading time (seed {self.seed}; grading again "
-                f"with seed={self.seed} reproduces them)."
+                f"with seed={self.seed}, autograder.answer_grading.grade_answers(checks, sources, seed={self.seed}), "
+                "reproduces them)."
             )
         return "\n".join(lines)
 

@@ -100,15 +100,15 @@ def test_solution_earns_full_marks_on_every_check(solution):
     verdicts = grade_answers(solution, seed=SEED)
     assert set(verdicts) == set(CHECKS)
     for check_id, verdict in verdicts.items():
-        assert verdict.points == verdict.max_points == CHECKS[check_id].points, verdict.feedback
-        assert "PASS" in verdict.feedback and "FAIL" not in verdict.feedback
-        assert f"seed {SEED}" in verdict.feedback
+        assert verdict.points == verdict.max_points == CHECKS[check_id].points, verdict.text()
+        assert "PASS" in verdict.text() and "FAIL" not in verdict.text()
+        assert f"seed {SEED}" in verdict.text()
     assert sum(v.max_points for v in verdicts.values()) == 29
 
 
 def test_solution_full_marks_on_fresh_seeds(solution):
     for verdict in grade_answers(solution).values():  # seed from os.urandom
-        assert verdict.points == verdict.max_points, verdict.feedback
+        assert verdict.points == verdict.max_points, verdict.text()
 
 
 def record_matches_model() -> bool:
@@ -417,11 +417,11 @@ def test_mistake_loses_points_on_its_own_exercise_only(catalogue, mistake):
         )  # the documented exception: the model runs the student's attention as written
         assert lost(verdicts)["check_masked_attention"] == [DRIVE]
     only_these_lose(verdicts, expected)
-    feedback = "\n".join(verdicts[check].feedback for check in mistake.lost)
+    feedback = "\n".join(verdicts[check].text() for check in mistake.lost)
     assert mistake.says in feedback, feedback
     for check in set(mistake.lost) & {"check_previous_token_weight", "check_far_back_weight"}:
         if record_matches_model():  # the mistake shows on the store's model too
-            assert RECORDED in lost(verdicts)[check], verdicts[check].feedback
+            assert RECORDED in lost(verdicts)[check], verdicts[check].text()
 
 
 def test_partial_credit_is_by_property(solution):
@@ -430,7 +430,7 @@ def test_partial_credit_is_by_property(solution):
     attention = verdicts["check_attention"]
     assert [p.passed for p in attention.properties] == [True, True, False, False]
     assert attention.points == 2.0
-    assert "FAIL scaled by sqrt(d): the weights match unscaled scores" in attention.feedback
+    assert "FAIL scaled by sqrt(d): the weights match unscaled scores" in attention.text()
 
 
 EVEN_MARKERS_FROM_THE_STATISTIC = """
@@ -512,7 +512,7 @@ def test_always_equal_results_earn_nothing(solution, answer):
     assert softmax.points <= 0.5  # an array of zeros keeps its shape, nothing else
     assert set(lost(verdicts)) <= {"check_softmax", "check_masked_attention"}  # the model runs attention as written
     if answer is ALWAYS_EQUAL:
-        assert softmax.points == 0 and "not an array of numbers" in softmax.feedback
+        assert softmax.points == 0 and "not an array of numbers" in softmax.text()
 
 
 def test_calling_lib_inside_a_graded_function_earns_nothing_and_says_why(solution):
@@ -528,7 +528,7 @@ def test_calling_lib_inside_a_graded_function_earns_nothing_and_says_why(solutio
     only_these_lose(verdicts, set(ATTENTION_CHECKS))
     for check in ATTENTION_CHECKS:
         assert verdicts[check].points == 0
-        assert "lib is not available where your functions are graded" in verdicts[check].feedback
+        assert "lib is not available where your functions are graded" in verdicts[check].text()
 
 
 ROUTES = r'''
@@ -621,8 +621,8 @@ def test_no_route_from_the_answers_leads_to_the_reference_or_the_record(solution
     lost_checks = {f"check_{name}" for name in cheats}
     only_these_lose(verdicts, lost_checks)
     for check in lost_checks:
-        assert verdicts[check].points == 0, verdicts[check].feedback
-        assert "returns zeros" in verdicts[check].feedback, verdicts[check].feedback
+        assert verdicts[check].points == 0, verdicts[check].text()
+        assert "returns zeros" in verdicts[check].text(), verdicts[check].text()
 
 
 FORGES = r'''
@@ -660,7 +660,7 @@ def test_the_grader_computes_a_stand_in_only_for_the_call_in_progress(solution):
     verdicts = grade_answers(sources + [FORGES], seed=SEED)
     only_these_lose(verdicts, {"check_split_heads"})
     assert verdicts["check_split_heads"].points == 0
-    assert "softmax is not computed for you while split_heads is graded" in verdicts["check_split_heads"].feedback
+    assert "softmax is not computed for you while split_heads is graded" in verdicts["check_split_heads"].text()
 
 
 LAZY = {
@@ -714,8 +714,8 @@ def test_outputs_that_carry_no_computation_earn_nothing(kind):
     assert total <= 1, {check: v.points for check, v in verdicts.items() if v.points}
     assert total == 0
     said = {"zeros": "returns zeros", "ones": "filled with one number", "echo": "returns its input unchanged"}[kind]
-    assert said in verdicts["check_softmax"].feedback, verdicts["check_softmax"].feedback
-    assert "transposed" not in "\n".join(v.feedback for v in verdicts.values())
+    assert said in verdicts["check_softmax"].text(), verdicts["check_softmax"].text()
+    assert "transposed" not in "\n".join(v.text() for v in verdicts.values())
 
 
 def test_the_same_result_for_every_input_earns_nothing(solution):
@@ -723,7 +723,7 @@ def test_the_same_result_for_every_input_earns_nothing(solution):
     constant = "def previous_token_weight(pattern):\n    return np.array([0.41, 0.12, 0.33, 0.08])\n"
     verdicts = grade_answers(replace_cell(solution, "previous_token_weight", constant), seed=SEED)
     assert verdicts["check_previous_token_weight"].points == 0
-    assert "returns the same result for different inputs" in verdicts["check_previous_token_weight"].feedback
+    assert "returns the same result for different inputs" in verdicts["check_previous_token_weight"].text()
 
 
 def float32_solution(solution: list[str]) -> list[str]:
@@ -739,7 +739,7 @@ def float32_solution(solution: list[str]) -> list[str]:
 def test_a_float32_solution_earns_full_marks(solution):
     for seed in (4, SEED):  # seed 4 put the model's logits 1.1e-5 from lib's: within float32's rounding
         verdicts = grade_answers(float32_solution(solution), seed=seed)
-        assert lost(verdicts) == {}, {check: verdicts[check].feedback for check in lost(verdicts)}
+        assert lost(verdicts) == {}, {check: verdicts[check].text() for check in lost(verdicts)}
 
 
 def test_limits_are_cpu_time_not_the_clock(solution):
@@ -756,7 +756,7 @@ def test_limits_are_cpu_time_not_the_clock(solution):
     assert lost(verdicts) == {
         "check_softmax": ["shape", "rows sum to 1 on the last axis", "values", "no overflow on scores ~1e3"]
     }
-    assert "answer cell 1 used more than its 1 s of CPU time" in verdicts["check_softmax"].feedback
+    assert "answer cell 1 used more than its 1 s of CPU time" in verdicts["check_softmax"].text()
 
 
 def test_a_large_allocation_on_a_busy_machine_costs_nothing(solution):
@@ -774,7 +774,7 @@ def test_a_large_allocation_on_a_busy_machine_costs_nothing(solution):
     finally:
         for burner in burners:
             burner.kill()
-    assert lost(verdicts) == {}, {check: verdicts[check].feedback for check in lost(verdicts)}
+    assert lost(verdicts) == {}, {check: verdicts[check].text() for check in lost(verdicts)}
 
 
 def test_independent_failures_each_cost_only_their_own_check(solution):
@@ -810,7 +810,7 @@ def test_independent_failures_each_cost_only_their_own_check(solution):
     }
     only_these_lose(verdicts, set(reasons))
     for check, reason in reasons.items():
-        assert verdicts[check].points == 0 and reason in verdicts[check].feedback, verdicts[check].feedback
+        assert verdicts[check].points == 0 and reason in verdicts[check].text(), verdicts[check].text()
 
 
 def test_renamed_softmax_costs_the_model_property_only_elsewhere(solution):
@@ -830,7 +830,7 @@ def test_infinite_loop_fails_only_its_checks(solution):
     )
     verdicts = grade_answers(looping, seed=SEED, call_limit=1.0)
     only_these_lose(verdicts, {"check_even_marker_weight"})
-    assert "used up its 1 s of CPU time" in verdicts["check_even_marker_weight"].feedback
+    assert "used up its 1 s of CPU time" in verdicts["check_even_marker_weight"].text()
 
 
 def test_loop_that_swallows_the_timeout_is_killed_and_the_rest_still_graded(solution):
@@ -843,9 +843,7 @@ def test_loop_that_swallows_the_timeout_is_killed_and_the_rest_still_graded(solu
     )
     verdicts = grade_answers(looping, seed=SEED, call_limit=1.0)
     only_these_lose(verdicts, {"check_previous_token_weight"})
-    assert (
-        "previous_token_weight used more than its 1 s of CPU time" in verdicts["check_previous_token_weight"].feedback
-    )
+    assert "previous_token_weight used more than its 1 s of CPU time" in verdicts["check_previous_token_weight"].text()
 
 
 def test_a_cell_that_never_ends_is_skipped_and_the_others_graded(solution):
@@ -864,13 +862,13 @@ def test_unanswered_notebook_earns_zero():
     stubs = [f"def {check.function}(*args, **kwargs):\n    raise NotImplementedError()\n" for check in CHECKS.values()]
     verdicts = grade_answers(stubs, seed=SEED)
     assert all(v.points == 0 for v in verdicts.values())
-    assert "NotImplementedError" in verdicts["check_softmax"].feedback
+    assert "NotImplementedError" in verdicts["check_softmax"].text()
 
 
 def test_feedback_seed_reproduces_the_inputs_and_verdicts(solution):
     unscaled = edit(solution, "attention", " / np.sqrt(d)", "")
     verdicts = grade_answers(unscaled)  # a fresh seed, written in the feedback
-    seed = int(re.search(r"seed (\d+)", verdicts["check_attention"].feedback).group(1))
+    seed = int(re.search(r"seed (\d+)", verdicts["check_attention"].text()).group(1))
     again = grade_answers(unscaled, seed=seed)
-    assert [v.feedback for v in again.values()] == [v.feedback for v in verdicts.values()]
+    assert [v.text() for v in again.values()] == [v.text() for v in verdicts.values()]
     assert [v.points for v in again.values()] == [v.points for v in verdicts.values()]

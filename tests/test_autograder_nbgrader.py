@@ -19,6 +19,7 @@ from nbgrader.utils import determine_grade
 
 from autograder import assignments
 from autograder.notebook_grading import ExternalVerdicts, StartVerdicts
+from autograder.verdicts import read_verdicts
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"
@@ -74,6 +75,13 @@ def test_partial_credit_reaches_nbgrader():
     nb, _ = verdicts().preprocess(nb, dict(ATTENTION))
     assert determine_grade(check_cells(nb)["check_attention"]) == (2.0, 4.0)
     assert determine_grade(check_cells(nb)["check_softmax"]) == (2.0, 2.0)
+    stored = read_verdicts(nb)  # the verdict as data, beside the words the student reads
+    assert set(stored) == set(check_cells(nb))
+    attention = stored["check_attention"]
+    assert (attention.function, attention.points, attention.max_points, attention.seed) == ("attention", 2.0, 4.0, SEED)
+    assert [p.name for p in attention.failed] == ["scaled by sqrt(d)", "values"]
+    assert attention.text() in check_cells(nb)["check_attention"].outputs[0].text
+    assert 0 <= attention.cpu_seconds < 10 and attention.limit == "" and attention.failed_call == ""
 
 
 @pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook is missing")

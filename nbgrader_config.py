@@ -38,6 +38,7 @@ from autograder.notebook_grading import (  # noqa: E402
     RestoreCellFlags,
     StartVerdicts,
 )
+from autograder.sanitise import Sanitise  # noqa: E402
 from autograder.stubs import NamedStubs  # noqa: E402
 from autograder.student_kernel import SurvivingExecute  # noqa: E402
 
@@ -72,6 +73,7 @@ c.Autograde.autograde_preprocessors = [
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
+    Sanitise,  # the student's outputs and markdown made inert, before anything shows them (issue 18)
     ExternalVerdicts,  # after the kernel ran, before the grades are saved
     SaveAutoGrades,
     DropPoints,  # the points are in the gradebook now: no "Out[n]: 2" after each verdict
@@ -89,6 +91,9 @@ c.GenerateFeedback.HTMLExporter.extra_template_paths = TEMPLATE_PATHS
 # The feedback and Formgrader's pages wrap each verdict line inside its box: VerdictStyle is nbconvert's
 # CSSHTMLHeaderPreprocessor (the pages' inline styles) with the course's CSS added, in its place
 c.HTMLExporter.preprocessors = [VerdictStyle]
+# and sanitise what they show (nbconvert's own, off by default): a second line behind Sanitise, for a notebook
+# autograded before it (Formgrader's own template renders markdown cells unsanitised: docs/upstream-nbgrader.md)
+c.HTMLExporter.sanitize_html = True
 c.CSSHTMLHeaderPreprocessor.enabled = False
 c.VerdictStyle.enabled = True
 c.VerdictStyle.style = "default"  # the classic template's Pygments style

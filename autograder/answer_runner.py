@@ -8,8 +8,9 @@ value and computes no verdict (autograder.answer_grading does both, in the grade
 
 The grader talks to it over its stdin and stdout, which it moves to private descriptors before any
 student code runs (the student's prints go to a tail kept for the feedback). Each message is a
-4-byte length, a JSON header, then the raw bytes of the arrays the header lists (``send``,
-``receive``: the grader imports these two from here, so the framing is written once).
+4-byte length, a JSON header (an object), then the raw bytes of the arrays the header lists (``frame``,
+``send``, ``receive``: the grader imports these from here, so the framing is written once). The grader
+(autograder.answer_process) accepts each message only at its place below: anything else ends the grading.
 
     grader -> runner   {"op": "cells", "cells": [source], "skip": {index: why}, "names": [graded name],
                         "seconds": CPU seconds per cell, "files": [read-only .npy inputs, by path]}
@@ -72,12 +73,16 @@ class StandInRefused(Exception):
 # --- the framing, shared with the grader ---------------------------------------------------------
 
 
-def send(fd: int, header: dict, arrays=()) -> None:
-    """Write one message: length, JSON header (with each array's dtype and shape), the arrays' bytes."""
+def frame(header: dict, arrays=()) -> bytes:
+    """One message as bytes: length, JSON header (with each array's dtype and shape), the arrays' bytes."""
     header = _dict(header, arrays=[[array.dtype.str, _list(array.shape)] for array in arrays])
     text = _dumps(header).encode()
-    parts = [_pack(">I", _len(text)), text, *(array.tobytes() for array in arrays)]
-    data = memoryview(b"".join(parts))
+    return b"".join([_pack(">I", _len(text)), text, *(array.tobytes() for array in arrays)])
+
+
+def send(fd: int, header: dict, arrays=()) -> None:
+    """Write one message (``frame``) to ``fd``, whole."""
+    data = memoryview(frame(header, arrays))
     while data:
         data = data[_write(fd, data) :]
 
@@ -95,15 +100,26 @@ def read_exactly(fd: int, size: int, read=None) -> bytes:
     return b"".join(chunks)
 
 
-def receive(fd: int, numpy, read=None, limit: int = 2**30):
-    """(header, [array]) of one message; ValueError when it is malformed or larger than ``limit`` bytes."""
+def receive(fd: int, numpy, read=None, limit: int = 2**30, admit=None):
+    """(header, [array]) of one message; ValueError when it is malformed or larger than ``limit`` bytes.
+
+    admit(header), when given, is called before any array's bytes are read, and may raise ValueError."""
     (size,) = _unpack(">I", read_exactly(fd, 4, read))
     if size > HEADER_LIMIT:
         raise ValueError(f"a message header of {size} bytes")
-    header = _loads(read_exactly(fd, size, read))
+    try:
+        header = _loads(read_exactly(fd, size, read))
+    except RecursionError:
+        raise ValueError("a message header nested too deeply") from None
+    if not _isinstance(header, _dict) or not _isinstance(header.get("arrays", []), _list):
+        raise ValueError(f"a message header that is not an object with a list of arrays ({_str(header)[:80]})")
+    if admit is not None:
+        admit(header)
     arrays = []
-    for dtype, shape in header.get("arrays", []):
-        dtype = numpy.dtype(dtype)
+    for entry in header.get("arrays", []):
+        if not _isinstance(entry, _list) or _len(entry) != 2 or not _isinstance(entry[1], _list):
+            raise ValueError(f"an array declared as {_str(entry)[:80]}")
+        dtype, shape = numpy.dtype(entry[0]), entry[1]
         if dtype.kind not in "biuf" or any(not _isinstance(n, int) or n < 0 for n in shape):
             raise ValueError(f"an array of dtype {dtype} and shape {shape}")
         count = 1

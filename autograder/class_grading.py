@@ -64,15 +64,22 @@ GRADER_CODE = [
     *(
         f"autograder/{name}.py"
         for name in (
+            "answer_budget",
             "answer_grading",
+            "answer_process",
             "answer_runner",
+            "answer_sandbox",
+            "answer_session",
             "assignments",
             "checks",
             "class_grading",
             "model",
             "notebook_grading",
             "sandbox",
+            "sanitise",
+            "stand_ins",
             "student_kernel",
+            "verdicts",
         )
     ),
 ]

@@ -67,6 +67,7 @@ from pathlib import Path
 
 from autograder.assignments import Layout, NoAssignment, find
 from autograder.class_grading import REPOSITORY, course_config
+from autograder.students import id_problem
 
 MARKER = ".classroom"  # written into every course folder this command makes
 
@@ -310,9 +311,10 @@ def survey(submissions: Path, layout: Layout) -> Uploads:
         if not entry.is_dir() or entry.is_symlink():
             found.not_graded[name] = f"not in a student's folder (expected {expected})"
             continue
-        if name != name.strip() or not name:
-            found.students_not_graded[name] = "not graded: nbgrader strips spaces around a student id"
-            found.not_graded[name] = found.students_not_graded[name].removeprefix("not graded: ")
+        refused = id_problem(name)  # a student id reaches file names and pages: only a safe pattern
+        if refused:
+            found.students_not_graded[name] = f"not graded: {refused}"
+            found.not_graded[name] = refused
             continue
         folder = entry / assignment
         if not folder.is_dir():
@@ -686,9 +688,9 @@ def _run_locked(
         table.loc[student, "note"] = uploads.students_not_graded[student]
     started = time.monotonic()
     try:  # the instructor's report (autograder.report): a failure to write it loses no grade
-        from autograder.report import write_report
+        from autograder.report import ReportOptions, write_report
 
-        report = str(write_report(course, layout.name, db=db))
+        report = write_report(course=course, assignment=layout.name, options=ReportOptions(db=db)).summary()
     except Exception as error:  # noqa: BLE001 - said in the closing lines, the grades are recorded
         report = f"not written ({type(error).__name__}: {error})"
     seconds["report"] = time.monotonic() - started
@@ -817,7 +819,16 @@ def main(argv=None) -> int:
             "their pages were made; every run does this after grading"
         ),
     )
+    parser.add_argument("--export", choices=("canvas", "moodle"), help="only write lms/<LMS>.csv (autograder.lms)")
+    parser.add_argument("--roster", type=Path, help="--export's roster CSV (default: <course>/roster.csv)")
+    parser.add_argument(
+        "--lti", type=Path, metavar="CONFIG", help="after grading, send scores to the LMS (autograder.lti)"
+    )
     args = parser.parse_args(argv)
+    if args.export:  # reads the gradebook only: no sandbox needed
+        from autograder.lms import ExportOptions, export_command
+
+        return export_command(ExportOptions(course=args.course, lms=args.export, db=args.db, roster=args.roster))
     if args.feedback_only:  # runs no student code: no sandbox needed
         return feedback_only(args.course, args.source, args.assignment, args.db, args.wait)
     from autograder import sandbox
@@ -863,6 +874,11 @@ def main(argv=None) -> int:
         f"feedback {course / 'feedback'}/<student>/{result['layout'].name}/{result['layout'].notebook}.html"
     )
     say(f"report {result['report']}")
+    if args.lti:  # the scores to the LMS's line items; what cannot be sent stays in the course's outbox
+        from autograder.lti.passback import passback_lines
+
+        for line in passback_lines(args.lti, course, result["db"]):
+            say(line)
     steps = ", ".join(f"{name} {value:.0f} s" for name, value in result["seconds"].items())
     say(f"done in {time.monotonic() - started:.0f} s ({steps})")
     return 1 if failed or uploads.students_not_graded else 2 if uploads.not_graded else 0

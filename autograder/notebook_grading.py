@@ -22,7 +22,9 @@ Other cells (manually graded answers, unknown grade ids) are left as they are.
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as WaitedTooLong
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +35,8 @@ from nbgrader.utils import is_grade
 from traitlets import Float, Integer, Unicode
 
 from autograder import assignments, verdicts
-from autograder.answer_grading import CALL_LIMIT, TIMEOUT, answer_sources, grade_answers
+from autograder.answer_budget import CALL_LIMIT, JUDGING_SLACK, TIMEOUT, Limits
+from autograder.answer_grading import answer_sources, grade_answers, unfinished
 from autograder.verdicts import Verdict
 
 
@@ -86,11 +89,13 @@ EARLY = "autograder_early_verdicts"  # the resources key where StartVerdicts lea
 
 @dataclass(frozen=True)
 class EarlyVerdicts:
-    """What StartVerdicts hands ExternalVerdicts: the answers and checks it started on, and the verdicts to come."""
+    """What StartVerdicts hands ExternalVerdicts: the answers and checks it started on, the verdicts to come, and
+    by when (time.monotonic) they must have come: the answers' wall-clock budget from the start, plus judging."""
 
     sources: list
     checks: list
     verdicts: Future
+    due: float
 
 
 class ExternalVerdicts(NbGraderPreprocessor):
@@ -103,6 +108,9 @@ class ExternalVerdicts(NbGraderPreprocessor):
     seed = Integer(None, allow_none=True, help="Seed of the inputs (default: fresh each run, to reproduce one)").tag(
         config=True
     )
+    wall = Float(
+        None, allow_none=True, help="Seconds by the clock for grading one notebook's answers (default: 2.5 x timeout)"
+    ).tag(config=True)
     source = Unicode(
         "",
         help="The folder holding <assignment>/checks.py (default: source/ of the course folder the "
@@ -123,18 +131,39 @@ class ExternalVerdicts(NbGraderPreprocessor):
         cells = check_cells(nb, checks)
         return checks, cells, [cell.metadata["nbgrader"]["grade_id"] for cell in cells], answer_sources(nb)
 
+    def limits(self) -> Limits:
+        return Limits(self.call_limit, self.timeout, self.wall)
+
     def grade(self, checks, sources, ids) -> dict:
         return grade_answers(
-            checks, sources, seed=self.seed, timeout=self.timeout, call_limit=self.call_limit, checks=ids
+            checks,
+            sources,
+            seed=self.seed,
+            timeout=self.timeout,
+            call_limit=self.call_limit,
+            checks=ids,
+            wall=self.wall,
         )
 
+    def collect(self, early: EarlyVerdicts, checks, ids) -> dict:
+        """The early verdicts, waited for until they are due at most; past that, 0 points that say why."""
+        try:
+            return early.verdicts.result(timeout=max(0.0, early.due - time.monotonic()))
+        except WaitedTooLong:
+            seconds = self.limits().wall_seconds
+            self.log.error("the hidden checks did not finish within %g s (+ %g s to judge)", seconds, JUDGING_SLACK)
+            reason = f"the hidden checks did not finish within {seconds:g} s by the clock"
+            return unfinished(checks, ids, reason, "notebook time")
+
     def preprocess(self, nb, resources):
+        for cell in nb.cells:  # a verdict is only ever the one written here: none the student put in a cell
+            cell.get("metadata", {}).pop(verdicts.KEY, None)
         checks, cells, ids, sources = self.plan(nb, resources)
         if not cells:
             return nb, resources
         early = resources.pop(EARLY, None)
         if isinstance(early, EarlyVerdicts) and (early.sources, early.checks) == (sources, ids):  # the very answers
-            decided = early.verdicts.result()
+            decided = self.collect(early, checks, ids)
         else:
             decided = self.grade(checks, sources, ids)
         for cell in cells:
@@ -151,14 +180,18 @@ class StartVerdicts(ExternalVerdicts):
     Placed before Execute: the checks run the answer cells in their own process, so they need nothing from
     the kernel, and grading one notebook takes about as long as running it instead of that plus the
     checks. ExternalVerdicts collects the verdicts when the sources it sees are the ones graded here
-    (otherwise it grades them again). Configured like ExternalVerdicts (seed, timeout, call_limit).
+    (otherwise it grades them again), waiting at most until they are due: the answers' wall-clock budget
+    (autograder.answer_budget, 300 s by default) from here, plus JUDGING_SLACK; the kernel meanwhile runs
+    under its own per-notebook limit, so a notebook ends within the longer of the two plus judging.
+    Configured like ExternalVerdicts (seed, timeout, call_limit, wall).
     """
 
     def preprocess(self, nb, resources):
         checks, cells, ids, sources = self.plan(nb, resources)
         if cells:
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hidden-checks")
-            resources[EARLY] = EarlyVerdicts(sources, ids, pool.submit(self.grade, checks, sources, ids))
+            due = time.monotonic() + self.limits().wall_seconds + JUDGING_SLACK
+            resources[EARLY] = EarlyVerdicts(sources, ids, pool.submit(self.grade, checks, sources, ids), due)
             pool.shutdown(wait=False)
         return nb, resources
 
@@ -211,6 +244,7 @@ class RestoreCellFlags(NbGraderPreprocessor):
             return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
+        cell.get("metadata", {}).pop(RESTORED, None)  # only what this step writes, never the student's own
         flags = cell.get("metadata", {}).get("nbgrader")
         name = flags.get("grade_id") if isinstance(flags, dict) else None
         if name not in self.cells:

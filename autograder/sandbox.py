@@ -3,8 +3,8 @@
 Two kinds of student process run during grading, and both go through here:
 
 - the notebook's kernel (autograder.student_kernel.SandboxedKernelManager), which runs the whole notebook;
-- the runner (autograder.answer_runner, started by autograder.answer_grading), which runs the answer cells for the
-  hidden checks.
+- the runner (autograder.answer_runner, started by autograder.answer_process in autograder.answer_sandbox's view),
+  which runs the answer cells for the hidden checks.
 
 With bubblewrap (``apt-get install bubblewrap``) each runs in a sandbox of its own:
 

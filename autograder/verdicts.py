@@ -48,7 +48,10 @@ class Verdict:
     points, max_points: on the check's own scale (checks.py); the gradebook's cell may scale them (scaled()).
     failed_call: the call of the student's function that failed or hit a limit, as words ("" if none);
     cpu_seconds: CPU seconds the student's code used for this check's calls;
-    limit: the limit hit ("call", "notebook", "memory", "output" ...) or "" when none was;
+    limit: the first limit hit, or "" when none was: "call" (a cell's or call's CPU seconds), "clock" (its
+      wall-clock backstop), "notebook" (the notebook's CPU seconds), "notebook time" (its wall-clock budget),
+      "start", "memory", "output", "crash", "exit", "restarts", "message" (a malformed or forged message on
+      the runner's pipe), "stand-in" (a stand-in request past its bound); autograder.answer_budget has the numbers;
     seed: the seed the inputs were drawn from (grading again with it reproduces them);
     notes: sentences for the student that are not properties (a cell restored, an input array changed).
     """
@@ -124,14 +127,17 @@ def cell_verdict(cell) -> Verdict | None:
 def read_verdicts(notebook) -> dict[str, Verdict]:
     """{check: Verdict} of an autograded notebook (an nbformat node or its dict form).
 
-    Raises StaleVerdicts when the notebook has graded code cells but none holds a stored verdict: it was
-    graded before verdicts were data, and the class must be graded again.
+    Only graded code cells are read (the cells nbgrader restores and the grader writes): a verdict a student
+    planted in another cell's metadata is not one. Raises StaleVerdicts when the notebook has graded code
+    cells but none holds a stored verdict: it was graded before verdicts were data, and the class must be
+    graded again.
     """
     verdicts, graded = {}, False
     for cell in notebook.get("cells", []):
         flags = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.get("cell_type") == "code" and isinstance(flags, dict) and flags.get("grade"):
-            graded = True
+        if cell.get("cell_type") != "code" or not isinstance(flags, dict) or not flags.get("grade"):
+            continue
+        graded = True
         verdict = cell_verdict(cell)
         if verdict is not None:
             verdicts[verdict.check] = verdict

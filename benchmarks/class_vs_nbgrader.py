@@ -105,15 +105,15 @@ def points(course: Path) -> dict:
 def report_seconds(course: Path, grading: float) -> None:
     """The instructor's report of the graded class (autograder.report) and its similarity part alone, timed;
     the report's share of the class's grading time (goal: under 10%) and the pairs compared per minute."""
-    from autograder import report
+    from autograder.report import read_course, write_report
+    from autograder.report.tables import similar_submissions
 
     started = time.monotonic()
-    students, info = report.read_course(course, "attention")
-    answered = [student for student in students if student.state == "answered"]
-    pairs, _, _, compared = report.similarity_pairs(answered, info)
+    similar = similar_submissions(read_course(course=course, assignment="attention"))
+    compared, pairs = similar.compared, similar.pairs
     similarity = time.monotonic() - started
     started = time.monotonic()
-    page = report.write_report(course, "attention")
+    page = write_report(course=course, assignment="attention").page
     whole = time.monotonic() - started
     print(
         f"similarity: {compared} notebooks, {compared * (compared - 1) // 2} pairs, {len(pairs)} flagged, "

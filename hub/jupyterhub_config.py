@@ -40,6 +40,8 @@ import os
 import sys
 from pathlib import Path
 
+from autograder.lti.hub_login import enable_if_configured
+
 c = get_config()  # noqa: F821 (JupyterHub provides it)
 
 HERE = Path(__file__).resolve().parent
@@ -70,6 +72,8 @@ c.JupyterHub.cleanup_proxy = True
 c.JupyterHub.authenticator_class = "dummy"  # any password: one machine only (see above)
 c.Authenticator.allowed_users = {instructor, *students}
 c.Authenticator.admin_users = {instructor}
+# students from the LMS (autograder.lti.hub_login): on when the secret shared with the LTI tool is there
+enable_if_configured(c, state / "lti-hub-secret")
 
 # --- each account's server --------------------------------------------------------------------------------
 c.JupyterHub.spawner_class = "simple"  # a process of this user per account, its home under the state folder

@@ -231,6 +231,17 @@ except Exception as _error:
 """
 
 
+# In the hidden checks' runner: a forged "step" on the grader's pipe each second, for ever (before the budget, each
+# restarted the cell's clock); in the kernel there is no such pipe and nothing happens
+FORGES_STEPS = """
+import gc as _gc, time as _time
+_pipe = next((o for o in _gc.get_objects() if type(o).__name__ == "Channel"), None)
+while _pipe is not None:
+    _pipe.send({"op": "step", "cell": 0})
+    _time.sleep(1)
+"""
+
+
 def build(context: Context) -> dict[str, Case]:
     """Every hostile or broken case, by student id."""
     cases: dict[str, Case] = {}
@@ -416,6 +427,13 @@ def build(context: Context) -> dict[str, Case]:
         points_of("full_solution", check_softmax=0, check_masked_attention=3.2),
         feedback=("lib is not available where your functions are graded",),
         why="softmax returns lib's softmax",
+    )
+
+    cases["forges_runner_messages"] = Case(
+        write(append_to(load("full_solution"), "softmax", FORGES_STEPS)),
+        points_of("full_solution", **{grade_id: 0 for grade_id in full if grade_id.startswith("check_")}),
+        feedback=("sent the grader a message it did not expect", "Grading of your answers stopped"),
+        why="writes a forged step message to the hidden checks' pipe every second, without end",
     )
 
     # --- the sandbox: reading, the network, writing ---------------------------------------------------

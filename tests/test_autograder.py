@@ -872,3 +872,27 @@ def test_feedback_seed_reproduces_the_inputs_and_verdicts(solution):
     again = grade_answers(unscaled, seed=seed)
     assert [v.text() for v in again.values()] == [v.text() for v in verdicts.values()]
     assert [v.points for v in again.values()] == [v.points for v in verdicts.values()]
+
+
+def test_the_verdicts_words_are_the_ones_students_read():
+    """verdicts.Verdict.text(), character for character as the feedback wrote it before verdicts were data."""
+    from autograder.verdicts import Property, Verdict
+
+    verdict = Verdict(
+        "check_softmax",
+        "softmax",
+        1.33,
+        2.0,
+        (Property("shape", True), Property("values", False, "row 0 sums to 2"), Property("rows", False,
+         "row 0 sums to 2"), Property("model", None, "the model is missing")),
+        seed=7,
+    )  # fmt: skip
+    assert verdict.text() == (
+        "check_softmax (softmax): 1.33 / 2 points\n"
+        "  PASS shape\n"
+        "  FAIL values: row 0 sums to 2\n"
+        "  FAIL rows: the same failure as above\n"
+        "  n/a  model: the model is missing\n"
+        "Graded outside your notebook on inputs drawn at grading time (seed 7; grading again with seed=7, "
+        "autograder.answer_grading.grade_answers(checks, sources, seed=7), reproduces them)."
+    )

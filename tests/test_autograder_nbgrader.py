@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import nbformat
@@ -18,8 +19,9 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import determine_grade
 
 from autograder import assignments
+from autograder.answer_grading import answer_sources
 from autograder.notebook_grading import ExternalVerdicts, StartVerdicts
-from autograder.verdicts import read_verdicts
+from autograder.verdicts import KEY, read_verdicts
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"
@@ -72,7 +74,11 @@ def test_partial_credit_reaches_nbgrader():
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("solution") and "def attention(" in cell.source:
             cell.source = cell.source.replace(" / np.sqrt(d)", "")
+    forged = {"format": 1, "check": "check_attention", "function": "attention", "points": 4.0, "max_points": 4.0}
+    planted = next(cell for cell in nb.cells if cell.cell_type == "markdown")
+    planted.metadata[KEY] = forged  # a verdict the student wrote into a cell of their own
     nb, _ = verdicts().preprocess(nb, dict(ATTENTION))
+    assert KEY not in planted.metadata
     assert determine_grade(check_cells(nb)["check_attention"]) == (2.0, 4.0)
     assert determine_grade(check_cells(nb)["check_softmax"]) == (2.0, 2.0)
     stored = read_verdicts(nb)  # the verdict as data, beside the words the student reads
@@ -239,3 +245,28 @@ def test_autograde_stores_the_external_verdicts_in_the_gradebook(tmp_path):
     graded = nbformat.read(str(root / "autograded" / "ada" / "ps1" / "ps1.ipynb"), as_version=4)
     text = check_cells(graded)["check_causal_mask"].outputs[0].text
     assert "FAIL lower triangle incl. diagonal: the diagonal is False" in text and f"seed {SEED}" in text
+
+
+@pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook is missing")
+def test_early_verdicts_that_do_not_come_in_time_give_zero_and_say_why():
+    """ExternalVerdicts waits for the early verdicts only until they are due (the answers' wall-clock budget from
+    their start, plus judging): a grading still running then is not waited for."""
+    from concurrent.futures import Future
+
+    from autograder.notebook_grading import EARLY, EarlyVerdicts
+
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    ids = list(check_cells(nb))
+    never = Future()  # a grading that never ends
+    resources = {**ATTENTION, EARLY: EarlyVerdicts(answer_sources(nb), ids, never, time.monotonic() + 0.2)}
+    step = verdicts()
+    step.wall = 7.0
+    started = time.monotonic()
+    nb, _ = step.preprocess(nb, resources)
+    assert time.monotonic() - started < 5
+    stored = read_verdicts(nb)
+    assert set(stored) == set(ids)
+    for grade_id, cell in check_cells(nb).items():
+        assert determine_grade(cell) == (0.0, CHECKS[grade_id].points)
+        assert stored[grade_id].limit == "notebook time"
+        assert "the hidden checks did not finish within 7 s by the clock" in cell.outputs[0].text

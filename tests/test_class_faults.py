@@ -126,6 +126,12 @@ def test_the_lock_of_a_killed_run_is_taken_over(tmp_path):
 # --- uploads and ids ---------------------------------------------------------------------------------------
 
 
+REFUSED_X1 = (
+    "the folder name 'x[1]' is not a student id (a letter or a digit, then up to 63 letters, digits, '.', '_' or '-'): "
+    "rename the folder, e.g. to 'x1'"
+)
+
+
 def test_every_upload_is_graded_or_said_why_not(tmp_path):
     submissions = tmp_path / "submissions"
     layout = {
@@ -142,24 +148,26 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
         "gus/attention/attention.ipynb": "5",
         "gus/attention/scratch.ipynb": "s",
         "loose.ipynb": "x",  # not in a student's folder
-        "x[1]/attention/attention.ipynb": "6",
+        "x[1]/attention/attention.ipynb": "6",  # not a student id (autograder.students)
         ".ipynb_checkpoints/attention-checkpoint.ipynb": "x",
     }
     for path, text in layout.items():
         (submissions / path).parent.mkdir(parents=True, exist_ok=True)
         (submissions / path).write_text(text)
     uploads = classroom.survey(submissions, ATTENTION)
-    assert uploads.students == ["ada", "bo", "cy", "di", "gus", "x[1]"]
+    assert uploads.students == ["ada", "bo", "cy", "di", "gus"]
     assert uploads.not_graded == {
         "ada/attention/attention (1).ipynb": "another copy of the notebook (attention.ipynb is graded)",
         "ed": "no attention.ipynb (found attention/homework.ipynb, attention/readme.md)",
         "fay": "no attention.ipynb (the folder is empty)",
         "gus/attention/scratch.ipynb": "not the assignment's notebook (attention.ipynb is graded)",
         "loose.ipynb": "not in a student's folder (expected <student>/attention/attention.ipynb)",
+        "x[1]": REFUSED_X1,
     }
     assert uploads.students_not_graded == {
         "ed": "not graded: no attention.ipynb (found attention/homework.ipynb, attention/readme.md)",
         "fay": "not graded: no attention.ipynb (the folder is empty)",
+        "x[1]": f"not graded: {REFUSED_X1}",
     }
     assert (
         uploads.notes()["ada"]
@@ -175,7 +183,6 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
         "cy": ["attention.ipynb"],
         "di": ["attention.ipynb", "notes.txt"],
         "gus": ["attention.ipynb"],
-        "x[1]": ["attention.ipynb"],
     }
     assert [(course / "submitted" / s / ASSIGNMENT / "attention.ipynb").read_text() for s in uploads.students] == [
         "1",
@@ -183,7 +190,6 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
         "3",
         "4",
         "5",
-        "6",
     ]
     assert classroom.collect(course, submissions, ATTENTION, uploads) == [], "unchanged uploads are not copied again"
 

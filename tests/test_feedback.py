@@ -69,13 +69,13 @@ def test_verdict_lines_wrap_inside_their_box_in_a_browser(graded_class):
             page.route(re.compile(r"^https?://"), lambda route: route.abort())  # MathJax from a CDN: not needed
             page.goto(path.as_uri(), wait_until="domcontentloaded")
             boxes = page.evaluate(
-                "Array.from(document.querySelectorAll('div.output_stdout pre'))"
+                "Array.from(document.querySelectorAll('div.output_stdout.verdict pre'))"
                 ".map(pre => [pre.scrollWidth, pre.clientWidth, pre.innerText])"
             )
         finally:
             browser.close()
-    verdicts = [box for box in boxes if "points\n" in box[2]]
-    assert len(verdicts) == 16
+    verdicts = boxes  # the boxes the template marked from the stored verdicts
+    assert len(verdicts) == 16 and all("points\n" in text for _, _, text in verdicts)
     assert all(scroll <= client for scroll, client, _ in verdicts), [box[:2] for box in verdicts]
     assert any("set masked scores to -inf BEFORE softmax" in text for _, _, text in verdicts)
 
@@ -114,3 +114,37 @@ def test_feedback_made_again_for_exactly_the_students_whose_hand_grades_changed(
     assert classroom.main(["--course", str(course), "--feedback-only"]) == 0  # nothing changed since
     assert "feedback regenerated for 0 students (hand grades changed)" in capsys.readouterr().out
     assert page_of(course, STUDENT) == page
+
+
+def test_a_verdict_box_is_marked_from_the_stored_verdict_not_its_words():
+    """The course's template, on an in-memory notebook: the check cell's stdout box carries the stored verdict's
+    check, points and limit (escaped), a plain stdout box nothing; the verdict's lines are shown as written."""
+    from nbconvert import HTMLExporter
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    from autograder.feedback import NBGRADER_TEMPLATES, TEMPLATE, TEMPLATE_PATHS, TEMPLATES
+    from autograder.verdicts import KEY, Property, Verdict
+
+    verdict = Verdict(
+        "check_softmax", "softmax", 1.0, 2.0, (Property("shape", True), Property("values", False, "<b>off</b>")),
+        seed=3, limit='call"><script>',
+    )  # fmt: skip
+    flags = {"grade": True, "grade_id": "check_softmax", "points": 2, "score": 1, "solution": False, "locked": True}
+    check = new_code_cell("pass", metadata={"nbgrader": flags, KEY: verdict.to_dict()})
+    check.outputs = [new_output("stream", name="stdout", text=verdict.text() + "\n")]
+    plain = new_code_cell("print('1 / 2 points')")
+    plain.outputs = [new_output("stream", name="stdout", text="1 / 2 points\n")]
+    exporter = HTMLExporter(
+        template_name=TEMPLATE,
+        extra_template_basedirs=[str(TEMPLATES), str(NBGRADER_TEMPLATES)],
+        extra_template_paths=TEMPLATE_PATHS,
+    )
+    totals = {"pending": 0, "summary": "1 of 2 automatic"}
+    resources = {"nbgrader": {"notebook": "n", "score": 1, "max_score": 2, "late_penalty": 0, "totals": totals}}
+    page, _ = exporter.from_notebook_node(new_notebook(cells=[check, plain]), resources=resources)
+    boxes = re.findall(r'<div class="output_subarea output_stream output_stdout output_text( verdict)?"([^>]*)>', page)
+    assert [marked for marked, _ in boxes] == [" verdict", ""]
+    attributes = boxes[0][1]
+    assert 'data-check="check_softmax"' in attributes and 'data-points="1"' in attributes
+    assert 'data-max-points="2"' in attributes and "&lt;script&gt;" in attributes and "<script>" not in attributes
+    assert "FAIL" in page and "&lt;b&gt;off&lt;/b&gt;" in page

@@ -1,10 +1,12 @@
-"""The instructor's report (autograder.report), on a small course folder made here and on the graded class.
+"""The instructor's report (autograder.report), on small course folders made here and on the graded class.
 
 The small course is a real nbgrader gradebook (nbgrader's Gradebook API) with seven students, whose autograded
-notebooks are the bundled submissions with verdicts written into their test cells in the format the hidden
-checks write (a ``check_x (function): p / q points`` line, then PASS / FAIL / n/a lines), the points of
-examples/expected.json, nbclient's timing of a few cells, a dead kernel and an unreadable notebook. It takes a
-second to make, so the report's tables are checked value by value without grading anything.
+notebooks are the bundled submissions with a verdict stored in each check cell's metadata (autograder.verdicts,
+as the hidden checks store it, with its words in the cell's output), the points of examples/expected.json,
+nbclient's timing of a few cells, a dead kernel and an unreadable notebook. It takes a second to make, so the
+report's tables are checked value by value without grading anything. Two variants: a course graded before
+verdicts were stored (the words only: the report says to regrade), and one with a hostile student whose id,
+code and messages hold markup (the page shows it as text).
 
 The browser tests render the report in headless Chromium (Debian's package, driven by Playwright) and read
 the page's text and images; they are skipped, with the reason, where either is missing. The report of the
@@ -21,6 +23,8 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +32,9 @@ import pytest
 from conftest import CHROMIUM, playwright_or_skip
 
 from autograder import report
+from autograder.report import ReportOptions
+from autograder.report.course import Student, graded_verdicts, read_autograded
+from autograder.verdicts import KEY, Property, StaleVerdicts, Verdict
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 EXAMPLES = REPOSITORY / "examples"
@@ -83,7 +90,7 @@ FAILS = {  # student -> {check: {property: message}}
     "no_sqrt_scaling": {
         "check_attention": {
             "scaled by sqrt(d)": "the weights match unscaled scores: divide by sqrt(d)",
-            "values": "the same failure as above",
+            "values": "the weights match unscaled scores: divide by sqrt(d)",
         },
         "check_masked_attention": {
             "values": "the weights match unscaled scores: divide by sqrt(d)",
@@ -104,21 +111,19 @@ FAILS = {  # student -> {check: {property: message}}
 BLANK_FAIL = "{function}(array of shape (3, 5)) failed: NotImplementedError:  (answer cell 1, line 4, in {function})"
 
 
-def verdict_text(student: str, check: str, function: str, points: float) -> str:
-    top = EXPECTED["max_points"][check]
-    lines = [f"{check} ({function}): {points:g} / {top:g} points"]
-    fails = FAILS.get(student, {}).get(check, {})
+def make_verdict(student: str, check: str, function: str, points: float, fails: dict) -> Verdict:
+    """The verdict the hidden checks would store for ``student``'s ``check``; ``fails``: {property: message}."""
+    properties = []
     for name in PROPERTIES[check]:
         if student in ("blank_release", "unreadable"):
-            lines.append(f"  FAIL {name}: {BLANK_FAIL.format(function=function)}")
+            properties.append(Property(name, False, BLANK_FAIL.format(function=function)))
         elif name in fails:
-            lines.append(f"  FAIL {name}: {fails[name]}")
+            properties.append(Property(name, False, fails[name]))
         elif name == "matches recorded statistics" and student == "crashed":
-            lines.append(f"  n/a  {name}: the store's model is not available")
+            properties.append(Property(name, None, "the store's model is not available"))
         else:
-            lines.append(f"  PASS {name}")
-    lines.append("Graded outside your notebook on inputs drawn at grading time (seed 1).")
-    return "\n".join(lines) + "\nIn your notebook the visible checks ran without an error.\n"
+            properties.append(Property(name, True))
+    return Verdict(check, function, points, EXPECTED["max_points"][check], tuple(properties), seed=1)
 
 
 STUDENTS = {  # student -> (bundled submission, points like)
@@ -132,18 +137,37 @@ STUDENTS = {  # student -> (bundled submission, points like)
 }
 
 
-def make_course(root: Path) -> Path:
-    """A course folder as a classroom run leaves it: source/, release/, gradebook.db, autograded/, .grading/."""
+def copied(notebook: dict) -> None:
+    """The same code with a variable renamed and comments: a near-copy."""
+    for cell in notebook["cells"]:
+        text = "".join(cell["source"]).replace("weights", "probs").replace("scores", "logits")
+        cell["source"] = "\n".join(
+            f"{line}  # mine" if line.strip().startswith("probs") else line for line in text.splitlines()
+        )
+
+
+def unreadable(notebook: dict) -> None:
+    """What grading leaves of a notebook it could not read: the blank assignment, a note in front."""
+    notebook["cells"].insert(
+        0,
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": (
+                "**Your submission could not be graded: the file is empty.** It was graded "
+                "as the blank assignment (0 points)."
+            ),
+        },
+    )
+
+
+EDITS = {"copied_mask": copied, "unreadable": unreadable}
+
+
+def make_gradebook(course: Path, students: dict) -> None:
+    """nbgrader's gradebook of the course: the source's grade cells, the students and the points they earned."""
     from nbgrader.api import Gradebook
 
-    course = root / "course"
-    shutil.copytree(
-        REPOSITORY / "source" / "attention",
-        course / "source" / "attention",
-        ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
-    )
-    (course / "release" / "attention").mkdir(parents=True)
-    shutil.copy(REPOSITORY / "release" / "attention" / "attention.ipynb", course / "release" / "attention")
     source = json.loads((course / "source" / "attention" / "attention.ipynb").read_text())
     os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])  # alembic
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
@@ -155,77 +179,75 @@ def make_course(root: Path) -> Path:
                 gradebook.add_grade_cell(
                     meta["grade_id"], "attention", "attention", max_score=meta["points"], cell_type=cell["cell_type"]
                 )
-        for student in [*STUDENTS, "absent"]:
+        for student in [*students, "absent"]:
             gradebook.add_student(student)
-        for student, like in STUDENTS.items():
+        for student, like in students.items():
             gradebook.add_submission("attention", student)
             points = EXPECTED["students"][like]["points"]
             for grade_id, value in points.items():
                 grade = gradebook.find_grade(grade_id, "attention", "attention", student)
                 grade.auto_score, grade.needs_manual_grade = value, value is None
         gradebook.db.commit()
-    for student, like in STUDENTS.items():
+
+
+def grade_cells(notebook: dict, student: str, like: str, fails: dict, stored: bool) -> None:
+    """Each check cell's verdict (in its metadata when ``stored``, in words in its output always), nbclient's
+    timing of every code cell, and the crash of kernel_crash's notebook."""
+    for number, cell in enumerate(notebook["cells"]):
+        meta = cell["metadata"].get("nbgrader", {})
+        if cell["cell_type"] == "code":
+            cell["metadata"]["execution"] = {
+                "iopub.execute_input": "2026-01-01T10:00:00.000000Z",
+                "shell.execute_reply": f"2026-01-01T10:00:0{1 + number % 3}.500000Z",
+            }
+        if meta.get("grade") and cell["cell_type"] == "code":
+            check = meta["grade_id"]
+            function = "attention" if check == "check_masked_attention" else check.removeprefix("check_")
+            points = EXPECTED["students"][like]["points"][check]
+            verdict = make_verdict(student, check, function, points, fails.get(student, {}).get(check, {}))
+            if stored:
+                cell["metadata"][KEY] = verdict.to_dict()
+            words = verdict.text() + "\nIn your notebook the visible checks ran without an error.\n"
+            cell["outputs"] = [
+                {"output_type": "stream", "name": "stdout", "text": words},
+                {"output_type": "execute_result", "data": {"text/plain": f"{points:g}"}, "metadata": {}},
+            ]
+            cell["outputs"][1]["execution_count"] = 1
+        if like == "kernel_crash" and cell["cell_type"] == "code" and "os._exit" in "".join(cell["source"]):
+            cell["outputs"] = [
+                {"output_type": "error", "ename": "DeadKernelError", "evalue": "Kernel died", "traceback": []}
+            ]
+
+
+def make_course(
+    root: Path, *, students: dict = STUDENTS, fails: dict = FAILS, edits: dict = EDITS, stored: bool = True
+) -> Path:
+    """A course folder as a classroom run leaves it: source/, release/, gradebook.db, autograded/, .grading/.
+    ``students``: {student: the bundled submission they handed in}; ``fails``: {student: {check: {property:
+    message}}}; ``edits``: {student: a change to their notebook}; ``stored``: whether the check cells hold their
+    verdicts as data (False: a course graded before verdicts were stored, their words only)."""
+    course = root / "course"
+    shutil.copytree(
+        REPOSITORY / "source" / "attention",
+        course / "source" / "attention",
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+    )
+    (course / "release" / "attention").mkdir(parents=True)
+    shutil.copy(REPOSITORY / "release" / "attention" / "attention.ipynb", course / "release" / "attention")
+    make_gradebook(course, students)
+    ledger = course / ".grading" / "assignments" / "attention" / "students"
+    ledger.mkdir(parents=True)
+    for student, like in students.items():
         notebook = json.loads((EXAMPLES / "submissions" / like / "attention" / "attention.ipynb").read_text())
-        if student == "copied_mask":  # the same code with a variable renamed and comments: a near-copy
-            for cell in notebook["cells"]:
-                text = "".join(cell["source"]).replace("weights", "probs").replace("scores", "logits")
-                cell["source"] = "\n".join(
-                    f"{line}  # mine" if line.strip().startswith("probs") else line for line in text.splitlines()
-                )
-        if student == "unreadable":
-            notebook["cells"].insert(
-                0,
-                {
-                    "cell_type": "markdown",
-                    "metadata": {},
-                    "source": (
-                        "**Your submission could not be graded: the file is empty.** It was graded "
-                        "as the blank assignment (0 points)."
-                    ),
-                },
-            )
-        for number, cell in enumerate(notebook["cells"]):
-            meta = cell["metadata"].get("nbgrader", {})
-            if cell["cell_type"] == "code":
-                cell["metadata"]["execution"] = {
-                    "iopub.execute_input": "2026-01-01T10:00:00.000000Z",
-                    "shell.execute_reply": f"2026-01-01T10:00:0{1 + number % 3}.500000Z",
-                }
-            if meta.get("grade") and cell["cell_type"] == "code":
-                check = meta["grade_id"]
-                function = "attention" if check == "check_masked_attention" else check.removeprefix("check_")
-                points = EXPECTED["students"][STUDENTS[student]]["points"][check]
-                cell["outputs"] = [
-                    {"output_type": "stream", "name": "stdout", "text": verdict_text(student, check, function, points)},
-                    {
-                        "output_type": "execute_result",
-                        "data": {"text/plain": f"{points:g}"},
-                        "metadata": {},
-                        "execution_count": 1,
-                    },
-                ]
-            if student == "crashed" and cell["cell_type"] == "code" and "os._exit" in "".join(cell["source"]):
-                cell["outputs"] = [
-                    {"output_type": "error", "ename": "DeadKernelError", "evalue": "Kernel died", "traceback": []}
-                ]
+        if student in edits:
+            edits[student](notebook)
+        grade_cells(notebook, student, like, fails, stored)
         target = course / "autograded" / student / "attention"
         target.mkdir(parents=True)
         (target / "attention.ipynb").write_text(json.dumps(notebook))
-        ledger = course / ".grading" / "assignments" / "attention" / "students"
-        ledger.mkdir(parents=True, exist_ok=True)
         note = "graded as blank: the file is empty" if student == "unreadable" else ""
-        (ledger / f"{student}.json").write_text(
-            json.dumps(
-                {
-                    "student": student,
-                    "assignment": "attention",
-                    "fingerprint": "f",
-                    "note": note,
-                    "seconds": 150.0,
-                    "worker": "here:1",
-                }
-            )
-        )
+        entry = {"student": student, "assignment": "attention", "fingerprint": "f", "note": note, "seconds": 150.0}
+        (ledger / f"{student}.json").write_text(json.dumps({**entry, "worker": "here:1"}))
     return course
 
 
@@ -236,7 +258,7 @@ def course(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def written(course) -> Path:
-    return report.write_report(course, "attention")
+    return report.write_report(course=course, assignment="attention").page
 
 
 def table(course: Path, name: str) -> list[dict]:
@@ -388,8 +410,28 @@ def test_closing_table_fits_120_columns(course):
 # --- in a browser --------------------------------------------------------------------------------------------
 
 
-def browser_page(path: Path, screenshot: Path) -> tuple[str, list]:
-    """(the page's text, [(image loaded, natural width)]) of ``path`` in headless Chromium; a full-page screenshot."""
+ACTIVE = """() => ({
+    title: document.title,
+    scripts: document.scripts.length,
+    handlers: Array.from(document.querySelectorAll("*"))
+        .flatMap(e => e.getAttributeNames().filter(n => n.startsWith("on"))),
+    links: Array.from(document.links).map(a => a.getAttribute("href")).filter(h => !/^(https?:|attention\\/)/.test(h)),
+    ran: window.pwned || null,
+})"""
+
+
+@dataclass
+class Seen:
+    """What headless Chromium showed of a page: its text, its images [(loaded, natural width)], and what in it
+    could run (ACTIVE: the title, scripts, on* attributes, links other than http(s) and the CSVs, window.pwned)."""
+
+    text: str
+    images: list
+    active: dict
+
+
+def browser_page(path: Path, screenshot: Path) -> Seen:
+    """The page at ``path`` in headless Chromium, and a full-page screenshot of it; it asks no network."""
     playwright = playwright_or_skip()
     with playwright.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
@@ -401,17 +443,20 @@ def browser_page(path: Path, screenshot: Path) -> tuple[str, list]:
             page.wait_for_load_state("load")
             text = page.inner_text("body")
             images = page.evaluate("Array.from(document.images).map(i => [i.complete, i.naturalWidth])")
+            active = page.evaluate(ACTIVE)
             page.screenshot(path=str(screenshot), full_page=True)
         finally:
             browser.close()
     outside = [url for url in requests if not url.startswith(("file:", "data:"))]
     assert not outside, f"the page asked the network for {outside}"
     print(f"\nscreenshot {screenshot}")
-    return text, images
+    return Seen(text, images, active)
 
 
 def test_report_in_a_browser(written, tmp_path):
-    text, images = browser_page(written, tmp_path / "report-small-course.png")
+    seen = browser_page(written, tmp_path / "report-small-course.png")
+    text, images = seen.text, seen.images
+    assert seen.active == {"title": "attention report", "scripts": 0, "handlers": [], "links": [], "ran": None}
     assert len(images) >= 2 and all(done and width > 0 for done, width in images), images
     mistakes = text.split("Named mistakes", 1)[1]
     assert mistakes.index("the weights are softmax of all scores") < mistakes.index("the weights match unscaled")
@@ -426,16 +471,216 @@ def test_bundled_class_report_in_a_browser(graded_class, tmp_path):
     assert f"report {whole}" in graded_class.stdout
     bundled = sorted(EXPECTED["students"])
     started = time.perf_counter()
-    page = report.write_report(graded_class.course, "attention", students=bundled, out=tmp_path / "bundled")
+    options = ReportOptions(students=tuple(bundled), out=tmp_path / "bundled")
+    written = report.write_report(course=graded_class.course, assignment="attention", options=options)
     print(f"\nreport of the bundled class: {time.perf_counter() - started:.2f} s")
+    assert written.stale_message == "", "graded now: every check cell holds its verdict"
+    page = written.page
     with open(tmp_path / "bundled" / "attention" / "mistakes.csv", newline="") as handle:
         top = next(csv.DictReader(handle))
     assert (top["example"], top["functions"], top["checks"]) == (MASK_LINE, "attention", "check_masked_attention")
-    text, images = browser_page(page, tmp_path / "report-bundled-class.png")
+    seen = browser_page(page, tmp_path / "report-bundled-class.png")
+    text, images = seen.text, seen.images
     assert all(done and width > 0 for done, width in images) and len(images) >= 2, images
     first_row = text.split("Named mistakes", 1)[1].split("example", 1)[1]
     assert first_row.index(MASK_LINE) < first_row.index("Notebooks that timed out")
-    whole_text, whole_images = browser_page(whole, tmp_path / "report-graded-class.png")
+    whole_seen = browser_page(whole, tmp_path / "report-graded-class.png")
+    whole_text, whole_images = whole_seen.text, whole_seen.images
     assert all(done and width > 0 for done, width in whole_images), whole_images
+    assert "Stale verdicts" not in whole_text
+    assert whole_seen.active == {"title": "attention report", "scripts": 0, "handlers": [], "links": [], "ran": None}
+    properties = whole_text.split("Per property", 1)[1].split("Named mistakes", 1)[0]
+    assert "leak test: a later token leaves earlier outputs unchanged" in properties, "a name with a colon, whole"
     for student in ("kernel_crash", "never_ends"):
         assert student in whole_text.split("Notebooks that timed out", 1)[1].split("Written answers", 1)[0]
+
+
+# --- verdicts read as data, on in-memory notebooks --------------------------------------------------------------
+
+
+def code_cell(source: str, nbgrader: dict | None = None, verdict: Verdict | None = None) -> dict:
+    metadata = {"nbgrader": nbgrader} if nbgrader else {}
+    if verdict is not None:
+        metadata[KEY] = verdict.to_dict()
+    return {"cell_type": "code", "metadata": metadata, "source": source, "outputs": [], "execution_count": 1}
+
+
+SOFTMAX_ANSWER = {"solution": True, "grade": False, "grade_id": "softmax"}
+SOFTMAX_CHECK = {"solution": False, "grade": True, "grade_id": "check_softmax", "points": 2}
+
+
+def softmax_verdict(points: float, message: str = "row 0 sums to 2.0") -> Verdict:
+    values = Property("values", True) if points >= 2 else Property("values", False, message)
+    properties = (Property("shape", True), values)
+    return Verdict("check_softmax", "softmax", points, 2.0, properties, seed=3)
+
+
+def test_verdicts_come_from_the_check_cells_metadata_only():
+    """A verdict a student planted in their answer cell's metadata (nbgrader restores only the check cells) is
+    not read; the check cell's is, whatever its output's words say."""
+    planted = softmax_verdict(2.0)
+    stored = softmax_verdict(0.5, "row 0 sums to <b>2.0</b>")
+    notebook = {
+        "cells": [
+            code_cell("def softmax(x):\n    return x", SOFTMAX_ANSWER, verdict=planted),
+            code_cell("check_softmax()", SOFTMAX_CHECK, verdict=stored),
+        ]
+    }
+    notebook["cells"][1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "check_softmax: 2 / 2"}]
+    verdicts = graded_verdicts(notebook)
+    assert list(verdicts) == ["check_softmax"]
+    assert verdicts["check_softmax"].points == 0.5
+    assert verdicts["check_softmax"].failed[0].message == "row 0 sums to <b>2.0</b>"
+
+
+def test_a_notebook_graded_before_verdicts_were_stored_is_stale():
+    words = "check_softmax (softmax): 2 / 2 points\n  PASS shape\n  PASS values\n"
+    cell = code_cell("check_softmax()", SOFTMAX_CHECK)
+    cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": words}]
+    notebook = {"cells": [code_cell("def softmax(x):\n    return x", SOFTMAX_ANSWER), cell]}
+    with pytest.raises(StaleVerdicts, match="--regrade"):
+        graded_verdicts(notebook)
+    student = Student("ada", submitted=True, state="answered")
+    read_autograded(student, notebook, release={"cells": [code_cell("raise NotImplementedError", SOFTMAX_ANSWER)]})
+    assert student.verdicts == {} and "python -m autograder.classroom --regrade" in student.stale
+    assert student.state == "answered" and student.problems == []
+
+
+def test_a_stored_verdict_that_is_not_one_is_a_problem_not_a_crash():
+    broken = softmax_verdict(1.0).to_dict()
+    broken["properties"] = [{"name": "shape", "passed": True, "colour": "red"}]
+    cell = code_cell("check_softmax()", SOFTMAX_CHECK)
+    cell["metadata"][KEY] = broken
+    student = Student("ada", submitted=True, state="answered")
+    read_autograded(student, {"cells": [cell]}, release={})
+    assert student.verdicts == {} and not student.stale
+    [(where, reason)] = student.problems
+    assert "a stored verdict cannot be read" in reason and "--regrade --student ada" in reason
+
+
+# --- a course graded before verdicts were stored ------------------------------------------------------------------
+
+
+def test_stale_course_says_to_regrade_on_the_page_and_the_command_line(tmp_path, capsys):
+    from autograder.report.command import main
+
+    students = {"full_solution": "full_solution", "mask_after_softmax": "mask_after_softmax"}
+    course = make_course(tmp_path, students=students, edits={}, stored=False)
+    assert main(["--course", str(course), "--out", str(tmp_path / "out")]) == 0
+    said = capsys.readouterr()
+    assert str(tmp_path / "out" / "attention.html") in said.out
+    assert "stale verdicts: 2 of 2 submitted notebooks of attention were autograded before" in said.err
+    assert "(full_solution, mask_after_softmax)" in said.err
+    assert "python -m autograder.classroom --regrade" in said.err
+    page = (tmp_path / "out" / "attention.html").read_text()
+    notice = page.split('<p class="stale" id="stale">', 1)[1].split("</p>", 1)[0]
+    assert "2 of 2 submitted\nnotebooks of attention were autograded before" in notice
+    assert "(full_solution, mask_after_softmax)" in notice
+    assert "Grade the class again\n(<code>python -m autograder.classroom --regrade</code>)" in notice
+    assert page.count('<a href="#stale">stale verdicts</a>') == 2, "said again above properties and mistakes"
+    folder = tmp_path / "out" / "attention"
+    with open(folder / "totals.csv", newline="") as handle:  # the gradebook's points are still there
+        totals = {row["student"]: float(row["auto"]) for row in csv.DictReader(handle)}
+    assert totals == {"absent": 0.0, "full_solution": 29.0, "mask_after_softmax": 25.8}
+    with open(folder / "properties.csv", newline="") as handle:
+        assert list(csv.DictReader(handle)) == [], "no property is guessed from the words"
+
+
+# --- a hostile student: everything they wrote is text in the page -------------------------------------------------
+
+HOSTILE = "<img src=x onerror=\"window.pwned='id'\">javascript:alert(1)<script>"
+SCRIPT = "<script>window.pwned='code'</script>"
+IMAGE = "<img src=x onerror=\"window.pwned='img'\">"
+LINK = "<a href='javascript:window.pwned=1'>open</a>"
+HOSTILE_LINE = f'weights = weights * mask; note = "{SCRIPT}{IMAGE}{LINK}"'
+
+
+PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "b", "img", "table", "tr", "th", "td"}
+PAGE_TAGS |= {"a", "code", "details", "summary", "div", "pre", "span", "small"}
+
+
+class Tags(HTMLParser):
+    """The elements of a page as a browser's parser reads them: their names, on* attributes, links, images."""
+
+    def __init__(self):
+        super().__init__()
+        self.names, self.handlers, self.links, self.images = set(), [], [], 0
+
+    def handle_starttag(self, tag, attrs):
+        self.names.add(tag)
+        self.handlers += [name for name, _ in attrs if name.startswith("on")]
+        self.links += [value for name, value in attrs if name == "href"]
+        self.images += tag == "img"
+
+
+def hostile_code(notebook: dict) -> None:
+    """mask_after_softmax's notebook with markup in a string on the line where it differs from the solution."""
+    for cell in notebook["cells"]:
+        text = "".join(cell["source"])
+        if MASK_LINE in text:
+            cell["source"] = text.replace(MASK_LINE, HOSTILE_LINE)
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> Path:
+    """A course of three where one student's id, code and the messages their verdicts quote hold markup."""
+    students = {
+        HOSTILE: "mask_after_softmax",
+        "mask_after_softmax": "mask_after_softmax",
+        "full_solution": "full_solution",
+    }
+    fails = {
+        HOSTILE: {"check_masked_attention": {"rows sum to 1": f"{SCRIPT} mask BEFORE softmax", "leak test": IMAGE}},
+        "mask_after_softmax": FAILS["mask_after_softmax"],
+    }
+    course = make_course(
+        tmp_path_factory.mktemp("hostile"), students=students, fails=fails, edits={HOSTILE: hostile_code}
+    )
+    return report.write_report(course=course, assignment="attention").page
+
+
+def test_hostile_student_is_text_in_the_page(hostile):
+    page = hostile.read_text()
+    with open(hostile.parent / "attention" / "mistakes.csv", newline="") as handle:
+        examples = [row["example"] for row in csv.DictReader(handle)]
+    assert HOSTILE_LINE[:100] in examples, "the hostile line is on the page, as the named mistake's example"
+    for markup in (HOSTILE, SCRIPT, IMAGE, LINK):
+        assert markup not in page
+    assert "&lt;script&gt;window.pwned=&#39;code&#39;&lt;/script&gt;" in page  # code (the example, the pair)
+    assert "&lt;img src=x onerror=&#34;window.pwned=&#39;id&#39;&#34;&gt;javascript:alert(1)&lt;script&gt;" in page
+    assert "&lt;script&gt;window.pwned=&#39;code&#39;&lt;/script&gt; mask BEFORE softmax" in page  # a message
+    tags = Tags()
+    tags.feed(page)
+    assert tags.names <= PAGE_TAGS, tags.names - PAGE_TAGS
+    assert tags.names.isdisjoint({"script", "iframe", "object", "embed", "svg"}) and tags.handlers == []
+    assert tags.images == 2, "the two plots, no other image"
+    assert all(href.startswith(("http://localhost:8888/", "attention/")) for href in tags.links), tags.links
+
+
+def test_hostile_student_runs_nothing_in_a_browser(hostile, tmp_path):
+    seen = browser_page(hostile, tmp_path / "report-hostile.png")
+    assert seen.active == {"title": "attention report", "scripts": 0, "handlers": [], "links": [], "ran": None}
+    assert len(seen.images) == 2
+    assert HOSTILE in seen.text and SCRIPT in seen.text, "shown as text, as written (the pairs' code is folded)"
+
+
+def test_formgrader_url_must_be_http():
+    with pytest.raises(ValueError, match="not an http or https address"):
+        ReportOptions(formgrader_url="javascript:alert(1)")
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_quoted():
+    import pandas as pd
+
+    from autograder.report.tables import spreadsheet_safe
+
+    frame = pd.DataFrame(
+        {
+            "student": ['=HYPERLINK("http://x")', "ada", "@SUM(A1)", "+1", "-2+3", "\tcmd", None],
+            "score": [-1.0, 2.0, 0.5, 1.0, float("nan"), 3.0, 4.0],
+        }
+    )
+    safe = spreadsheet_safe(frame)
+    assert list(safe["student"][:6]) == ['\'=HYPERLINK("http://x")', "ada", "'@SUM(A1)", "'+1", "'-2+3", "'\tcmd"]
+    assert pd.isna(safe["student"][6])
+    assert safe["score"].tolist()[:4] == [-1.0, 2.0, 0.5, 1.0], "numbers are numbers"

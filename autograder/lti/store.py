@@ -1,0 +1,108 @@
+"""What the LTI tool remembers.
+
+- ``OneTimeStore``: the OIDC states and nonces of launches under way, in the tool's memory, each for a few
+  minutes; a nonce is taken when a launch uses it, so the same id_token sent again is refused.
+- ``CourseLinks``: per course, ``lti.json`` in the course folder: each student's LMS identity (issuer,
+  client, the LMS's user id ``sub``), recorded at their first launch, and each assignment's line item (the AGS
+  endpoint the LMS gave with the launch). Written whole, then renamed into place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from pathlib import Path
+
+from pylti1p3.launch_data_storage.base import LaunchDataStorage
+from pylti1p3.session import SessionService
+
+LINKS_FILE = "lti.json"
+USERNAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")  # a system account's name (useradd's default rule)
+
+
+class OneTimeStore(LaunchDataStorage):
+    """PyLTI1p3's launch storage in this process's memory, with an expiry per key (thread-safe)."""
+
+    def __init__(self, lifetime: float = 600):
+        super().__init__()
+        self._values: dict[str, tuple[float, object]] = {}
+        self._lock = threading.Lock()
+        self.lifetime = lifetime
+
+    def get_session_cookie_name(self):
+        return None  # keys are random (states, nonces, launch ids): no session cookie needed
+
+    def get_value(self, key):
+        with self._lock:
+            expires, value = self._values.get(key, (0.0, None))
+            return value if expires > time.monotonic() else None
+
+    def set_value(self, key, value, exp=None):
+        with self._lock:
+            self._values = {k: v for k, v in self._values.items() if v[0] > time.monotonic()}
+            self._values[key] = (time.monotonic() + min(exp or self.lifetime, self.lifetime), value)
+
+    def take(self, key) -> bool:
+        """True once for a key that is there and alive, then it is gone."""
+        with self._lock:
+            expires, _ = self._values.pop(key, (0.0, None))
+            return expires > time.monotonic()
+
+    def check_value(self, key):
+        return self.get_value(key) is not None
+
+    def can_set_keys_expiration(self):
+        return True
+
+
+class OneTimeSessions(SessionService):
+    """PyLTI1p3's session service over a OneTimeStore, where checking a nonce uses it up."""
+
+    def __init__(self, store: OneTimeStore):
+        self.data_storage = store
+
+    def check_nonce(self, nonce: str) -> bool:
+        return self.data_storage.take(self._get_key("nonce", nonce))
+
+
+class CourseLinks:
+    """The course's lti.json: {"students": {username: identity}, "assignments": {name: line item}}."""
+
+    def __init__(self, course: Path):
+        self.path = Path(course) / LINKS_FILE
+        self._lock = threading.Lock()
+
+    def read(self) -> dict:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {"students": {}, "assignments": {}}
+        except ValueError as error:
+            raise ValueError(f"{self.path} is not JSON ({error}): restore it from a backup or delete it") from None
+        data.setdefault("students", {})
+        data.setdefault("assignments", {})
+        return data
+
+    def update(self, section: str, key: str, value: dict) -> None:
+        with self._lock:
+            data = self.read()
+            data[section][key] = value
+            write_json(self.path, data)
+
+
+def write_json(path: Path, data) -> None:
+    """``data`` as JSON at ``path``, written beside it and renamed into place (mode 0600: it names students)."""
+    temporary = path.with_name(f".{path.name}.writing")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=1, sort_keys=True)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

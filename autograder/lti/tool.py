@@ -1,0 +1,316 @@
+"""The LTI 1.3 tool as a small web service beside the hub (tornado, PyLTI1p3 for the protocol).
+
+    python -m autograder.lti --config /etc/attention/lti/tool.json --port 8020
+
+Endpoints under the config's tool_url (register them in the LMS):
+
+- ``/jwks``: the tool's public key, for the LMS to check what the tool signs (Deep Linking, score requests);
+- ``/login``: the OIDC login the LMS starts; the browser is sent back to the LMS with a fresh state (a cookie)
+  and nonce;
+- ``/launch``: the LMS's signed launch. Refused with a message that says why: a signature that is not the
+  platform's, an expired token, a nonce used before (a replay), a deployment this tool does not know. A
+  student's launch records their LMS identity and the assignment's line item in the course's lti.json and signs
+  them in (a cookie signed by this process) as the account named by the LMS's ``preferred_username``; an
+  instructor's Deep Linking launch shows the course's assignments to place;
+- ``/deeplink``: the instructor's choice, sent back to the LMS as a signed Deep Linking response;
+- ``/home``: who is signed in, in which course and assignment (the landing page when no hub_url is set);
+  with hub_url, a student goes on to their JupyterHub account (autograder.lti.hub_login).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import secrets
+from urllib.parse import quote, urlencode
+
+import tornado.web
+from pylti1p3.cookie import CookieService
+from pylti1p3.deep_link_resource import DeepLinkResource
+from pylti1p3.exception import LtiException, OIDCException
+from pylti1p3.lineitem import LineItem
+from pylti1p3.message_launch import MessageLaunch
+from pylti1p3.oidc_login import OIDCLogin
+from pylti1p3.redirect import Redirect
+from pylti1p3.request import Request
+
+from autograder.lti.config import LtiConfig
+from autograder.lti.hub_login import handoff_token
+from autograder.lti.passback import TimedSession
+from autograder.lti.store import USERNAME, CourseLinks, OneTimeSessions, OneTimeStore
+
+ASSIGNMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+CUSTOM_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/custom"
+CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
+DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+USER_COOKIE = "attention-lti-user"
+
+
+class LaunchRefused(Exception):
+    """A launch the tool will not accept; the message is shown to the person who launched."""
+
+
+def explain(error: Exception, body: dict | None = None) -> str:
+    """PyLTI1p3's reason for refusing a launch, said so that the person reading it knows what to do."""
+    text = str(error)
+    if "Signature verification failed" in text or "Unable to find public key" in text:
+        return "refused: the launch is not signed with the platform's registered key (wrong signature)"
+    if "Signature has expired" in text:
+        return "refused: the launch token has expired; launch the assignment again from the LMS"
+    if "Invalid Nonce" in text:
+        return "refused: this launch was already used (its nonce was seen before: a replay) or is too old"
+    if "Unable to find deployment" in text:
+        deployment = (body or {}).get(DEPLOYMENT_CLAIM, "?")
+        return (
+            f"refused: deployment {deployment!r} is not registered with this tool; the administrator adds it "
+            "to the platform's deployment_ids in the LTI config"
+        )
+    if "State not found" in text or "Missing state" in text:
+        return "refused: this launch did not start from a login in this browser; launch again from the LMS"
+    if "Registration not found" in text or "Could not find registration" in text:
+        return "refused: the platform (issuer and client id) is not registered with this tool"
+    return f"refused: {text}"
+
+
+class TornadoRequest(Request):
+    def __init__(self, handler: tornado.web.RequestHandler):
+        self.handler = handler
+
+    def is_secure(self) -> bool:
+        return self.handler.request.protocol == "https"
+
+    def get_param(self, key: str) -> str:
+        return self.handler.get_argument(key, None)
+
+
+class TornadoCookies(CookieService):
+    def __init__(self, handler: tornado.web.RequestHandler):
+        self.handler = handler
+
+    def get_cookie(self, name):
+        return self.handler.get_cookie(f"{self._cookie_prefix}-{name}")
+
+    def set_cookie(self, name, value, exp=3600):
+        secure = self.handler.request.protocol == "https"
+        self.handler.set_cookie(
+            f"{self._cookie_prefix}-{name}",
+            str(value),
+            expires_days=(exp or 3600) / 86400,
+            httponly=True,
+            secure=secure,
+            samesite="None" if secure else "Lax",  # the launch is a POST from the LMS's site
+        )
+
+
+class TornadoRedirect(Redirect):
+    def __init__(self, handler: tornado.web.RequestHandler, location: str):
+        self.handler, self.location = handler, location
+
+    def do_redirect(self):
+        self.handler.redirect(self.location)
+
+    def do_js_redirect(self):
+        self.handler.write(f"<script>window.location.href={json.dumps(self.location)};</script>")
+
+    def set_redirect_url(self, location):
+        self.location = location
+
+    def get_redirect_url(self):
+        return self.location
+
+
+class ToolLogin(OIDCLogin):
+    def __init__(self, handler, tool_conf, sessions):
+        super().__init__(TornadoRequest(handler), tool_conf, sessions, TornadoCookies(handler))
+        self.handler = handler
+
+    def get_redirect(self, url):
+        return TornadoRedirect(self.handler, url)
+
+
+class ToolLaunch(MessageLaunch):
+    def _get_request_param(self, key):
+        return self._request.get_param(key)
+
+
+class Base(tornado.web.RequestHandler):
+    @property
+    def lti(self) -> LtiConfig:
+        return self.settings["lti"]
+
+    def services(self) -> dict:
+        return {
+            "tool_config": self.settings["tool_conf"],
+            "session_service": OneTimeSessions(self.settings["store"]),
+            "cookie_service": TornadoCookies(self),
+            "requests_session": TimedSession(),  # the platform's keys: never wait on the LMS for long
+        }
+
+    def refuse(self, status: int, message: str) -> None:
+        self.set_status(status)
+        self.write(f"<!doctype html><title>LTI launch refused</title><p id=refused>{html.escape(message)}</p>")
+
+
+class Jwks(Base):
+    def get(self):
+        self.write(self.settings["tool_conf"].get_jwks())
+
+
+class Login(Base):
+    def get(self):
+        self.login()
+
+    def post(self):
+        self.login()
+
+    def login(self):
+        try:
+            ToolLogin(self, self.settings["tool_conf"], OneTimeSessions(self.settings["store"])).redirect(
+                f"{self.lti.tool_url}/launch"
+            )
+        except (OIDCException, LtiException) as error:
+            self.refuse(400, explain(error))
+
+
+class Launch(Base):
+    def check_xsrf_cookie(self):  # the LMS posts the signed launch: the id_token is the proof
+        pass
+
+    def post(self):
+        launch = ToolLaunch(TornadoRequest(self), **self.services())
+        try:
+            body = launch.get_launch_data()
+        except LtiException as error:
+            self.refuse(403, explain(error, launch._jwt.get("body")))
+            return
+        try:
+            if launch.is_deep_link_launch():
+                self.deep_link_page(launch)
+            else:
+                self.sign_in(launch, body)
+        except LaunchRefused as error:
+            self.refuse(403, str(error))
+
+    def deep_link_page(self, launch: ToolLaunch) -> None:
+        if not (launch.check_teacher_access() or launch.check_staff_access() or launch.check_designer_access()):
+            raise LaunchRefused("refused: only an instructor places assignments (Deep Linking)")
+        names = course_assignments(self.lti)
+        options = "".join(f"<option>{html.escape(name)}</option>" for name in names)
+        self.write(
+            "<!doctype html><title>Place an assignment</title><h1>Place an assignment</h1>"
+            f"<form method=post action='{html.escape(self.lti.tool_url)}/deeplink'>"
+            f"<input type=hidden name=launch_id value='{html.escape(launch.get_launch_id())}'>"
+            f"<select name=assignment id=assignment>{options}</select> <button id=place>Place</button></form>"
+        )
+
+    def sign_in(self, launch: ToolLaunch, body: dict) -> None:
+        username = str(body.get("preferred_username", "")).lower()
+        if not USERNAME.match(username):
+            raise LaunchRefused(
+                f"refused: the LMS's username {username!r} is not a course account name (lowercase letters, "
+                "digits, - and _): ask the instructor"
+            )
+        assignment = str((body.get(CUSTOM_CLAIM) or {}).get("assignment", ""))
+        if assignment not in course_assignments(self.lti):
+            raise LaunchRefused(
+                f"refused: this link names no assignment of the course ({assignment!r}); the instructor places "
+                "it again with Deep Linking"
+            )
+        record_launch(self.lti, body, username, assignment)
+        self.set_signed_cookie(
+            USER_COOKIE,
+            json.dumps({"username": username, "assignment": assignment, "course": str(self.lti.course)}),
+            expires_days=1,
+            httponly=True,
+        )
+        if self.lti.hub_url:  # into their JupyterHub account (autograder.lti.hub_login)
+            token = handoff_token(self.lti.hub_secret, username, assignment)
+            following = f"/hub/user-redirect/lab/tree/{quote(assignment)}"
+            self.redirect(f"{self.lti.hub_url}/hub/lti/login?{urlencode({'token': token, 'next': following})}")
+            return
+        self.redirect(f"{self.lti.tool_url}/home")
+
+
+class DeepLinkResponse(Base):
+    def check_xsrf_cookie(self):  # the launch id, a secret of this flow, is the proof
+        pass
+
+    def post(self):
+        try:
+            launch = ToolLaunch.from_cache(self.get_argument("launch_id", ""), TornadoRequest(self), **self.services())
+        except LtiException:
+            self.refuse(403, "refused: this placement has expired; open Deep Linking again from the LMS")
+            return
+        assignment = self.get_argument("assignment", "")
+        maximum = course_assignments(self.lti).get(assignment)
+        if not launch.is_deep_link_launch() or maximum is None:
+            self.refuse(400, f"refused: {assignment!r} is not an assignment of the course")
+            return
+        lineitem = LineItem().set_label(assignment).set_score_maximum(maximum).set_resource_id(assignment)
+        resource = (
+            DeepLinkResource()
+            .set_url(f"{self.lti.tool_url}/launch")
+            .set_title(assignment)
+            .set_custom_params({"assignment": assignment})
+            .set_lineitem(lineitem)
+        )
+        self.write(launch.get_deep_link().output_response_form([resource]))
+
+
+class Home(Base):
+    def get(self):
+        signed = self.get_signed_cookie(USER_COOKIE)
+        if not signed:
+            self.refuse(401, "not signed in: open the assignment from the LMS")
+            return
+        who = json.loads(signed)
+        self.write(
+            "<!doctype html><title>Signed in</title>"
+            f"<p>Signed in as <b id=username>{html.escape(who['username'])}</b>, "
+            f"course <b id=course>{html.escape(who['course'])}</b>, "
+            f"assignment <b id=assignment>{html.escape(who['assignment'])}</b></p>"
+        )
+
+
+def course_assignments(config: LtiConfig) -> dict[str, float]:
+    """{assignment: points} of the course: its source/ folders, with the gradebook's points when known (else 0)."""
+    from nbgrader.api import Gradebook
+
+    names = sorted(p.name for p in (config.course / "source").glob("*") if p.is_dir() and ASSIGNMENT.match(p.name))
+    points = dict.fromkeys(names, 0.0)
+    if (config.course / "gradebook.db").is_file():
+        with Gradebook(f"sqlite:///{config.course / 'gradebook.db'}") as gradebook:
+            for assignment in gradebook.assignments:
+                if assignment.name in points:
+                    points[assignment.name] = float(assignment.max_score)
+    return points
+
+
+def record_launch(config: LtiConfig, body: dict, username: str, assignment: str) -> None:
+    """The student's LMS identity and the assignment's line item, in the course's lti.json."""
+    links = CourseLinks(config.course)
+    issuer, client = body["iss"], body["aud"] if isinstance(body["aud"], str) else body["aud"][0]
+    identity = {"issuer": issuer, "client_id": client, "sub": body["sub"], "deployment_id": body[DEPLOYMENT_CLAIM]}
+    links.update("students", username, identity)
+    endpoint = body.get(AGS_CLAIM) or {}
+    if endpoint.get("lineitem"):
+        context = (body.get(CONTEXT_CLAIM) or {}).get("id", "")
+        item = {"issuer": issuer, "client_id": client, "context": context, **endpoint}
+        links.update("assignments", assignment, item)
+
+
+def make_app(config: LtiConfig) -> tornado.web.Application:
+    """The tool's web application; its paths are those of config.tool_url."""
+    from urllib.parse import urlparse
+
+    prefix = urlparse(config.tool_url).path.rstrip("/")
+    routes = [("/jwks", Jwks), ("/login", Login), ("/launch", Launch), ("/deeplink", DeepLinkResponse), ("/home", Home)]
+    return tornado.web.Application(
+        [(prefix + path, handler) for path, handler in routes],
+        lti=config,
+        tool_conf=config.tool_conf(),
+        store=OneTimeStore(),
+        cookie_secret=secrets.token_hex(32),
+    )

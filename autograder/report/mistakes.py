@@ -1,0 +1,125 @@
+"""The class's named mistakes and every failed property, read from the stored verdicts.
+
+A named mistake is the message of the first property that fails in a student's check, the later ones being
+most often its consequences (a mask applied after softmax breaks the row sums, the leak test, the values and
+the model at once): one mistake per student and check, grouped by its text with the numbers in it left out.
+Mistakes are ordered by the number of students, then by the share of the affected checks' points they cost.
+Each has an example: the first line where the function of the student closest to the solution differs from
+it, without the student's name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from autograder.report.course import GradedAssignment, Student, solution_cells, squeeze
+from autograder.verdicts import Verdict
+
+MISTAKES = ["mistake", "students", "functions", "checks", "points_lost", "share_lost", "example"]
+FAILURES = ["check", "property", "message", "students"]
+
+
+@dataclass
+class Mistake:
+    """One named mistake over the class."""
+
+    message: str
+    students: set = field(default_factory=set)
+    functions: list = field(default_factory=list)
+    checks: set = field(default_factory=set)
+    lost: float = 0.0
+    top: float = 0.0
+    example: tuple | None = None  # (lines of the function not in the solution, the first of them)
+
+
+def mistake_key(message: str) -> str:
+    """The message with what varies from student to student left out: numbers, lists, array shapes, seeds."""
+    text = re.sub(r"\[[^\]]*\]", "[…]", message)
+    text = re.sub(r"\(answer cell [^)]*\)", "", text)
+    return re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "#", text).strip()
+
+
+def example_line(code: str, solution: str) -> tuple[int, str]:
+    """(how many lines of the student's function are not in the solution, the first of them), comments dropped,
+    at most 100 characters: where the student's function differs. No name of the student is in it."""
+    wanted = {squeeze(line.split("#")[0]) for line in solution.splitlines()}
+    body, changed = [], []
+    for line in code.splitlines():
+        text = line.split("#", 1)[0].rstrip() if '"' not in line and "'" not in line else line.rstrip()
+        stripped = text.strip()
+        if not stripped or stripped.startswith(("def ", '"""', "'''")) or stripped.endswith('"""'):
+            continue
+        body.append(stripped)
+        if squeeze(stripped) not in wanted:
+            changed.append(stripped)
+    shown = changed[0] if changed else body[0] if body else ""
+    return len(changed), shown[:100]
+
+
+def function_code(student: Student, function: str) -> str:
+    """The student's answer cell of ``function``: the cell of that id, else the cell that defines it."""
+    return student.code.get(function) or next(
+        (cell for cell in student.code.values() if f"def {function}(" in cell), ""
+    )
+
+
+def add_mistake(mistake: Mistake, student: Student, check: str, verdict: Verdict, solution: str) -> None:
+    mistake.students.add(student.id)
+    mistake.checks.add(check)
+    if verdict.function not in mistake.functions:
+        mistake.functions.append(verdict.function)
+    mistake.lost += max(0.0, verdict.max_points - verdict.points)
+    mistake.top += verdict.max_points
+    changed, line = example_line(function_code(student, verdict.function), solution)
+    if mistake.example is None or changed < mistake.example[0]:
+        mistake.example = (changed, line)  # the student whose function is closest to the solution
+
+
+def mistake_rows(mistakes: list[Mistake], checks: list[str]) -> list[dict]:
+    rows = [
+        {
+            "mistake": m.message,
+            "students": len(m.students),
+            "functions": ", ".join(m.functions),
+            "checks": ", ".join(sorted(m.checks, key=checks.index)),
+            "points_lost": round(m.lost, 2),
+            "share_lost": round(m.lost / m.top, 3) if m.top else 0.0,
+            "example": m.example[1] if m.example else "",
+        }
+        for m in mistakes
+    ]
+    rows.sort(key=lambda row: (-row["students"], -row["share_lost"], -row["points_lost"], row["mistake"]))
+    return rows
+
+
+def mistakes_tables(graded: GradedAssignment) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the named mistakes, most frequent first; every failed property's message and its number of students)."""
+    solutions = {}
+    for notebook in graded.source.values():
+        solutions.update(solution_cells(notebook))
+    groups: dict[str, Mistake] = {}
+    failures: dict = {}
+    for s in graded.answered:
+        for check in graded.checks:
+            verdict = s.verdicts.get(check)
+            failed = verdict.failed if verdict else []
+            for prop in failed:
+                key = (check, prop.name, mistake_key(prop.message))
+                failures.setdefault(key, {"message": prop.message, "students": set()})["students"].add(s.id)
+            if not failed:
+                continue
+            message = next((p.message for p in failed if p.message), failed[0].name)
+            mistake = groups.setdefault(mistake_key(message), Mistake(message))
+            add_mistake(mistake, s, check, verdict, solutions.get(verdict.function, ""))
+    failure_rows = [
+        {"check": check, "property": name, "message": entry["message"], "students": len(entry["students"])}
+        for (check, name, _), entry in failures.items()
+    ]
+    failure_rows.sort(key=lambda row: (-row["students"], graded.checks.index(row["check"]), row["property"]))
+    return (
+        pd.DataFrame(mistake_rows(list(groups.values()), graded.checks), columns=MISTAKES),
+        pd.DataFrame(failure_rows, columns=FAILURES),
+    )

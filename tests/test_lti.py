@@ -1,0 +1,356 @@
+"""The course as an LTI 1.3 tool (autograder.lti) against a real platform implementation (tests/lti_platform.py,
+built on lti1p3platform) on 127.0.0.1: Deep Linking, launches, the refused launches, scores sent back (AGS)
+and kept in the outbox while the LMS is down; the same in Debian's chromium through Playwright."""
+
+import html
+import json
+import os
+import re
+import secrets
+import socket
+
+import jwt
+import pytest
+import requests
+
+from autograder.lti.config import ConfigError, load_config
+from autograder.lti.passback import OUTBOX_FILE, PassbackOptions, send_scores
+from autograder.lti.tool import make_app
+from tests.conftest import playwright_or_skip
+from tests.lms_course import HOSTILE, make_gradebook
+from tests.lti_platform import Platform, key_pair, serve_tool
+
+pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's add_submission
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class World:
+    """A course (the small gradebook, source/ps1 and ps2), the tool serving it, the platform."""
+
+    def __init__(self, folder, monkeypatch):
+        self.course = folder / "course"
+        (self.course / "source" / "ps1").mkdir(parents=True)
+        (self.course / "source" / "ps2").mkdir(parents=True)
+        make_gradebook(self.course, monkeypatch)
+        tool_port, platform_port = free_port(), free_port()
+        self.tool_url = f"http://127.0.0.1:{tool_port}/lti"
+        self.platform = Platform(platform_port, self.tool_url)
+        self.platform.state.users = {
+            name: {"sub": f"lms-{number}", "roles": [LEARNER]} for number, name in enumerate(["ada", "cy", "bob"])
+        } | {"teacher": {"sub": "lms-teacher", "roles": [INSTRUCTOR]}}
+        private, public = key_pair()
+        secrets = folder / "secrets"
+        secrets.mkdir()
+        (secrets / "private.pem").write_text(private)
+        os.chmod(secrets / "private.pem", 0o600)
+        (secrets / "public.pem").write_text(public)
+        self.config_path = secrets / "tool.json"
+        self.config_path.write_text(
+            json.dumps(
+                {
+                    "course": str(self.course),
+                    "tool_url": self.tool_url,
+                    "private_key_file": "private.pem",
+                    "public_key_file": "public.pem",
+                    "platforms": [self.platform.registration()],
+                }
+            )
+        )
+        self.config = load_config(self.config_path)
+        self.stop_tool = serve_tool(make_app(self.config), tool_port)
+
+    def reconfigure(self, **settings):
+        """The config file with ``settings`` added, and the tool restarted on it."""
+        self.config_path.write_text(json.dumps(json.loads(self.config_path.read_text()) | settings))
+        self.config = load_config(self.config_path)
+        self.stop_tool()
+        self.stop_tool = serve_tool(make_app(self.config), int(self.tool_url.split(":")[2].split("/")[0]))
+
+    def stop(self):
+        self.stop_tool()
+        self.platform.stop()
+
+
+LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    world = World(tmp_path, monkeypatch)
+    yield world
+    world.stop()
+
+
+def form_fields(page: str) -> tuple[str, dict]:
+    """(action, {name: value}) of the auto-submitted form in ``page``."""
+    action = re.search(r'action="([^"]+)"', page).group(1)
+    return action, dict(re.findall(r'name="(\w+)" value="([^"]*)"', page))
+
+
+def launch_form(world, session, user, assignment="", deep=False) -> tuple[str, dict]:
+    """The platform's signed launch for ``user``, up to the form it posts to the tool (the OIDC login done)."""
+    page = session.get(world.platform.start_url(user, assignment, deep), timeout=20)
+    assert page.status_code == 200, page.text
+    return form_fields(page.text)
+
+
+def place(world, session, assignment="ps1") -> str:
+    """The instructor's Deep Linking of ``assignment``; returns the platform's answer."""
+    action, fields = launch_form(world, session, "teacher", deep=True)
+    picker = session.post(action, data=fields, timeout=20)
+    assert picker.status_code == 200 and "Place an assignment" in picker.text, picker.text
+    launch_id = re.search(r"name=launch_id value='([^']+)'", picker.text).group(1)
+    answer = session.post(f"{world.tool_url}/deeplink", data={"launch_id": launch_id, "assignment": assignment})
+    action, fields = form_fields(answer.text.replace("/>", ">"))
+    return session.post(action, data=fields, timeout=20).text
+
+
+def test_deep_linking_places_the_assignment_with_its_points(world):
+    assert "Placed: ps1" in place(world, requests.Session())
+    assert world.platform.state.lineitems == {
+        "1": {"label": "ps1", "scoreMaximum": 3.0, "resourceId": "ps1", "custom": {"assignment": "ps1"}}
+    }
+
+
+def test_a_students_launch_signs_them_in_and_records_their_lms_identity(world):
+    place(world, requests.Session())
+    session = requests.Session()
+    action, fields = launch_form(world, session, "ada", "ps1")
+    landed = session.post(action, data=fields, timeout=20)
+    assert landed.url == f"{world.tool_url}/home"
+    assert re.search(
+        r"<b id=username>ada</b>, course <b id=course>[^<]*/course</b>, assignment <b id=assignment>ps1", landed.text
+    )
+    links = json.loads((world.course / "lti.json").read_text())
+    assert links["students"]["ada"] == {
+        "issuer": world.platform.state.url,
+        "client_id": "attention-tool",
+        "sub": "lms-0",
+        "deployment_id": "deployment-1",
+    }
+    assert links["assignments"]["ps1"]["lineitem"] == f"{world.platform.state.url}/lineitems/1"
+    assert oct((world.course / "lti.json").stat().st_mode & 0o777) == "0o600"
+
+
+def refusal(world, action, fields, session) -> str:
+    answer = session.post(action, data=fields, timeout=20)
+    assert answer.status_code == 403, answer.text
+    return html.unescape(re.search(r"<p id=refused>(.*)</p>", answer.text).group(1))
+
+
+def test_a_wrong_signature_is_refused(world):
+    place(world, requests.Session())
+    session = requests.Session()
+    action, fields = launch_form(world, session, "ada", "ps1")
+    body = jwt.decode(fields["id_token"], options={"verify_signature": False})
+    header = jwt.get_unverified_header(fields["id_token"])
+    fields["id_token"] = jwt.encode(body, key_pair()[0], algorithm="RS256", headers={"kid": header["kid"]})
+    assert "not signed with the platform's registered key (wrong signature)" in refusal(world, action, fields, session)
+    assert not (world.course / "lti.json").exists()  # nothing recorded from a forged launch
+
+
+def test_an_expired_token_is_refused(world):
+    place(world, requests.Session())
+    world.platform.state.id_token_lifetime = -60
+    session = requests.Session()
+    action, fields = launch_form(world, session, "ada", "ps1")
+    assert "the launch token has expired" in refusal(world, action, fields, session)
+
+
+def test_a_replayed_launch_is_refused(world):
+    place(world, requests.Session())
+    session = requests.Session()
+    action, fields = launch_form(world, session, "ada", "ps1")
+    assert session.post(action, data=fields, timeout=20).status_code == 200
+    assert "already used (its nonce was seen before: a replay)" in refusal(world, action, fields, session)
+
+
+def test_an_unknown_deployment_is_refused(world):
+    place(world, requests.Session())
+    world.platform.state.deployment_id = "deployment-9"
+    session = requests.Session()
+    action, fields = launch_form(world, session, "ada", "ps1")
+    assert "deployment 'deployment-9' is not registered with this tool" in refusal(world, action, fields, session)
+
+
+def launch_students(world, *names):
+    for name in names:
+        session = requests.Session()
+        action, fields = launch_form(world, session, name, "ps1")
+        assert session.post(action, data=fields, timeout=20).status_code == 200
+
+
+def test_scores_reach_the_line_item_fully_graded_only_after_hand_grading(world):
+    place(world, requests.Session())
+    launch_students(world, "ada", "cy")
+    result = send_scores(PassbackOptions(config=world.config))
+    scores = world.platform.state.scores["1"]
+    assert {sub: (s["scoreGiven"], s["scoreMaximum"], s["gradingProgress"]) for sub, s in scores.items()} == {
+        "lms-0": (2.5, 3.0, "FullyGraded"),
+        "lms-1": (2.0, 3.0, "PendingManual"),
+    }
+    assert scores["lms-1"]["activityProgress"] == "Submitted"
+    assert result.pending == {}
+    assert set(result.not_launched) == {HOSTILE}  # submitted, never launched from the LMS
+    assert "open the assignment once from the LMS" in result.not_launched[HOSTILE]
+    assert set(result.not_placed) == {"ps2"}
+    # nothing changed: nothing sent again
+    assert send_scores(PassbackOptions(config=world.config)).sent == []
+
+
+def test_scores_stay_in_the_outbox_while_the_lms_is_down_and_go_on_the_next_run(world):
+    place(world, requests.Session())
+    launch_students(world, "ada", "cy")
+    world.platform.state.refuse_scores = True
+    down = send_scores(PassbackOptions(config=world.config))
+    assert set(down.pending) == {"ada/ps1", "cy/ps1"} and down.sent == []
+    assert "the LMS refused it" in down.pending["ada/ps1"] and "503" in down.pending["ada/ps1"]
+    assert "PENDING ada/ps1" in "\n".join(down.summary())
+    outbox = json.loads((world.course / OUTBOX_FILE).read_text())
+    assert set(outbox["pending"]) == {"ada/ps1", "cy/ps1"} and outbox["pending"]["ada/ps1"]["score"] == 2.5
+    assert world.platform.state.scores["1"] == {}
+    world.platform.stop()  # unreachable
+    unreachable = send_scores(PassbackOptions(config=world.config))
+    assert "could not be reached" in unreachable.pending["ada/ps1"]
+
+
+def test_scores_kept_while_down_are_sent_on_the_next_run(world):
+    place(world, requests.Session())
+    launch_students(world, "ada")
+    world.platform.state.refuse_scores = True
+    assert set(send_scores(PassbackOptions(config=world.config)).pending) == {"ada/ps1"}
+    world.platform.state.refuse_scores = False
+    again = send_scores(PassbackOptions(config=world.config))
+    assert again.sent == ["ada/ps1: 2.5/3 FullyGraded"] and again.pending == {}
+    assert world.platform.state.scores["1"]["lms-0"]["scoreGiven"] == 2.5
+    assert json.loads((world.course / OUTBOX_FILE).read_text())["pending"] == {}
+
+
+def test_a_private_key_others_can_read_is_refused(world):
+    os.chmod(world.config_path.parent / "private.pem", 0o644)
+    with pytest.raises(ConfigError, match=r"can be read by others \(mode 0644\): run chmod 600"):
+        load_config(world.config_path)
+
+
+def test_in_chromium_the_instructor_places_the_assignment_and_a_student_lands_signed_in(world, tmp_path):
+    sync_api = playwright_or_skip()
+    from tests.conftest import CHROMIUM
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            teacher = browser.new_context().new_page()
+            teacher.goto(world.platform.start_url("teacher", deep=True))
+            teacher.wait_for_selector("#assignment")
+            teacher.select_option("#assignment", "ps1")
+            teacher.click("#place")
+            teacher.wait_for_selector("#placed")
+            assert teacher.inner_text("#placed") == "Placed: ps1"
+            teacher.screenshot(path=str(tmp_path / "placed.png"))
+            student = browser.new_context().new_page()
+            student.goto(world.platform.start_url("ada", "ps1"))
+            student.wait_for_selector("#username")
+            assert (student.inner_text("#username"), student.inner_text("#assignment")) == ("ada", "ps1")
+            assert student.url == f"{world.tool_url}/home"
+            student.screenshot(path=str(tmp_path / "landed.png"))
+        finally:
+            browser.close()
+    send_scores(PassbackOptions(config=world.config))
+    assert world.platform.state.scores["1"]["lms-0"]["scoreGiven"] == 2.5
+
+
+def test_the_class_runs_closing_lines_say_what_was_sent_and_what_waits(world, tmp_path):
+    from autograder.lti.passback import passback_lines
+
+    place(world, requests.Session())
+    launch_students(world, "ada")
+    world.platform.state.refuse_scores = True
+    lines = passback_lines(world.config_path, world.course)
+    assert lines[0] == "LMS: 0 scores sent, 1 pending"
+    assert any(line.startswith("  PENDING ada/ps1: the LMS refused it") for line in lines)
+    assert any(line.startswith(f"  NOT LAUNCHED FROM THE LMS: {HOSTILE}") for line in lines)
+    world.platform.state.refuse_scores = False
+    assert passback_lines(world.config_path, world.course)[:2] == [
+        "LMS: 1 scores sent, 0 pending",
+        "  sent ada/ps1: 2.5/3 FullyGraded",
+    ]
+    other = passback_lines(world.config_path, tmp_path / "elsewhere")
+    assert other[0].startswith("LMS: scores not sent:") and "is for the course" in other[0]
+
+
+def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tmp_path):
+    import asyncio
+
+    from autograder.lti.hub_login import LtiHandoffAuthenticator, handoff_token
+
+    secret = world.config_path.parent / "hub-secret"
+    secret.write_text("a-secret-only-the-tool-and-the-hub-read")
+    os.chmod(secret, 0o600)
+    world.reconfigure(hub_url="http://127.0.0.1:1", hub_secret_file="hub-secret")
+    place(world, requests.Session())
+    session = requests.Session()
+    action, fields = launch_form(world, session, "ada", "ps1")
+    answer = session.post(action, data=fields, timeout=20, allow_redirects=False)
+    location = answer.headers["Location"]
+    assert location.startswith("http://127.0.0.1:1/hub/lti/login?token=")
+    assert "next=%2Fhub%2Fuser-redirect%2Flab%2Ftree%2Fps1" in location
+    token = re.search(r"token=([^&]+)", location).group(1)
+
+    hub = LtiHandoffAuthenticator(secret_file=str(secret))
+    assert asyncio.run(hub.authenticate(None, {"token": token})) == {"name": "ada"}
+    assert asyncio.run(hub.authenticate(None, {"token": token})) is None  # used once
+    forged = handoff_token("another-secret-of-more-than-32-characters", "ada", "ps1")
+    assert asyncio.run(hub.authenticate(None, {"token": forged})) is None
+    expired = jwt.encode({"sub": "ada", "aud": "attention-hub", "exp": 1, "jti": "x"}, secret.read_text(), "HS256")
+    assert asyncio.run(hub.authenticate(None, {"token": expired})) is None
+    os.chmod(secret, 0o644)
+    with pytest.raises(ConfigError, match="can be read by others"):
+        load_config(world.config_path)
+
+
+def test_in_chromium_a_student_from_the_lms_lands_in_their_notebook_server_on_the_hub(world, tmp_path):
+    """The whole way: the platform's launch, the tool, the hub's LTI login, the student's own JupyterLab (in
+    its sandbox), opened on the assignment's folder."""
+    sync_api = playwright_or_skip()
+    from autograder import hub
+    from tests.conftest import CHROMIUM
+
+    why = hub.why_unavailable()
+    if why is not None:
+        pytest.skip(why)
+    state = tmp_path / "hub"
+    hub.prepare(state, ["ada"])
+    (state / "home" / "ada" / "ps1").mkdir()
+    secret = state / "lti-hub-secret"
+    secret.write_text(secrets.token_hex(32))
+    os.chmod(secret, 0o600)
+    course_hub = hub.Hub(state, ["ada"], port=hub.free_port())
+    world.reconfigure(hub_url=course_hub.url, hub_secret_file=str(secret))
+    place(world, requests.Session())
+    course_hub.start()
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+            try:
+                page = browser.new_context().new_page()
+                page.set_default_timeout(120_000)
+                page.goto(world.platform.start_url("ada", "ps1"))
+                page.wait_for_url("**/user/ada/lab/tree/ps1**")
+                page.wait_for_selector(".jp-LabShell")
+                page.wait_for_selector(".jp-BreadCrumbs-item:has-text('ps1')")  # the file browser in ~/ps1
+                page.screenshot(path=str(tmp_path / "ada-on-the-hub.png"))
+                assert page.url.startswith(f"{course_hub.url}/user/ada/lab/tree/ps1")
+                # the same link again: a token is used once, the hub refuses it
+                again = page.request.get(re.sub(r"/user/.*", "/hub/lti/login?token=x", page.url))
+                assert again.status == 403 and "expired or was used before" in again.text()
+            finally:
+                browser.close()
+    finally:
+        course_hub.stop()
+    assert course_hub.left_behind == []

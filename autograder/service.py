@@ -29,7 +29,7 @@ from jupyterhub.utils import url_path_join
 from nbgrader.api import Gradebook
 from tornado import ioloop, web
 
-from autograder import assignments
+from autograder import assignments, sandbox
 from autograder.attempts import Attempt, Attempts, utcnow
 from autograder.instant import Checker, explain, load_policy
 
@@ -218,7 +218,13 @@ def make_checker(options: ServiceOptions) -> Checker:
     )
 
 
+class ServiceError(RuntimeError):
+    """The service cannot start; the message says what is missing and what to do."""
+
+
 def serve(options: ServiceOptions) -> None:
+    if sandbox.bubblewrap() is None and not sandbox.unsandboxed_allowed():
+        raise ServiceError(sandbox.refusal())
     checker = make_checker(options)
     pool = make_pool(options)
     thread = CheckerThread(checker, pool)
@@ -256,7 +262,10 @@ def main(argv=None) -> int:
         instructors=tuple(name for name in args.instructors.split(",") if name),
         port=args.port,
     )
-    serve(options)
+    try:
+        serve(options)
+    except (ServiceError, assignments.NoAssignment) as error:
+        parser.exit(2, f"python -m autograder.service: {error}\n")
     return 0
 
 

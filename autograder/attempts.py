@@ -1,0 +1,182 @@
+"""Every instant check of a Submit, recorded in the course's database beside nbgrader's gradebook.
+
+One table, ``autograder_attempts``, in the same database as the gradebook (SQLite or PostgreSQL, by URL);
+nbgrader's own tables are never touched. A row is one Submit that nbgrader placed in the exchange, keyed by
+its inbound folder's name, so finding the same Submit again never makes a second row:
+
+    store = Attempts("sqlite:////srv/course/gradebook.db")
+    store.add(key="ada+attention+2026-12-01 10:00:00.000000 UTC+x1", student="ada", assignment="attention",
+              submitted=datetime(...))
+    attempt = store.claim(now=...)            # the next one to check, fair per student (see instant.Queue)
+    store.finish(attempt.id, points=..., max_points=..., verdicts=[v.to_dict() for v in ...])
+
+States: ``pending`` (waiting for a worker), ``queued`` (over the policy's window: checked when it reopens),
+``checking`` (a worker has it), ``done`` (verdicts recorded), ``refused`` (could not be checked: the message
+says why), ``late`` (after the due date: never checked). A row is written in one transaction; a service
+stopped while ``checking`` puts its rows back to ``pending`` on restart (``recover``), so each Submit is
+checked exactly once.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+TABLE = "autograder_attempts"
+STATES = ("pending", "queued", "checking", "done", "refused", "late")
+
+metadata = sa.MetaData()
+attempts_table = sa.Table(
+    TABLE,
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("key", sa.String(400), nullable=False, unique=True),  # the Submit's inbound folder name
+    sa.Column("student", sa.String(128), nullable=False, index=True),
+    sa.Column("assignment", sa.String(128), nullable=False),
+    sa.Column("submitted", sa.DateTime, nullable=False),  # nbgrader's timestamp of the Submit (UTC)
+    sa.Column("received", sa.DateTime, nullable=False),  # when the service found it (UTC)
+    sa.Column("status", sa.String(16), nullable=False, index=True),
+    sa.Column("started", sa.DateTime),
+    sa.Column("checked", sa.DateTime),
+    sa.Column("points", sa.Float),
+    sa.Column("max_points", sa.Float),
+    sa.Column("verdicts", sa.Text),  # JSON: [Verdict.to_dict(), ...]
+    sa.Column("message", sa.Text, nullable=False, default=""),
+)
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    id: int
+    key: str
+    student: str
+    assignment: str
+    submitted: datetime.datetime
+    received: datetime.datetime
+    status: str
+    started: datetime.datetime | None
+    checked: datetime.datetime | None
+    points: float | None
+    max_points: float | None
+    verdicts: list
+    message: str
+
+    @classmethod
+    def from_row(cls, row) -> Attempt:
+        values = dict(row._mapping)
+        values["verdicts"] = json.loads(values["verdicts"]) if values["verdicts"] else []
+        return cls(**values)
+
+
+class Attempts:
+    """The attempts table of one course database (created when missing)."""
+
+    def __init__(self, url: str):
+        self.engine = sa.create_engine(url, future=True)
+        metadata.create_all(self.engine, tables=[attempts_table])
+
+    def close(self):
+        self.engine.dispose()
+
+    def add(
+        self,
+        *,
+        key: str,
+        student: str,
+        assignment: str,
+        submitted: datetime.datetime,
+        status: str = "pending",
+        message: str = "",
+        now: datetime.datetime | None = None,
+    ) -> bool:
+        """Record a Submit once (False: it was already recorded)."""
+        if status not in STATES:
+            raise ValueError(f"unknown attempt status {status!r}: one of {', '.join(STATES)}")
+        row = dict(
+            key=key,
+            student=student,
+            assignment=assignment,
+            submitted=submitted,
+            received=now or utcnow(),
+            status=status,
+            message=message,
+        )
+        with self.engine.begin() as connection:
+            if connection.execute(sa.select(attempts_table.c.id).where(attempts_table.c.key == key)).first():
+                return False
+            connection.execute(attempts_table.insert().values(**row))
+        return True
+
+    def known_keys(self) -> set[str]:
+        with self.engine.connect() as connection:
+            return set(connection.execute(sa.select(attempts_table.c.key)).scalars())
+
+    def select(self, *, student: str | None = None, status: tuple[str, ...] = ()) -> list[Attempt]:
+        """Attempts, oldest Submit first (one student's, or those in some states)."""
+        query = sa.select(attempts_table).order_by(attempts_table.c.submitted, attempts_table.c.id)
+        if student is not None:
+            query = query.where(attempts_table.c.student == student)
+        if status:
+            query = query.where(attempts_table.c.status.in_(status))
+        with self.engine.connect() as connection:
+            return [Attempt.from_row(row) for row in connection.execute(query)]
+
+    def get(self, attempt_id: int) -> Attempt | None:
+        with self.engine.connect() as connection:
+            row = connection.execute(sa.select(attempts_table).where(attempts_table.c.id == attempt_id)).first()
+        return None if row is None else Attempt.from_row(row)
+
+    def set_status(self, attempt_id: int, status: str, *, expect: tuple[str, ...], **values) -> bool:
+        """Move one attempt to ``status`` if it is in one of the states ``expect`` (False: it was not)."""
+        if status not in STATES:
+            raise ValueError(f"unknown attempt status {status!r}")
+        statement = (
+            attempts_table.update()
+            .where(attempts_table.c.id == attempt_id, attempts_table.c.status.in_(expect))
+            .values(status=status, **values)
+        )
+        with self.engine.begin() as connection:
+            return connection.execute(statement).rowcount == 1
+
+    def start(self, attempt_id: int, now: datetime.datetime | None = None) -> bool:
+        return self.set_status(attempt_id, "checking", expect=("pending", "queued"), started=now or utcnow())
+
+    def finish(
+        self,
+        attempt_id: int,
+        *,
+        points: float,
+        max_points: float,
+        verdicts: list[dict],
+        now: datetime.datetime | None = None,
+    ) -> bool:
+        """Record a checked attempt's verdicts, in one transaction (only once: it must be ``checking``)."""
+        return self.set_status(
+            attempt_id,
+            "done",
+            expect=("checking",),
+            checked=now or utcnow(),
+            points=points,
+            max_points=max_points,
+            verdicts=json.dumps(verdicts),
+        )
+
+    def refuse(self, attempt_id: int, message: str, now: datetime.datetime | None = None) -> bool:
+        return self.set_status(
+            attempt_id, "refused", expect=("pending", "checking", "queued"), checked=now or utcnow(), message=message
+        )
+
+    def recover(self) -> int:
+        """After a stop mid-check: attempts left ``checking`` go back to ``pending`` (they are checked again)."""
+        statement = (
+            attempts_table.update().where(attempts_table.c.status == "checking").values(status="pending", started=None)
+        )
+        with self.engine.begin() as connection:
+            return connection.execute(statement).rowcount

@@ -1,0 +1,273 @@
+"""The grading service: a JupyterHub service that checks each Submit and shows the verdicts within seconds.
+
+    python -m autograder.service --course DIR --exchange DIR/<course id> [--assignment NAME] [--workers 2]
+    python -m autograder.service ... --scheduler tcp://10.0.0.5:8786      # the checks on a Dask cluster
+
+The hub starts it (``c.JupyterHub.services``, see hub/jupyterhub_config.py) and authenticates every request with
+its OAuth: a student sees only their own attempts (another student's page answers 403), an instructor (the hub's
+admins, or ``--instructors``) sees everyone's and the queue. Each Submit nbgrader places in the exchange's inbound
+folder is recorded once (autograder.attempts, in the course's database beside nbgrader's gradebook) and checked
+by autograder.instant under the course's policy (``c.InstantChecks.*`` in the course's nbgrader_config.py). The
+official grade stays the class run's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import datetime
+import logging
+import multiprocessing
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
+from jupyterhub.utils import url_path_join
+from nbgrader.api import Gradebook
+from tornado import ioloop, web
+
+from autograder import assignments, sandbox
+from autograder.attempts import Attempt, Attempts, utcnow
+from autograder.instant import Checker, explain, load_policy
+
+TEMPLATES = Path(__file__).resolve().parent / "templates" / "service"
+POLL = 0.5  # seconds between two rounds of the checker
+log = logging.getLogger("autograder.service")
+
+
+@dataclass(frozen=True)
+class ServiceOptions:
+    course: Path  # the instructor's course folder: source/<assignment>/, nbgrader_config.py, the gradebook
+    exchange: Path  # the exchange's folder of this course (holding inbound/)
+    assignment: str | None = None  # default: the only one in the course's source/
+    db: str | None = None  # the course database's URL (default: the course's gradebook.db)
+    workers: int = 2  # checks at the same time on this machine
+    scheduler: str | None = None  # a Dask scheduler's address: the checks run on its workers
+    instructors: tuple[str, ...] = ()  # accounts that see everyone (the hub's admins always do)
+    port: int = 0  # 0: from JUPYTERHUB_SERVICE_URL
+
+
+def course_students(db: str):
+    """A function giving the gradebook's student ids (read again on each scan: students added later count)."""
+
+    def students() -> set[str]:
+        with Gradebook(db) as gradebook:
+            return {student.id for student in gradebook.students}
+
+    return students
+
+
+def make_pool(options: ServiceOptions):
+    if options.scheduler:
+        from distributed import Client
+
+        return Client(options.scheduler)
+    return concurrent.futures.ProcessPoolExecutor(options.workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+class CheckerThread(threading.Thread):
+    """Runs the checker's rounds beside the web server until stopped."""
+
+    def __init__(self, checker: Checker, pool, poll: float = POLL):
+        super().__init__(name="instant-checks", daemon=True)
+        self.checker, self.pool, self.poll, self.stopping = checker, pool, poll, threading.Event()
+
+    def run(self):
+        while not self.stopping.is_set():
+            try:
+                self.checker.step(self.pool)
+            except Exception:  # noqa: BLE001 - a round that failed (the database busy) is tried again
+                log.exception("a round of instant checks failed; trying again")
+            self.stopping.wait(self.poll)
+
+
+# --- what a page shows ------------------------------------------------------------------------------
+
+
+def status_words(attempt: Attempt) -> str:
+    if attempt.status == "queued":
+        return "queued: checked when your window reopens"
+    return {
+        "pending": "waiting for a free checker",
+        "checking": "being checked",
+        "done": "checked",
+        "refused": f"could not be checked: {attempt.message}",
+        "late": f"not checked: {attempt.message}",
+    }[attempt.status]
+
+
+def shown_attempt(attempt: Attempt, shown: str) -> dict:
+    """What a student may see of one attempt under the policy: score, and the verdicts' messages."""
+    row = {"attempt": attempt, "score": None, "functions": []}
+    if attempt.status != "done" or shown == "nothing":
+        return row
+    row["score"] = f"{attempt.points:g} / {attempt.max_points:g}"
+    for verdict in attempt.verdicts:
+        failed = [p["message"] or p["name"] for p in verdict["properties"] if p["passed"] is False]
+        row["functions"].append(
+            {
+                "function": verdict["function"],
+                "points": f"{verdict['points']:g} of {verdict['max_points']:g}",
+                "failed": list(dict.fromkeys(failed)) if shown == "verdicts" else [],
+                "full": verdict["points"] >= verdict["max_points"],
+            }
+        )
+    return row
+
+
+class Page(HubOAuthenticated, web.RequestHandler):
+    @property
+    def app(self) -> dict:
+        return self.settings["grading"]
+
+    def is_instructor(self, user: dict) -> bool:
+        return bool(user.get("admin")) or user["name"] in self.app["options"].instructors
+
+    def render_page(self, name: str, **values):
+        template = self.app["templates"].get_template(name)
+        self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+        self.finish(template.render(prefix=self.app["prefix"], **values))
+
+
+def student_values(checker: Checker, student: str, now: datetime.datetime) -> dict:
+    """What a student's page shows: the policy, the attempts newest first, the latest checked one's verdicts."""
+    shown = checker.policy.shown(now)
+    attempts = checker.store.select(student=student)
+    rows = [shown_attempt(a, shown) | {"status": status_words(a)} for a in reversed(attempts)]
+    return {
+        "student": student,
+        "assignment": checker.assignment,
+        "rows": rows,
+        "latest": next((row for row in rows if row["score"] is not None), None),
+        "policy": checker.policy.describe(),
+        "shown": explain(shown),
+    }
+
+
+def instructor_values(checker: Checker) -> dict:
+    """What the instructor's page shows: the queue, and each student's attempts and scores."""
+    attempts = checker.store.select()
+    students: dict[str, list[Attempt]] = {}
+    for attempt in attempts:
+        students.setdefault(attempt.student, []).append(attempt)
+    summary = [
+        {
+            "student": name,
+            "attempts": len(items),
+            "checked": sum(1 for a in items if a.status == "done"),
+            "scores": [f"{a.points:g}" for a in items if a.status == "done"],
+        }
+        for name, items in sorted(students.items())
+    ]
+    queue = [a for a in attempts if a.status in ("pending", "queued", "checking")]
+    return {"assignment": checker.assignment, "queue": queue, "summary": summary}
+
+
+class Home(Page):
+    """The service's front page: the instructor's (the queue, everyone) or the student's own attempts."""
+
+    @web.authenticated
+    def get(self):
+        user = self.get_current_user()
+        if self.is_instructor(user):
+            self.render_page("instructor.html.j2", **instructor_values(self.app["checker"]))
+        else:
+            self.render_page("student.html.j2", **student_values(self.app["checker"], user["name"], utcnow()))
+
+
+class StudentPage(Page):
+    """One student's attempts: that student's and the instructors' only (403 for anyone else)."""
+
+    @web.authenticated
+    def get(self, student: str):
+        user = self.get_current_user()
+        if student != user["name"] and not self.is_instructor(user):
+            raise web.HTTPError(403, "a student sees only their own attempts")
+        self.render_page("student.html.j2", **student_values(self.app["checker"], student, utcnow()))
+
+
+def make_app(options: ServiceOptions, checker: Checker) -> web.Application:
+    prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/grading/")
+    templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
+    grading = {"options": options, "checker": checker, "templates": templates, "prefix": prefix}
+    return web.Application(
+        [
+            (prefix, Home),
+            (url_path_join(prefix, "students", r"([^/]+)"), StudentPage),
+            (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
+        ],
+        cookie_secret=os.urandom(32),
+        grading=grading,
+    )
+
+
+def make_checker(options: ServiceOptions) -> Checker:
+    source_root = options.course / "source"
+    layout = assignments.find(source_root, options.assignment)
+    db = options.db or f"sqlite:///{(options.course / 'gradebook.db').resolve()}"
+    return Checker(
+        source=source_root / layout.name,
+        inbound=options.exchange / "inbound",
+        store=Attempts(db),
+        policy=load_policy(options.course),
+        students=course_students(db),
+        slots=options.workers,
+    )
+
+
+class ServiceError(RuntimeError):
+    """The service cannot start; the message says what is missing and what to do."""
+
+
+def serve(options: ServiceOptions) -> None:
+    if sandbox.bubblewrap() is None and not sandbox.unsandboxed_allowed():
+        raise ServiceError(sandbox.refusal())
+    checker = make_checker(options)
+    pool = make_pool(options)
+    thread = CheckerThread(checker, pool)
+    thread.start()
+    app = make_app(options, checker)
+    url = os.environ.get("JUPYTERHUB_SERVICE_URL", f"http://127.0.0.1:{options.port or 10101}")
+    port = options.port or int(url.rsplit(":", 1)[1].split("/")[0])
+    app.listen(port, address="127.0.0.1")
+    try:
+        ioloop.IOLoop.current().start()
+    finally:
+        thread.stopping.set()
+        thread.join(10)
+        pool.shutdown() if hasattr(pool, "shutdown") else pool.close()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.service", description=__doc__.splitlines()[0])
+    parser.add_argument("--course", type=Path, required=True, help="the instructor's course folder")
+    parser.add_argument("--exchange", type=Path, required=True, help="the exchange's folder of this course")
+    parser.add_argument("--assignment", help="the assignment (default: the only one in the course's source/)")
+    parser.add_argument("--db", help="the course database's URL (default: the course's gradebook.db)")
+    parser.add_argument("--workers", type=int, default=2, help="checks at the same time here (default 2)")
+    parser.add_argument("--scheduler", help="a Dask scheduler's address: the checks run on its workers")
+    parser.add_argument("--instructors", default="", help="accounts that see every attempt (comma-separated)")
+    parser.add_argument("--port", type=int, default=0, help="default: from JUPYTERHUB_SERVICE_URL")
+    args = parser.parse_args(argv)
+    options = ServiceOptions(
+        course=args.course.resolve(),
+        exchange=args.exchange.resolve(),
+        assignment=args.assignment,
+        db=args.db,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        instructors=tuple(name for name in args.instructors.split(",") if name),
+        port=args.port,
+    )
+    try:
+        serve(options)
+    except (ServiceError, assignments.NoAssignment) as error:
+        parser.exit(2, f"python -m autograder.service: {error}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,173 @@
+"""The last minutes before a deadline: Submits arrive in bursts and the instant checks answer each one.
+
+    .venv/bin/python benchmarks/deadline_rush.py                              # 200 students over 10 minutes
+    .venv/bin/python benchmarks/deadline_rush.py --students 40 --minutes 2    # a smaller rush
+
+200 students, a third of them twice (267 Submits), arrive over ``--minutes`` as a rush does: the rate grows
+towards the deadline and half of the Submits come in bursts (several students in the same second). Each Submit is written into an exchange's
+inbound folder the way nbgrader's submit names it; the grading service's checker (autograder.instant.Checker, the
+same checks, sandbox and runner as the class run) finds it and checks it on ``--workers`` processes. Printed:
+p50, p95 and max seconds from Submit to recorded verdict, the check's own seconds (the rest is waiting for a
+free worker), and the throughput. Exit status 1 when p95 is over the goal (15 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import datetime
+import itertools
+import multiprocessing
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPOSITORY))
+
+from autograder.attempts import Attempts  # noqa: E402
+from autograder.instant import Checker, InstantChecks  # noqa: E402
+
+GOAL = 15.0  # seconds, p95 from Submit to verdict
+MIX = ["full_solution", "mask_after_softmax", "no_sqrt_scaling", "previous_token_off_by_one",
+       "split_heads_reshape_order", "blank_release", "full_solution", "kernel_crash"]  # fmt: skip
+
+
+def arrivals(students: int, seconds: float, seed: int = 7) -> list[tuple[float, str]]:
+    """(offset in seconds, student) of every Submit, in order: a third of the students submit twice (the second
+    after the first); the rate grows towards the deadline (density rising linearly), half of the Submits in
+    bursts (one burst per ten students, all of its Submits in the same second)."""
+    rng = np.random.default_rng(seed)
+    bursts = np.sqrt(rng.uniform(0, 1, max(1, students // 10))) * seconds
+
+    def draw(after: float = 0.0) -> float:
+        if rng.uniform() < 0.5:
+            later = bursts[bursts >= after]
+            if len(later):
+                return float(rng.choice(later))
+        return after + float(np.sqrt(rng.uniform()) * (seconds - after))
+
+    schedule = []
+    for number in range(students):
+        name = f"s{number:03d}"
+        first = draw()
+        schedule.append((first, name))
+        if number % 3 == 0:
+            schedule.append((draw(first), name))
+    return sorted(schedule)
+
+
+def submit_now(inbound: Path, student: str, notebook: Path) -> str:
+    now = datetime.datetime.now(datetime.UTC)
+    key = f"{student}+attention+{now:%Y-%m-%d %H:%M:%S.%f} UTC+{os.urandom(4).hex()}"
+    staging = inbound.parent / "staging" / key
+    staging.mkdir(parents=True)
+    shutil.copy(notebook, staging / "attention.ipynb")
+    staging.rename(inbound / key)  # appears whole, as nbgrader's submit's copy does
+    return key
+
+
+def run_rush(args, scratch: Path) -> dict:
+    inbound = scratch / "inbound"
+    inbound.mkdir()
+    store = Attempts(f"sqlite:///{scratch / 'gradebook.db'}")
+    schedule = arrivals(args.students, args.minutes * 60)
+    students = {student for _, student in schedule}
+    policy = InstantChecks(attempts=3, period=3600)
+    checker = Checker(
+        source=REPOSITORY / "source" / "attention",
+        inbound=inbound,
+        store=store,
+        policy=policy,
+        students=lambda: students,
+        slots=args.workers,
+    )
+    pool = concurrent.futures.ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"))
+    list(pool.map(abs, range(args.workers)))  # the workers started before the clock
+    stop = threading.Event()
+
+    def loop():
+        while not stop.is_set():
+            checker.step(pool)
+            stop.wait(0.1)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    submitted: dict[str, float] = {}
+    kinds = itertools.cycle(MIX)
+    bundled = REPOSITORY / "examples" / "submissions"
+    started = time.monotonic()
+    thread.start()
+    for offset, student in schedule:
+        delay = started + offset - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        key = submit_now(inbound, student, bundled / next(kinds) / "attention" / "attention.ipynb")
+        submitted[key] = time.time()
+    while len([a for a in store.select(status=("done", "refused"))]) < len(schedule):
+        if time.monotonic() - started > args.minutes * 60 + 600:
+            print("gave up waiting for the last verdicts (10 minutes after the last Submit)")
+            break
+        time.sleep(0.2)
+    wall = time.monotonic() - started
+    stop.set()
+    thread.join()
+    pool.shutdown()
+    attempts = store.select()
+    epoch = datetime.datetime(1970, 1, 1)
+    latencies = [
+        (a.checked - epoch).total_seconds() - submitted[a.key] for a in attempts if a.checked and a.key in submitted
+    ]
+    checks = sorted((a.checked - a.started).total_seconds() for a in attempts if a.checked and a.started)
+    return {
+        "submits": len(schedule),
+        "checked": sum(1 for a in attempts if a.status == "done"),
+        "refused": sum(1 for a in attempts if a.status == "refused"),
+        "latencies": sorted(latencies),
+        "wall": wall,
+        "checks": checks,
+        "last_offset": schedule[-1][0],
+    }
+
+
+def percentile(values: list[float], share: float) -> float:
+    return values[min(len(values) - 1, int(round(share * (len(values) - 1))))]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=200)
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="deadline-rush-") as scratch:
+        result = run_rush(args, Path(scratch))
+    latencies = result["latencies"]
+    print(
+        f"{result['submits']} Submits from {args.students} students over {args.minutes:g} minutes, "
+        f"{args.workers} workers: {result['checked']} checked, {result['refused']} refused"
+    )
+    print(
+        f"seconds from Submit to verdict: p50 {statistics.median(latencies):.1f}, "
+        f"p95 {percentile(latencies, 0.95):.1f}, max {latencies[-1]:.1f} (goal: p95 <= {GOAL:g})"
+    )
+    checks = result["checks"]
+    print(
+        f"the check itself (started to recorded): p50 {statistics.median(checks):.1f}, "
+        f"p95 {percentile(checks, 0.95):.1f}; the rest of each latency is the wait for a free worker"
+    )
+    print(f"throughput: {result['checked'] / result['wall'] * 60:.1f} checks per minute over {result['wall']:.0f} s")
+    return 0 if percentile(latencies, 0.95) <= GOAL else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""The grading service's pages (autograder.service): a student sees their own attempts only (403 for another's),
+the instructor sees everyone's and the queue, and what a student wrote is shown as text. The hub's OAuth is
+replaced by a header naming the user; tests/test_hub.py drives the real one."""
+
+import asyncio
+import datetime
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub service: pip install -e '.[hub]'")
+
+from autograder import service  # noqa: E402
+from autograder.attempts import Attempts  # noqa: E402
+from autograder.instant import Checker, InstantChecks  # noqa: E402
+from tests.test_instant import SOURCE, T0, Inline, submit  # noqa: E402
+
+USERS = {"ada": {"name": "ada", "admin": False}, "bo": {"name": "bo", "admin": False}, "prof": {"name": "prof"}}
+
+
+def hostile_check(*, source, notebook_path):
+    verdict = {
+        "check": "check_attention",
+        "function": "attention",
+        "points": 2.4,
+        "max_points": 4.0,
+        "properties": [
+            {"name": "scaled", "passed": False, "message": "the weights match unscaled scores <script>x=1</script>"},
+            {"name": "shape", "passed": True, "message": ""},
+        ],
+    }
+    return 27.4, 29.0, [verdict]
+
+
+@pytest.fixture
+def running(tmp_path, monkeypatch):
+    monkeypatch.setattr(service.Page, "get_current_user", lambda self: USERS.get(self.request.headers.get("X-User")))
+    store = Attempts(f"sqlite:///{tmp_path / 'gradebook.db'}")
+    checker = Checker(
+        source=SOURCE,
+        inbound=tmp_path / "inbound",
+        store=store,
+        policy=InstantChecks(attempts=1, period=3600),
+        students=lambda: {"ada", "bo"},
+        slots=2,
+    )
+    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+    submit(tmp_path / "inbound", "ada", now - datetime.timedelta(minutes=2))
+    submit(tmp_path / "inbound", "ada", now - datetime.timedelta(minutes=1))  # over the window: queued
+    checker.step(Inline(hostile_check), now=now)
+    checker.collect(now=now)
+    checker.step(Inline(hostile_check), now=now)
+    options = service.ServiceOptions(course=tmp_path, exchange=tmp_path, instructors=("prof",))
+    loop = asyncio.new_event_loop()
+    ready, holder = threading.Event(), {}
+
+    def serve():
+        asyncio.set_event_loop(loop)
+        app = service.make_app(options, checker)
+        holder["server"] = app.listen(0, address="127.0.0.1")
+        holder["port"] = next(iter(holder["server"]._sockets.values())).getsockname()[1]
+        ready.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    ready.wait(10)
+    yield f"http://127.0.0.1:{holder['port']}/services/grading/"
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+
+
+def get(url: str, user: str) -> tuple[int, str]:
+    request = urllib.request.Request(url, headers={"X-User": user})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def test_a_student_sees_their_verdicts_as_text_and_the_queued_submit(running):
+    status, page = get(running, "ada")
+    assert status == 200
+    assert "attention: 2.4 of 4" in page
+    assert "the weights match unscaled scores &lt;script&gt;x=1&lt;/script&gt;" in page and "<script>" not in page
+    assert "queued: checked when your window reopens" in page
+    assert "Up to 1 Submits are checked per 1 hour" in page
+
+
+def test_a_student_cannot_open_another_students_attempts(running):
+    assert get(running + "students/ada", "bo")[0] == 403
+    assert get(running + "students/ada", "ada")[0] == 200
+    status, page = get(running, "bo")
+    assert status == 200 and "No Submit yet" in page and "2.4 of 4" not in page
+
+
+def test_the_instructor_sees_the_queue_and_everyone(running):
+    status, page = get(running, "prof")
+    assert status == 200
+    assert "Queue (1)" in page and ">ada<" in page
+    status, page = get(running + "students/ada", "prof")
+    assert status == 200 and "attention: 2.4 of 4" in page

@@ -4,11 +4,12 @@
     .venv/bin/python benchmarks/deadline_rush.py --students 40 --minutes 2    # a smaller rush
 
 200 students, a third of them twice (267 Submits), arrive over ``--minutes`` as a rush does: the rate grows
-towards the deadline and half of the Submits come in bursts (several students in the same second). Each Submit is written into an exchange's
-inbound folder the way nbgrader's submit names it; the grading service's checker (autograder.instant.Checker, the
-same checks, sandbox and runner as the class run) finds it and checks it on ``--workers`` processes. Printed:
-p50, p95 and max seconds from Submit to recorded verdict, the check's own seconds (the rest is waiting for a
-free worker), and the throughput. Exit status 1 when p95 is over the goal (15 s).
+towards the deadline and half of the Submits come in bursts (several students in the same second). Each Submit is
+written into an exchange's inbound folder the way nbgrader's submit names it; the grading service's checker
+(autograder.instant.Checker: the same checks, sandbox and runner as the class run) finds it and checks it on
+``--workers`` processes. Printed: p50, p95 and max seconds from Submit to recorded verdict, the check's own
+seconds (the rest is waiting for a free worker), and the throughput. Exit status 1 when p95 is over the goal
+(15 s).
 """
 
 from __future__ import annotations

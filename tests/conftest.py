@@ -10,6 +10,8 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
 
 
+import concurrent.futures  # noqa: E402
+import datetime  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
@@ -161,3 +163,46 @@ def graded_class(tmp_path_factory) -> GradedClass:
         listener,
         sorted(folder.name for folder in submissions.iterdir()),
     )
+
+
+# --- instant checks (tests/test_instant.py, tests/test_service.py) ------------------------------------------
+
+
+class InlinePool:
+    """A pool (concurrent.futures' submit) that runs each check at once, in the test's process, and counts them."""
+
+    def __init__(self, function=None):
+        self.calls, self.function = [], function
+
+    def submit(self, function, **keywords):
+        self.calls.append(keywords)
+        future = concurrent.futures.Future()
+        try:
+            future.set_result((self.function or function)(**keywords))
+        except Exception as error:  # noqa: BLE001 - handed to the checker as that check's failure
+            future.set_exception(error)
+        return future
+
+
+def submit_to_inbound(inbound: Path, student: str, when: datetime.datetime, notebook: bytes | Path = b"{}") -> str:
+    """A Submit as nbgrader's submit lays it out in an exchange's inbound folder; returns its folder's name."""
+    key = f"{student}+attention+{when:%Y-%m-%d %H:%M:%S.%f} UTC+{abs(hash((student, when))) % 10**6}"
+    folder = inbound / key
+    folder.mkdir(parents=True)
+    if isinstance(notebook, Path):
+        shutil.copy(notebook, folder / "attention.ipynb")
+    else:
+        (folder / "attention.ipynb").write_bytes(notebook)
+    return key
+
+
+@pytest.fixture
+def inline_pool():
+    """InlinePool, to make one with the check function a test wants."""
+    return InlinePool
+
+
+@pytest.fixture
+def inbound_submit():
+    """submit_to_inbound(inbound, student, when, notebook=b"{}")."""
+    return submit_to_inbound

@@ -4,7 +4,6 @@ recorded and checked exactly once, plain verdicts for what cannot be checked, an
 import concurrent.futures
 import datetime
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -28,38 +27,10 @@ EXPECTED = json.loads((REPOSITORY / "examples" / "expected.json").read_text())
 T0 = datetime.datetime(2026, 12, 1, 10, 0, 0)
 
 
-class Inline:
-    """A pool that runs each check at once, in this process, and counts them."""
-
-    def __init__(self, function=None):
-        self.calls, self.function = [], function
-
-    def submit(self, function, **keywords):
-        self.calls.append(keywords)
-        future = concurrent.futures.Future()
-        try:
-            future.set_result((self.function or function)(**keywords))
-        except Exception as error:  # noqa: BLE001 - handed to the checker as a check's failure
-            future.set_exception(error)
-        return future
-
-
 def fake_check(*, source, notebook_path):
-    data = Path(notebook_path).read_bytes()
-    if data.startswith(b"not json"):
+    if Path(notebook_path).read_bytes().startswith(b"not json"):
         raise NotCheckable("attention.ipynb is not a notebook")
     return 29.0, 29.0, []
-
-
-def submit(inbound: Path, student: str, when: datetime.datetime, notebook: bytes | Path = b"{}") -> str:
-    key = f"{student}+attention+{when:%Y-%m-%d %H:%M:%S.%f} UTC+{abs(hash((student, when))) % 10**6}"
-    folder = inbound / key
-    folder.mkdir(parents=True)
-    if isinstance(notebook, Path):
-        shutil.copy(notebook, folder / "attention.ipynb")
-    else:
-        (folder / "attention.ipynb").write_bytes(notebook)
-    return key
 
 
 def make_checker(tmp_path, policy=None, students=("ada", "bo", "cy"), slots=1) -> Checker:
@@ -83,11 +54,13 @@ def test_the_window_counts_checks_started_in_the_period():
     assert window_reopens(history, policy, T0 + datetime.timedelta(minutes=61)) is None  # the first one left it
 
 
-def test_a_fourth_submit_in_the_hour_is_queued_then_checked_when_the_window_reopens(tmp_path):
+def test_a_fourth_submit_in_the_hour_is_queued_then_checked_when_the_window_reopens(
+    tmp_path, inline_pool, inbound_submit
+):
     checker = make_checker(tmp_path, InstantChecks(attempts=3, period=3600), slots=4)
-    pool = Inline(fake_check)
+    pool = inline_pool(fake_check)
     for minute in range(4):
-        submit(tmp_path / "inbound", "ada", T0 + datetime.timedelta(minutes=minute))
+        inbound_submit(tmp_path / "inbound", "ada", T0 + datetime.timedelta(minutes=minute))
     for minute in range(4):
         checker.step(pool, now=T0 + datetime.timedelta(minutes=5 + minute))
         checker.collect(now=T0 + datetime.timedelta(minutes=5 + minute))
@@ -99,14 +72,14 @@ def test_a_fourth_submit_in_the_hour_is_queued_then_checked_when_the_window_reop
     assert len(pool.calls) == 4
 
 
-def test_a_student_who_hammers_submit_waits_behind_the_others(tmp_path):
+def test_a_student_who_hammers_submit_waits_behind_the_others(tmp_path, inline_pool, inbound_submit):
     checker = make_checker(tmp_path, InstantChecks(attempts=100, period=3600), slots=1)
     inbound = tmp_path / "inbound"
     for second in range(6):
-        submit(inbound, "ada", T0 + datetime.timedelta(seconds=second))
-    submit(inbound, "bo", T0 + datetime.timedelta(seconds=10))
-    submit(inbound, "cy", T0 + datetime.timedelta(seconds=11))
-    order, pool = [], Inline(fake_check)
+        inbound_submit(inbound, "ada", T0 + datetime.timedelta(seconds=second))
+    inbound_submit(inbound, "bo", T0 + datetime.timedelta(seconds=10))
+    inbound_submit(inbound, "cy", T0 + datetime.timedelta(seconds=11))
+    order, pool = [], inline_pool(fake_check)
     for tick in range(8):
         now = T0 + datetime.timedelta(seconds=20 + tick)
         checker.step(pool, now=now)
@@ -116,13 +89,13 @@ def test_a_student_who_hammers_submit_waits_behind_the_others(tmp_path):
     assert sorted(order) == sorted(["ada"] * 6 + ["bo", "cy"])
 
 
-def test_each_submit_is_recorded_once_and_late_or_unknown_ones_are_not_checked(tmp_path):
+def test_each_submit_is_recorded_once_and_late_or_unknown_ones_are_not_checked(tmp_path, inline_pool, inbound_submit):
     policy = InstantChecks(due="2026-12-01T12:00:00")
     checker = make_checker(tmp_path, policy, slots=4)
     inbound = tmp_path / "inbound"
-    submit(inbound, "ada", T0)
-    submit(inbound, "bo", T0 + datetime.timedelta(hours=3))  # after the due date
-    submit(inbound, "mallory", T0)  # not a student of the course
+    inbound_submit(inbound, "ada", T0)
+    inbound_submit(inbound, "bo", T0 + datetime.timedelta(hours=3))  # after the due date
+    inbound_submit(inbound, "mallory", T0)  # not a student of the course
     (inbound / "not-a-submission").mkdir()
     (inbound / "ada+attention+garbage+1").mkdir()
     assert checker.scan(T0) == 3
@@ -130,16 +103,16 @@ def test_each_submit_is_recorded_once_and_late_or_unknown_ones_are_not_checked(t
     by_student = {a.student: a for a in checker.store.select()}
     assert by_student["bo"].status == "late" and "after the due date" in by_student["bo"].message
     assert by_student["mallory"].status == "refused" and "not a student of this course" in by_student["mallory"].message
-    pool = Inline(fake_check)
+    pool = inline_pool(fake_check)
     checker.step(pool, now=T0)
     checker.collect(now=T0)
     assert [call["notebook_path"].parent.name.split("+")[0] for call in pool.calls] == ["ada"]
 
 
-def test_a_service_stopped_mid_check_checks_it_again_once_on_restart(tmp_path):
+def test_a_service_stopped_mid_check_checks_it_again_once_on_restart(tmp_path, inline_pool, inbound_submit):
     checker = make_checker(tmp_path, slots=2)
-    submit(tmp_path / "inbound", "ada", T0)
-    submit(tmp_path / "inbound", "bo", T0)
+    inbound_submit(tmp_path / "inbound", "ada", T0)
+    inbound_submit(tmp_path / "inbound", "bo", T0)
 
     class Never:
         def submit(self, function, **keywords):
@@ -149,7 +122,7 @@ def test_a_service_stopped_mid_check_checks_it_again_once_on_restart(tmp_path):
     assert [a.status for a in checker.store.select()] == ["checking", "checking"]
     restarted = make_checker(tmp_path, slots=2)  # a new process on the same database
     assert [a.status for a in restarted.store.select()] == ["pending", "pending"]
-    pool = Inline(fake_check)
+    pool = inline_pool(fake_check)
     for _ in range(3):
         restarted.step(pool, now=T0)
         restarted.collect(now=T0)
@@ -181,19 +154,19 @@ def test_a_notebook_too_large_is_refused_saying_what_to_do(tmp_path, monkeypatch
         read_notebook(path)
 
 
-def test_a_refused_check_is_recorded_with_its_reason(tmp_path):
+def test_a_refused_check_is_recorded_with_its_reason(tmp_path, inline_pool, inbound_submit):
     checker = make_checker(tmp_path, slots=2)
-    submit(tmp_path / "inbound", "ada", T0, notebook=b"not json")
-    pool = Inline(fake_check)
+    inbound_submit(tmp_path / "inbound", "ada", T0, notebook=b"not json")
+    pool = inline_pool(fake_check)
     checker.step(pool, now=T0)
     checker.collect(now=T0)
     (attempt,) = checker.store.select()
     assert attempt.status == "refused" and attempt.message == "attention.ipynb is not a notebook"
 
 
-def test_inbound_ignores_symlinks_and_other_assignments(tmp_path):
+def test_inbound_ignores_symlinks_and_other_assignments(tmp_path, inbound_submit):
     inbound = tmp_path / "inbound"
-    key = submit(inbound, "ada", T0)
+    key = inbound_submit(inbound, "ada", T0)
     (inbound / "bo+attention+2026-12-01 10:00:00.000000 UTC+9").symlink_to(inbound / key)
     (inbound / "cy+positions+2026-12-01 10:00:00.000000 UTC+9").mkdir()
     assert [s.student for s in inbound_submits(inbound, "attention")] == ["ada"]

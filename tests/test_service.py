@@ -7,6 +7,7 @@ import datetime
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -15,8 +16,8 @@ pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub se
 from autograder import service  # noqa: E402
 from autograder.attempts import Attempts  # noqa: E402
 from autograder.instant import Checker, InstantChecks  # noqa: E402
-from tests.test_instant import SOURCE, T0, Inline, submit  # noqa: E402
 
+SOURCE = Path(__file__).resolve().parent.parent / "source" / "attention"
 USERS = {"ada": {"name": "ada", "admin": False}, "bo": {"name": "bo", "admin": False}, "prof": {"name": "prof"}}
 
 
@@ -35,7 +36,7 @@ def hostile_check(*, source, notebook_path):
 
 
 @pytest.fixture
-def running(tmp_path, monkeypatch):
+def running(tmp_path, monkeypatch, inline_pool, inbound_submit):
     monkeypatch.setattr(service.Page, "get_current_user", lambda self: USERS.get(self.request.headers.get("X-User")))
     store = Attempts(f"sqlite:///{tmp_path / 'gradebook.db'}")
     checker = Checker(
@@ -47,11 +48,11 @@ def running(tmp_path, monkeypatch):
         slots=2,
     )
     now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-    submit(tmp_path / "inbound", "ada", now - datetime.timedelta(minutes=2))
-    submit(tmp_path / "inbound", "ada", now - datetime.timedelta(minutes=1))  # over the window: queued
-    checker.step(Inline(hostile_check), now=now)
+    inbound_submit(tmp_path / "inbound", "ada", now - datetime.timedelta(minutes=2))
+    inbound_submit(tmp_path / "inbound", "ada", now - datetime.timedelta(minutes=1))  # over the window: queued
+    checker.step(inline_pool(hostile_check), now=now)
     checker.collect(now=now)
-    checker.step(Inline(hostile_check), now=now)
+    checker.step(inline_pool(hostile_check), now=now)
     options = service.ServiceOptions(course=tmp_path, exchange=tmp_path, instructors=("prof",))
     loop = asyncio.new_event_loop()
     ready, holder = threading.Event(), {}

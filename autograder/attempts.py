@@ -79,7 +79,9 @@ class Attempts:
     """The attempts table of one course database (created when missing)."""
 
     def __init__(self, url: str):
-        self.engine = sa.create_engine(url, future=True)
+        # SQLite: wait for another writer (the class run, Formgrader) instead of failing at once
+        options = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {}
+        self.engine = sa.create_engine(url, **options)
         metadata.create_all(self.engine, tables=[attempts_table])
 
     def close(self):

@@ -292,6 +292,7 @@ class Hub:
         self.course_id = course_id
         self.log = log or self.state / "hub" / "jupyterhub.log"
         self.api_port, self.proxy_api_port = free_port(), free_port()  # the hub's API, the proxy's API
+        self.service_port = free_port()  # the grading service (autograder.service), behind the proxy
         self.process: subprocess.Popen | None = None
         self.left_behind: list[int] = []  # what the hub started and left running when it stopped (then stopped)
 
@@ -306,7 +307,7 @@ class Hub:
             "PATH": os.pathsep.join([bin_folder, os.environ.get("PATH", "")]),
             "ATTENTION_HUB_STATE": str(self.state),
             "ATTENTION_HUB_PORT": str(self.port),
-            "ATTENTION_HUB_PORTS": f"{self.api_port},{self.proxy_api_port}",
+            "ATTENTION_HUB_PORTS": f"{self.api_port},{self.proxy_api_port},{self.service_port}",
             "ATTENTION_HUB_COURSE_ID": self.course_id,
             "ATTENTION_HUB_PROXY": str(proxy_program()),
             "ATTENTION_HUB_INSTRUCTOR": INSTRUCTOR,

@@ -51,6 +51,7 @@ class InstantChecks(Configurable):
     before_due = Enum(SHOWN, "verdicts", help="What a checked attempt shows before the due date").tag(config=True)
     after_due = Enum(SHOWN, "score", help="What a checked attempt shows after the due date").tag(config=True)
     due = Unicode("", help="The due date (ISO, UTC unless it names a zone); default: the gradebook's").tag(config=True)
+    check_after_due = Bool(False, help="Check Submits made after the due date too (default: never)").tag(config=True)
 
     def due_date(self) -> datetime.datetime | None:
         if not self.due:
@@ -75,7 +76,7 @@ class InstantChecks(Configurable):
             f"{explain(self.after_due)}.",
         ]
         due = self.due_date()
-        if due is not None:
+        if due is not None and not self.check_after_due:
             lines.append(f"Submits after the due date ({due:%Y-%m-%d %H:%M} UTC) are not checked.")
         lines.append("Your grade is the instructor's class run; these checks tell you early what it will say.")
         return lines
@@ -223,11 +224,16 @@ class Checker:
     """Finds the Submits of one assignment in the exchange and checks them on a pool, fair per student.
 
     pool: anything with ``submit(function, **keywords) -> future`` (concurrent.futures' executors, or a Dask
-    ``distributed.Client`` to scale out); students: a function returning the known student ids.
+    ``distributed.Client`` to scale out); students: a function returning the known student ids; admit: a
+    function (folder, student) -> why the folder is not that student's own Submit, or None (on a server with an
+    account per student, autograder.collect.refusal: the same rule as the instructor's Collect).
     """
 
-    def __init__(self, *, source: Path, inbound: Path, store: Attempts, policy: InstantChecks, students, slots=2):
+    def __init__(
+        self, *, source: Path, inbound: Path, store: Attempts, policy: InstantChecks, students, slots=2, admit=None
+    ):
         self.source, self.inbound, self.store, self.policy = Path(source), Path(inbound), store, policy
+        self.admit = admit
         self.assignment = self.source.name
         self.notebook = next(self.source.glob("*.ipynb")).name
         self.students, self.slots = students, slots
@@ -244,10 +250,13 @@ class Checker:
                 continue
             students = self.students() if students is None else students
             status, message = "pending", ""
+            forged = self.admit(submit.folder, submit.student) if self.admit else None
             if submit.student not in students:
                 status = "refused"
                 message = f"{submit.student} is not a student of this course: ask the instructor to add the account"
-            elif due is not None and submit.submitted > due:
+            elif forged:
+                status, message = "refused", f"not checked: {forged}"
+            elif due is not None and submit.submitted > due and not self.policy.check_after_due:
                 status, message = "late", "submitted after the due date: not checked (the class run grades it)"
             added += self.store.add(
                 key=submit.key,

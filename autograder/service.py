@@ -26,10 +26,10 @@ from pathlib import Path
 import jinja2
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
-from nbgrader.api import Gradebook
+from nbgrader.api import Gradebook, MissingEntry
 from tornado import ioloop, web
 
-from autograder import assignments, sandbox
+from autograder import assignments, collect, sandbox
 from autograder.attempts import Attempt, Attempts, utcnow
 from autograder.instant import Checker, explain, load_policy
 
@@ -47,17 +47,30 @@ class ServiceOptions:
     workers: int = 2  # checks at the same time on this machine
     scheduler: str | None = None  # a Dask scheduler's address: the checks run on its workers
     instructors: tuple[str, ...] = ()  # accounts that see everyone (the hub's admins always do)
+    students: tuple[str, ...] = ()  # the class's accounts, besides the students in the gradebook
+    own_submissions_only: bool = True  # a Submit must be made by its student's system account (as Collect asks)
     port: int = 0  # 0: from JUPYTERHUB_SERVICE_URL
 
 
-def course_students(db: str):
-    """A function giving the gradebook's student ids (read again on each scan: students added later count)."""
+def course_students(db: str, named: tuple[str, ...] = ()):
+    """A function giving the class's student ids: ``named`` and the gradebook's (read again on each scan, so
+    students added later count)."""
 
     def students() -> set[str]:
         with Gradebook(db) as gradebook:
-            return {student.id for student in gradebook.students}
+            return set(named) | {student.id for student in gradebook.students}
 
     return students
+
+
+def gradebook_due(db: str, assignment: str) -> str:
+    """The assignment's due date in the gradebook (naive UTC, as nbgrader keeps it), "" when it has none."""
+    with Gradebook(db) as gradebook:
+        try:
+            due = gradebook.find_assignment(assignment).duedate
+        except MissingEntry:
+            return ""
+    return due.isoformat() if due else ""
 
 
 def make_pool(options: ServiceOptions):
@@ -208,13 +221,16 @@ def make_checker(options: ServiceOptions) -> Checker:
     source_root = options.course / "source"
     layout = assignments.find(source_root, options.assignment)
     db = options.db or f"sqlite:///{(options.course / 'gradebook.db').resolve()}"
+    policy = load_policy(options.course)
+    policy.due = policy.due or gradebook_due(db, layout.name)  # one due date: the gradebook's, unless the policy's
     return Checker(
         source=source_root / layout.name,
         inbound=options.exchange / "inbound",
         store=Attempts(db),
-        policy=load_policy(options.course),
-        students=course_students(db),
+        policy=policy,
+        students=course_students(db, options.students),
         slots=options.workers,
+        admit=collect.refusal if options.own_submissions_only else None,
     )
 
 
@@ -250,6 +266,12 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="checks at the same time here (default 2)")
     parser.add_argument("--scheduler", help="a Dask scheduler's address: the checks run on its workers")
     parser.add_argument("--instructors", default="", help="accounts that see every attempt (comma-separated)")
+    parser.add_argument("--students", default="", help="the class's accounts besides the gradebook's (a,b,c)")
+    parser.add_argument(
+        "--any-owner",
+        action="store_true",
+        help="check Submits whatever account made them (an exchange without a system account per student)",
+    )
     parser.add_argument("--port", type=int, default=0, help="default: from JUPYTERHUB_SERVICE_URL")
     args = parser.parse_args(argv)
     options = ServiceOptions(
@@ -260,6 +282,8 @@ def main(argv=None) -> int:
         workers=args.workers,
         scheduler=args.scheduler,
         instructors=tuple(name for name in args.instructors.split(",") if name),
+        students=tuple(name for name in args.students.split(",") if name),
+        own_submissions_only=not args.any_owner,
         port=args.port,
     )
     try:

@@ -5,7 +5,7 @@ starts JupyterHub with this file; it sets:
 
     ATTENTION_HUB_STATE        the state folder: homes, the exchange, the hub's own files (hub/, root's only)
     ATTENTION_HUB_PORT         the port the course is served on, on 127.0.0.1 (the proxy's public port)
-    ATTENTION_HUB_PORTS        the hub's own API and the proxy's API ports (two numbers, comma-separated)
+    ATTENTION_HUB_PORTS        the ports of the hub's API, the proxy's API and the grading service (comma-separated)
     ATTENTION_HUB_PROXY        the configurable-http-proxy program (from npm)
     ATTENTION_HUB_COURSE_ID    the course's name: its folder in the exchange and in the instructor's home
     ATTENTION_HUB_INSTRUCTOR   the instructor's account
@@ -71,7 +71,7 @@ course_id = os.environ.get("ATTENTION_HUB_COURSE_ID", "attention")
 instructor = os.environ.get("ATTENTION_HUB_INSTRUCTOR", "instructor")
 students = [name for name in os.environ.get("ATTENTION_HUB_STUDENTS", "").split(",") if name]
 public_port = int(os.environ.get("ATTENTION_HUB_PORT", "8000"))
-hub_api_port, proxy_api_port = (int(port) for port in os.environ["ATTENTION_HUB_PORTS"].split(","))
+hub_api_port, proxy_api_port, service_port = (int(port) for port in os.environ["ATTENTION_HUB_PORTS"].split(","))
 bin_folder = Path(sys.executable).parent  # the environment JupyterHub runs in: jupyterhub-singleuser, alembic
 
 # --- where it listens: 127.0.0.1 only ---------------------------------------------------------------------
@@ -192,3 +192,34 @@ def give_role(spawner) -> None:
 
 
 c.Spawner.pre_spawn_hook = give_role
+
+
+# --- the grading service: each Submit checked within seconds (autograder.service) -------------------------
+# A service the hub starts, as the instructor's account (it reads the exchange's inbound folder and writes its
+# attempts into the course's database, beside nbgrader's gradebook), on 127.0.0.1 behind the proxy at
+# /services/grading/. The hub's OAuth tells it who asks: a student sees their own attempts, the instructor all.
+course_folder = state / "home" / instructor / course_id
+c.JupyterHub.services = [
+    {
+        "name": "grading",
+        "display": True,  # in the hub's Services menu (File > Hub Control Panel in JupyterLab)
+        "url": f"http://127.0.0.1:{service_port}",
+        "user": instructor,
+        "cwd": str(course_folder),
+        "oauth_no_confirm": True,
+        "command": [
+            sys.executable,
+            "-m",
+            "autograder.service",
+            *("--course", str(course_folder), "--exchange", str(state / "exchange" / course_id)),
+            *("--instructors", instructor, "--students", ",".join(students), "--port", str(service_port)),
+        ],
+        "environment": {
+            "PATH": os.pathsep.join([str(bin_folder), "/usr/local/bin", "/usr/bin", "/bin"]),
+            "OPENBLAS_NUM_THREADS": "1",
+            "ATTENTION_UNSANDBOXED": os.environ.get("ATTENTION_UNSANDBOXED", ""),
+        },
+    }
+]
+# every account may open the service (it decides what each one sees)
+c.JupyterHub.load_roles = [{"name": "user", "scopes": ["self", "access:services!service=grading"]}]

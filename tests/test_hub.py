@@ -488,6 +488,12 @@ def test_the_round_trip_in_a_browser(tmp_path, open_state):
     students = list(HANDED_IN)
     due = datetime.datetime.now() - datetime.timedelta(days=1)  # every submission is late: the columns are filled
     course = hub.prepare(state, students, due)
+    with open(course / "nbgrader_config.py", "a") as config:  # the instant checks' policy (autograder.instant)
+        config.write(
+            "\nc.InstantChecks.attempts = 2  # per hour: student1's third Submit waits\n"
+            "c.InstantChecks.check_after_due = True  # every Submit here is late (see due above)\n"
+            "c.InstantChecks.after_due = 'verdicts'\n"
+        )
     started = time.monotonic()
     course_hub = hub.Hub(state, students, port=hub.free_port())
     course_hub.start()
@@ -515,6 +521,58 @@ def test_the_round_trip_in_a_browser(tmp_path, open_state):
     assert hub.processes_in(state) == [], "a process of the hub is still running"
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", course_hub.port)) != 0, "the hub's port still answers"
+
+
+def notebook_of(student: str) -> Path:
+    return Path(pwd.getpwnam(student).pw_dir) / "attention" / "attention.ipynb"
+
+
+def submit(page) -> None:
+    """Press Submit in the assignment list and wait for the new submission to be listed."""
+    listed = page.locator("#submitted_assignments_list .list_item").count()
+    page.locator("#fetched_assignments_list button:has-text('Submit')").click()
+    page.wait_for_function(
+        f"document.querySelectorAll('#submitted_assignments_list .list_item').length > {listed}", timeout=60_000
+    )
+
+
+def shown_within(page, url: str, words: str, seconds: float = 120) -> float:
+    """Seconds until the grading service's page at ``url`` shows ``words`` (reloaded each second)."""
+    started = time.monotonic()
+    page.goto(url)
+    while words not in page.inner_text("body"):
+        assert time.monotonic() - started < seconds, f"{words!r} not shown in {seconds} s: {page.inner_text('body')}"
+        time.sleep(1)
+        page.reload()
+    return time.monotonic() - started
+
+
+def instant_checks(pages: dict, url: str, shots: Shots) -> None:
+    """The grading service (autograder.service): student1's wrong attention, then the fix, each verdict within
+    seconds of the Submit; a third Submit in the hour waits (queued); student2 cannot open student1's attempts."""
+    service = f"{url}/services/grading/"
+    checks = pages["student1"].context.new_page()
+    waited = [shown_within(checks, service, "attention: 2.4 of 4")]
+    text = checks.inner_text("#verdicts")
+    assert "attention: 2 of 4" in text and "sqrt" in text, text  # what failed, in words
+    assert "Up to 2 Submits are checked per 1 hour" in checks.inner_text("body")
+    shots(checks, "student1-checks-wrong-attention")
+    shutil.copyfile(SUBMISSIONS / "full_solution" / "attention" / "attention.ipynb", notebook_of("student1"))
+    submit(pages["student1"])
+    waited.append(shown_within(checks, service, "Your latest checked Submit: 29 / 29 points"))
+    assert "attention: 4 of 4" in checks.inner_text("#verdicts")
+    assert "2.4 of 4" not in checks.inner_text("#verdicts")
+    shots(checks, "student1-checks-fixed")
+    submit(pages["student1"])
+    shown_within(checks, service, "queued: checked when your window reopens")
+    shots(checks, "student1-checks-queued")
+    print(f"instant checks: verdicts {', '.join(f'{s:.0f} s' for s in waited)} after Submit")
+    other = pages["student2"].context.new_page()
+    answer = other.goto(f"{service}students/student1")
+    assert answer.status == 403, answer.status
+    assert "2.4 of 4" not in other.inner_text("body")
+    other.close()
+    shots.phase("instant checks")
 
 
 def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None:
@@ -580,13 +638,14 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
             assert "The following cell failed:" in message and "is not written yet: write it in" in message, message
         shots(page, f"{student}-validated")
         page.click(".jp-Dialog-footer button:has-text('Ok')")
-        page.locator("#fetched_assignments_list button:has-text('Submit')").click()
-        page.wait_for_selector("#submitted_assignments_list .list_item .item_name")
-
+        if student == "student1":  # first a typical mistake: attention without the scaling by sqrt(d)
+            shutil.copyfile(SUBMISSIONS / "no_sqrt_scaling" / "attention" / "attention.ipynb", notebook_of(student))
+        submit(page)
     shots.phase("validated and submitted")
+    instant_checks(pages, url, shots)
     # --- student3 attacks from a terminal of their own server: the other submissions, the course, the network ----
     inbound = course_hub.state / "exchange" / "attention" / "inbound"
-    (genuine,) = [entry for entry in inbound.iterdir() if entry.name.startswith("student1+")]
+    genuine = max(entry for entry in inbound.iterdir() if entry.name.startswith("student1+"))  # the last Submit
     before = files_of(genuine)
     tried, ports = attack_from_a_terminal(pages["student3"], course_hub, course, "student3", "student1")
     print(f"the attacker's attempts: {tried}")

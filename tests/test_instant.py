@@ -195,3 +195,20 @@ def test_the_instant_score_is_the_class_runs_automatic_score(student):
     assert top == 29.0
     for verdict in verdicts:
         assert verdict["points"] == pytest.approx(expected["points"][verdict["check"]])
+
+
+def test_a_submit_made_by_another_account_is_refused_not_checked(tmp_path, inline_pool, inbound_submit):
+    def admit(folder, student):  # as autograder.collect.refusal on a server with an account per student
+        return f"{folder.name} names {student} but was made by another account" if student == "bo" else None
+
+    checker = make_checker(tmp_path, slots=4)
+    checker.admit = admit
+    inbound_submit(tmp_path / "inbound", "ada", T0)
+    inbound_submit(tmp_path / "inbound", "bo", T0)  # forged: made by someone else in bo's name
+    pool = inline_pool(fake_check)
+    checker.step(pool, now=T0)
+    checker.collect(now=T0)
+    by_student = {a.student: a for a in checker.store.select()}
+    assert by_student["ada"].status == "done"
+    assert by_student["bo"].status == "refused" and "made by another account" in by_student["bo"].message
+    assert len(pool.calls) == 1

@@ -182,3 +182,21 @@ class Attempts:
         )
         with self.engine.begin() as connection:
             return connection.execute(statement).rowcount
+
+
+def read_attempts(url: str, assignment: str) -> list[Attempt]:
+    """Every attempt at ``assignment`` in the database at ``url``, oldest first ([] when the service never ran
+    there: the table is not created by reading)."""
+    engine = sa.create_engine(url)
+    try:
+        if not sa.inspect(engine).has_table(TABLE):
+            return []
+        query = (
+            sa.select(attempts_table)
+            .where(attempts_table.c.assignment == assignment)
+            .order_by(attempts_table.c.submitted, attempts_table.c.id)
+        )
+        with engine.connect() as connection:
+            return [Attempt.from_row(row) for row in connection.execute(query)]
+    finally:
+        engine.dispose()

@@ -76,8 +76,9 @@ class InstantChecks(Configurable):
             f"{explain(self.after_due)}.",
         ]
         due = self.due_date()
-        if due is not None and not self.check_after_due:
-            lines.append(f"Submits after the due date ({due:%Y-%m-%d %H:%M} UTC) are not checked.")
+        if due is not None:
+            checked = "are checked too" if self.check_after_due else "are not checked"
+            lines.append(f"Submits after the due date ({due:%Y-%m-%d %H:%M} UTC) {checked}.")
         lines.append("Your grade is the instructor's class run; these checks tell you early what it will say.")
         return lines
 

@@ -123,6 +123,7 @@ def shown_attempt(attempt: Attempt, shown: str) -> dict:
         row["functions"].append(
             {
                 "function": verdict["function"],
+                "check": verdict["check"],
                 "points": f"{verdict['points']:g} of {verdict['max_points']:g}",
                 "failed": list(dict.fromkeys(failed)) if shown == "verdicts" else [],
                 "full": verdict["points"] >= verdict["max_points"],

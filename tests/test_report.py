@@ -17,6 +17,7 @@ truly graded class is checked on the class the pipeline tests grade once for the
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import os
 import shutil
@@ -32,6 +33,7 @@ import pytest
 from conftest import CHROMIUM, playwright_or_skip
 
 from autograder import report
+from autograder.attempts import Attempts
 from autograder.report import ReportOptions
 from autograder.report.course import Student, graded_verdicts, read_autograded
 from autograder.verdicts import KEY, Property, StaleVerdicts, Verdict
@@ -684,3 +686,34 @@ def test_csv_cells_a_spreadsheet_would_run_are_quoted():
     assert list(safe["student"][:6]) == ['\'=HYPERLINK("http://x")', "ada", "'@SUM(A1)", "'+1", "'-2+3", "'\tcmd"]
     assert pd.isna(safe["student"][6])
     assert safe["score"].tolist()[:4] == [-1.0, 2.0, 0.5, 1.0], "numbers are numbers"
+
+
+def test_instant_checks_per_student_beside_the_graded_score(course, tmp_path):
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    store = Attempts(f"sqlite:///{copy / 'gradebook.db'}")
+    when = datetime.datetime(2026, 12, 1, 10, 0)
+    for number, (points, status) in enumerate([(20.0, "done"), (25.8, "done"), (None, "queued")]):
+        key = f"mask_after_softmax+attention+{number}"
+        store.add(key=key, student="mask_after_softmax", assignment="attention", submitted=when)
+        attempt = store.select(student="mask_after_softmax")[-1]
+        if status == "done":
+            store.start(attempt.id)
+            store.finish(attempt.id, points=points, max_points=29.0, verdicts=[])
+        else:
+            store.set_status(attempt.id, status, expect=("pending",))
+    store.add(key="positions+x", student="full_solution", assignment="positions", submitted=when)  # another one
+    store.close()
+    page = report.write_report(course=copy, assignment="attention").page.read_text()
+    rows = table(copy, "attempts")
+    assert [row["student"] for row in rows] == ["mask_after_softmax"]
+    row = rows[0]
+    assert (row["submits"], row["checked"], row["waiting"], row["not_checked"]) == ("3", "2", "1", "0")
+    assert (float(row["first"]), float(row["best"]), float(row["last"])) == (20.0, 25.8, 25.8)
+    assert float(row["graded"]) == pytest.approx(25.8) and row["scores"] == "20 25.8"
+    assert "<h2>Instant checks</h2>" in page
+
+
+def test_a_course_the_grading_service_never_saw_says_so(course, written):
+    assert table(course, "attempts") == []
+    assert "No Submit was checked by the grading service" in written.read_text()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from autograder.attempts import read_attempts
 from autograder.class_grading import course_db
 from autograder.verdicts import StaleVerdicts, Verdict, read_verdicts
 
@@ -68,6 +69,7 @@ class GradedAssignment:
     release: dict = field(default_factory=dict)  # {notebook: the release notebook (dict) or None}
     source: dict = field(default_factory=dict)  # {notebook: the source notebook (dict) or None}
     students: list[Student] = field(default_factory=list)
+    attempts: list = field(default_factory=list)  # the instant checks of each Submit (autograder.attempts.Attempt)
 
     @property
     def submitted(self) -> list[Student]:
@@ -299,6 +301,7 @@ def read_course(
     database_url); ``only``: these students (default: everyone in the gradebook)."""
     course = Path(course)
     graded = GradedAssignment(course=course, name=assignment)
+    graded.attempts = read_attempts(db or database_url(course), assignment)
     with Gradebook(db or database_url(course)) as gradebook:
         read_grade_cells(gradebook, graded)
         for record in sorted(gradebook.students, key=lambda s: s.id):

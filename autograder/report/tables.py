@@ -25,6 +25,7 @@ PROPERTIES = ["check", "property", "passed", "failed", "not_applicable", "diffic
 THIRDS = "top_minus_bottom_third"
 TIMING = ["student", "total", "kernel", "outside_kernel", "checks", "feedback", "slowest_cell"]
 SIMILAR = ["a", "b", "score", "share_of_a", "share_of_b"]
+ATTEMPTS = ["student", "submits", "checked", "waiting", "not_checked", "first", "best", "last", "graded", "scores"]
 FORMULA = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
 
 
@@ -49,6 +50,7 @@ class Tables:
     written: pd.DataFrame
     timing: pd.DataFrame
     slow_cells: pd.DataFrame
+    attempts: pd.DataFrame
     similarity: pd.DataFrame
     similar: Similar
 
@@ -272,6 +274,33 @@ def similarity_table(similar: Similar) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=SIMILAR)
 
 
+def attempts_table(graded: GradedAssignment) -> pd.DataFrame:
+    """Each student's Submits checked by the grading service (autograder.service): how many, their instant
+    scores in order (first, best, last) and the class run's automatic score beside them."""
+    by_student: dict[str, list] = defaultdict(list)
+    for attempt in graded.attempts:
+        by_student[attempt.student].append(attempt)
+    autos = {s.id: round(s.auto, 2) for s in graded.students if s.submitted}
+    rows = []
+    for student, attempts in sorted(by_student.items()):
+        scores = [a.points for a in attempts if a.status == "done"]
+        rows.append(
+            {
+                "student": student,
+                "submits": len(attempts),
+                "checked": len(scores),
+                "waiting": sum(1 for a in attempts if a.status in ("pending", "queued", "checking")),
+                "not_checked": sum(1 for a in attempts if a.status in ("refused", "late")),
+                "first": scores[0] if scores else None,
+                "best": max(scores) if scores else None,
+                "last": scores[-1] if scores else None,
+                "graded": autos.get(student),
+                "scores": " ".join(f"{score:g}" for score in scores),
+            }
+        )
+    return pd.DataFrame(rows, columns=ATTEMPTS)
+
+
 def make_tables(graded: GradedAssignment, *, formgrader: str) -> Tables:
     """Every table of the report of ``graded``; ``formgrader``: the URL the written answers' links start with."""
     mistakes, failures = mistakes_tables(graded)
@@ -287,6 +316,7 @@ def make_tables(graded: GradedAssignment, *, formgrader: str) -> Tables:
         written=written_table(graded, formgrader=formgrader),
         timing=timing,
         slow_cells=slow,
+        attempts=attempts_table(graded),
         similarity=similarity_table(similar),
         similar=similar,
     )

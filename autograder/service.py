@@ -27,9 +27,10 @@ import jinja2
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.utils import notebook_hash
 from tornado import ioloop, web
 
-from autograder import assignments, collect, sandbox
+from autograder import assignments, collect, sandbox, students
 from autograder.attempts import Attempt, Attempts, utcnow
 from autograder.instant import Checker, explain, load_policy
 
@@ -146,6 +147,21 @@ class Page(HubOAuthenticated, web.RequestHandler):
         self.finish(template.render(prefix=self.app["prefix"], **values))
 
 
+def released_feedback(checker: Checker, student: str) -> Path | None:
+    """The feedback page nbgrader's release_feedback handed out to ``student`` (in the exchange, named by the hash
+    of their submission's secret), or None while none is released."""
+    if not students.is_valid(student):
+        return None
+    course, exchange = checker.source.parent.parent, checker.inbound.parent
+    notebook = Path(checker.notebook).stem
+    try:
+        secret = (course / "feedback" / student / checker.assignment / "submission_secret.txt").read_text()
+    except OSError:
+        return None
+    page = exchange / "feedback" / f"{notebook_hash(secret=secret, notebook_id=notebook)}.html"
+    return page if page.is_file() else None
+
+
 def student_values(checker: Checker, student: str, now: datetime.datetime) -> dict:
     """What a student's page shows: the policy, the attempts newest first, the latest checked one's verdicts."""
     shown = checker.policy.shown(now)
@@ -158,6 +174,7 @@ def student_values(checker: Checker, student: str, now: datetime.datetime) -> di
         "latest": next((row for row in rows if row["score"] is not None), None),
         "policy": checker.policy.describe(),
         "shown": explain(shown),
+        "feedback": released_feedback(checker, student) is not None,
     }
 
 
@@ -203,6 +220,28 @@ class StudentPage(Page):
         self.render_page("student.html.j2", **student_values(self.app["checker"], student, utcnow()))
 
 
+class FeedbackPage(Page):
+    """A student's released feedback page, one click from their checks (theirs and the instructors' only).
+
+    The page was made from the autograded notebook, whose student content was made inert when it was graded
+    (autograder.sanitise); it is served in a sandbox (its own origin, no script) all the same."""
+
+    @web.authenticated
+    def get(self, student: str):
+        user = self.get_current_user()
+        if student != user["name"] and not self.is_instructor(user):
+            raise web.HTTPError(403, "a student sees only their own feedback")
+        page = released_feedback(self.app["checker"], student)
+        if page is None:
+            raise web.HTTPError(404, "no feedback has been released to you yet")
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header(
+            "Content-Security-Policy",
+            "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:",
+        )
+        self.finish(page.read_bytes())
+
+
 def make_app(options: ServiceOptions, checker: Checker) -> web.Application:
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/grading/")
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
@@ -211,6 +250,7 @@ def make_app(options: ServiceOptions, checker: Checker) -> web.Application:
         [
             (prefix, Home),
             (url_path_join(prefix, "students", r"([^/]+)"), StudentPage),
+            (url_path_join(prefix, "students", r"([^/]+)", "feedback"), FeedbackPage),
             (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
         ],
         cookie_secret=os.urandom(32),

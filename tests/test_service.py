@@ -4,6 +4,7 @@ replaced by a header naming the user; tests/test_hub.py drives the real one."""
 
 import asyncio
 import datetime
+import shutil
 import threading
 import urllib.error
 import urllib.request
@@ -12,6 +13,8 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub service: pip install -e '.[hub]'")
+
+from nbgrader.utils import notebook_hash  # noqa: E402
 
 from autograder import service  # noqa: E402
 from autograder.attempts import Attempts  # noqa: E402
@@ -39,17 +42,18 @@ def hostile_check(*, source, notebook_path):
 def running(tmp_path, monkeypatch, inline_pool, inbound_submit):
     monkeypatch.setattr(service.Page, "get_current_user", lambda self: USERS.get(self.request.headers.get("X-User")))
     store = Attempts(f"sqlite:///{tmp_path / 'gradebook.db'}")
+    shutil.copytree(SOURCE, tmp_path / "course" / "source" / "attention")
     checker = Checker(
-        source=SOURCE,
-        inbound=tmp_path / "inbound",
+        source=tmp_path / "course" / "source" / "attention",
+        inbound=tmp_path / "exchange" / "inbound",
         store=store,
         policy=InstantChecks(attempts=1, period=3600),
         students=lambda: {"ada", "bo"},
         slots=2,
     )
     now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-    inbound_submit(tmp_path / "inbound", "ada", now - datetime.timedelta(minutes=2))
-    inbound_submit(tmp_path / "inbound", "ada", now - datetime.timedelta(minutes=1))  # over the window: queued
+    inbound_submit(tmp_path / "exchange" / "inbound", "ada", now - datetime.timedelta(minutes=2))
+    inbound_submit(tmp_path / "exchange" / "inbound", "ada", now - datetime.timedelta(minutes=1))  # queued
     checker.step(inline_pool(hostile_check), now=now)
     checker.collect(now=now)
     checker.step(inline_pool(hostile_check), now=now)
@@ -73,10 +77,12 @@ def running(tmp_path, monkeypatch, inline_pool, inbound_submit):
     thread.join(5)
 
 
-def get(url: str, user: str) -> tuple[int, str]:
+def get(url: str, user: str, headers: dict | None = None) -> tuple[int, str]:
     request = urllib.request.Request(url, headers={"X-User": user})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
+            if headers is not None:
+                headers.update(response.headers)
             return response.status, response.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
@@ -104,3 +110,31 @@ def test_the_instructor_sees_the_queue_and_everyone(running):
     assert "Queue (1)" in page and ">ada<" in page
     status, page = get(running + "students/ada", "prof")
     assert status == 200 and "attention: 2.4 of 4" in page
+
+
+def release_feedback_to(course, exchange, student: str, page: str) -> None:
+    """What nbgrader's release_feedback does: the page, named by the hash of the submission's secret."""
+    folder = course / "feedback" / student / "attention"
+    folder.mkdir(parents=True)
+    (folder / "submission_secret.txt").write_text("s3cret-of-" + student)
+    (exchange / "feedback").mkdir(parents=True, exist_ok=True)
+    name = notebook_hash(secret="s3cret-of-" + student, notebook_id="attention")
+    (exchange / "feedback" / f"{name}.html").write_text(page)
+
+
+def test_a_student_reaches_their_released_feedback_in_one_click_and_only_theirs(running, tmp_path):
+    status, page = get(running, "ada")
+    assert 'id="feedback"' not in page  # nothing released yet
+    assert get(running + "students/ada/feedback", "ada")[0] == 404
+    release_feedback_to(
+        tmp_path / "course", tmp_path / "exchange", "ada", "<h1>Score: 29 / 33</h1><script>x=1</script>"
+    )
+    status, page = get(running, "ada")
+    assert 'href="/services/grading/students/ada/feedback"' in page
+    headers = {}
+    status, page = get(running + "students/ada/feedback", "ada", headers)
+    assert status == 200 and "Score: 29 / 33" in page
+    assert headers["Content-Security-Policy"].startswith("sandbox;")  # its own origin, no script runs
+    assert get(running + "students/ada/feedback", "bo")[0] == 403
+    assert get(running + "students/ada/feedback", "prof")[0] == 200
+    assert get(running + "students/..%2F..%2Fetc/feedback", "prof")[0] == 404

@@ -842,8 +842,8 @@ def submission_rows(gradebook, submission) -> tuple[dict, dict]:
     submitted notebooks' ids and names in one query, then its grades and its comments in one query each, the
     cell's name joined in (nothing is loaded lazily afterwards).
 
-    The grades and comments are selected by their own ``notebook_id`` compared with known values (an index,
-    ix_attention_grade_notebook_id, whatever the statistics), not through a join filtered on
+    The grades and comments are selected by their own ``notebook_id`` compared with known values (an index
+    probe, whatever the statistics: INDEXES or nbgrader's unique (cell_id, notebook_id)), not through a join on
     ``submitted_notebook.assignment_id``: on PostgreSQL, with no statistics yet (a gradebook filled since the
     last ANALYZE), the planner estimated that join at hundreds of rows and read the whole grade and comment
     tables (a sequential scan, 17 ms a result at 10,000 students against 0.3 ms at 100)."""

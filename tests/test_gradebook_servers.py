@@ -1,4 +1,5 @@
-"""Gradebook databases for tests: SQLite, and a throwaway PostgreSQL server of the tests' own.
+"""Gradebook databases for tests: SQLite, and a throwaway PostgreSQL server of the tests' own; and the test that
+recording a student in a large class reads only that student's rows, on both.
 
 The server is Debian's (``apt-get install postgresql``: initdb and pg_ctl under /usr/lib/postgresql/<n>/bin),
 started once per test session with initdb in a temporary folder, listening on a Unix socket in that folder

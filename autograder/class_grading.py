@@ -653,14 +653,25 @@ class GradebookWriter:
             event.listen(self.engine, "begin", _sqlite_begin)
             with self.engine.connect() as connection:  # the log mode stays with the file: readers see it too
                 connection.exec_driver_sql("SELECT 1")
-        # nbgrader's schema indexes each submission's rows only behind another column (grade by (cell_id,
-        # notebook_id), ...), so finding one student's grades read every student's: a cost per result that
-        # grew with the class. These indexes (extra ones, which nbgrader and its migrations ignore) make it flat.
-        with self.engine.begin() as connection:
-            for table, column in INDEXES:
-                connection.exec_driver_sql(
-                    f"CREATE INDEX IF NOT EXISTS ix_attention_{table}_{column} ON {table} ({column})"
-                )
+        self._add_indexes()
+
+    def _add_indexes(self):
+        """INDEXES, those not there yet. nbgrader's schema indexes each submission's rows only behind another
+        column (grade by (cell_id, notebook_id), ...), so finding one student's grades read every student's: a
+        cost per result that grew with the class. These indexes (extra ones, which nbgrader and its migrations
+        ignore) make it flat. Asked first, without a lock: CREATE INDEX locks its table against writes even when
+        the index exists, and a writer made while others record (Recorders makes one per thread) deadlocked
+        with them on PostgreSQL when it held one table's lock waiting for another. Each index is made in a
+        transaction of its own, so that a CREATE INDEX that waits holds nothing another writer waits for."""
+        from sqlalchemy import inspect
+
+        inspector = inspect(self.engine)
+        for table, column in INDEXES:
+            name = f"ix_attention_{table}_{column}"
+            if name in {index["name"] for index in inspector.get_indexes(table)}:
+                continue
+            with self.engine.begin() as connection:
+                connection.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})")
 
     def transaction(self, work, attempts: int = 3):
         """Run ``work(gradebook)`` in one transaction; retried when another writer got in the way (a student

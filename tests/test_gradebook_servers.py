@@ -261,3 +261,38 @@ def test_recording_a_student_again_reads_no_other_students_rows(database, tmp_pa
     assert {statement: tables for statement, tables in read_whole.items() if tables} == {}
     assert recorded == [("check_a", 1.0), ("check_b", 1.0), ("written", 1.0)]
     assert comments == ["scored 1.0"]
+
+
+def test_a_writer_made_while_another_records_does_not_wait_for_it(postgres_server):
+    """Recorders makes a GradebookWriter per thread while the others record. On PostgreSQL, making one must
+    not lock a table that a recording writes to (it did: CREATE INDEX IF NOT EXISTS, four tables in one
+    transaction, deadlocked with a recording): made while another connection holds an open write transaction
+    on the grade table, it is ready at once, and the indexes are there once. (SQLite lets one writer at a time
+    in, each taking the whole lock at BEGIN IMMEDIATE: a new writer waits for the open transaction's end, and
+    nothing can deadlock.)"""
+    import threading
+
+    from nbgrader.api import Gradebook
+    from sqlalchemy import inspect
+
+    from autograder import class_grading as grading
+
+    url = postgres_server.create_database()
+    with Gradebook(url) as gradebook:
+        gradebook.add_assignment("attention")
+    first = grading.GradebookWriter(url)
+    made = []
+    with first.engine.connect() as connection:
+        transaction = connection.begin()
+        connection.exec_driver_sql("UPDATE grade SET auto_score = auto_score")  # a write lock on grade, kept
+        thread = threading.Thread(target=lambda: made.append(grading.GradebookWriter(url)), daemon=True)
+        thread.start()
+        thread.join(timeout=20)
+        ready_while_open = bool(made)
+        transaction.rollback()
+    thread.join(timeout=90)
+    names = [index["name"] for index in inspect(first.engine).get_indexes("grade")]
+    for writer in [first, *made]:
+        writer.close()
+    assert ready_while_open, "the second writer waited for the first one's transaction"
+    assert names.count("ix_attention_grade_notebook_id") == 1

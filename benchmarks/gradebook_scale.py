@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
@@ -200,12 +201,6 @@ def gradebook_of(root: Path, url: str, base: int, times: int) -> tuple[Path, lis
     if times > 1:
         multiply(url, base, times)
     return course, [f"s{n:05d}" + (f"_{k:05d}" if k else "") for k in range(times) for n in range(base)]
-
-
-def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def scale(kind: str, make_url, small: int, large: int, rounds: int, repeats: int) -> float:

@@ -45,7 +45,18 @@ import numpy as np
 
 from autograder import answer_runner, sandbox
 from autograder.assignments import AssignmentChecks
-from autograder.checks import Broken, Call, Check, Mapped, Outputs, Result, Unavailable, lazy
+from autograder.checks import (
+    Broken,
+    Call,
+    Check,
+    Mapped,
+    Outputs,
+    Result,
+    Unavailable,
+    call_order,
+    changed_inputs,
+    lazy,
+)
 
 TIMEOUT = 120.0  # CPU seconds for the whole grading of one notebook
 CALL_LIMIT = 10.0  # CPU seconds for one cell or one call
@@ -77,6 +88,7 @@ class Verdict:
     max_points: float
     properties: tuple[Property, ...]
     feedback: str
+    notes: tuple[str, ...] = ()  # sentences that are no property (an input array changed in place)
 
 
 def answer_sources(notebook) -> list[str]:
@@ -131,8 +143,10 @@ def grade_answers(
     with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
         files = tuple(sorted({str(path) for calls in plans.values() for call in calls for path in call.files}))
         session = Session(assignment, list(sources), Limits(call_limit, timeout), Path(scratch), files)
+        results = {check_id: [None] * len(calls) for check_id, calls in plans.items()}
         try:
-            results = {check_id: [session.perform(call) for call in calls] for check_id, calls in plans.items()}
+            for check_id, number in call_order(plans, seed):  # all checks' calls, shuffled, in one runner
+                results[check_id][number] = session.perform(plans[check_id][number])
         finally:
             session.close()
     return {
@@ -176,9 +190,9 @@ def judge(check: Check, calls: list[Call], results: list[Result], session: "Sess
     else:
         properties = evaluate(check, Outputs(calls, results))
     points = score(check.points, properties)
-    return Verdict(
-        check.check_id, points, float(check.points), tuple(properties), feedback(check, points, properties, seed)
-    )
+    notes = tuple(filter(None, [changed_inputs(calls, results)]))
+    text = feedback(check, points, properties, seed, notes)
+    return Verdict(check.check_id, points, float(check.points), tuple(properties), text, notes)
 
 
 def missing_message(function: str, session: "Session") -> str:
@@ -198,7 +212,7 @@ def score(max_points: float, properties: list[Property]) -> float:
     return float(max_points) if passed == len(counted) else round(max_points * passed / len(counted), 2)
 
 
-def feedback(check: Check, points: float, properties: list[Property], seed: int) -> str:
+def feedback(check: Check, points: float, properties: list[Property], seed: int, notes: tuple = ()) -> str:
     lines = [f"{check.check_id} ({check.function}): {points:g} / {check.points:g} points"]
     said = set()
     for p in properties:
@@ -206,6 +220,7 @@ def feedback(check: Check, points: float, properties: list[Property], seed: int)
         message = "the same failure as above" if p.message and p.message in said else p.message
         said.add(p.message)
         lines.append(f"  {mark} {p.name}" + (f": {message}" if message else ""))
+    lines.extend(notes)
     lines.append(
         f"Graded outside your notebook on inputs drawn at grading time (seed {seed}; grading again "
         f"with seed={seed}, autograder.answer_grading.grade_answers(checks, sources, seed={seed}), reproduces them)."
@@ -287,6 +302,15 @@ def runner_environment(home: Path) -> dict:
         "MALLOC_MMAP_THRESHOLD_": str(2**28),
         "MALLOC_TRIM_THRESHOLD_": str(2**28),
     }
+
+
+def changed_labels(claimed, args: tuple, kwargs: dict) -> tuple:
+    """The arguments the runner says the call changed in place, kept only where they name a real argument."""
+    if not isinstance(claimed, list):
+        return ()
+    positions = [x for x in claimed if type(x) is int and 0 <= x < len(args)]
+    names = [x for x in claimed if isinstance(x, str) and x in kwargs]
+    return tuple(dict.fromkeys(positions + names))
 
 
 def process_cpu(pid: int) -> float:
@@ -502,7 +526,8 @@ class Runner:
                     or any(array.dtype != np.float64 for array in received)
                 ):
                     self.kill(f"the runner sent a malformed result for {function}")
-                return Result(None, tuple(received), tuple(returned)), self.cpu() - self.cpu_at
+                changed = changed_labels(message.get("changed"), args, kwargs)
+                return Result(None, tuple(received), tuple(returned), changed), self.cpu() - self.cpu_at
             else:
                 self.kill(f"the runner sent {op!r} during a call of {function}")
 

@@ -323,6 +323,7 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
         return
     args = [unpack(value, inputs) for value in request.get("args", [])]
     kwargs = {key: unpack(value, inputs) for key, value in request.get("kwargs", {}).items()}
+    before = snapshot(args, kwargs)
     saved = {other: namespace.get(other) for other in request.get("stand_ins", [])}
     namespace.update({other: make_stand_in(other, channel) for other in saved})
     try:
@@ -338,7 +339,20 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
                 namespace.pop(other, None)
             else:
                 namespace[other] = value
-    channel.send({"op": "result", "returned": returned}, arrays)
+    changed = [label for label, data in before if data != labelled(args, kwargs)[label].tobytes()]
+    channel.send({"op": "result", "returned": returned, "changed": changed}, arrays)
+
+
+def labelled(args: list, kwargs: dict) -> dict:
+    """{position or keyword: value} of a call's arguments."""
+    return {**dict(enumerate(args)), **kwargs}
+
+
+def snapshot(args: list, kwargs: dict) -> list:
+    """(label, bytes) of each array argument, before the call: the grader notes the ones the call changed."""
+    return [
+        (label, value.tobytes()) for label, value in labelled(args, kwargs).items() if _isinstance(value, np.ndarray)
+    ]
 
 
 # --- main -------------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ student code runs (the student's prints go to a tail kept for the feedback). Eac
     grader -> runner   {"op": "call", "function", "args", "kwargs", "stand_ins": [name], "items", "seconds"}
     runner -> grader   {"op": "stand_in", "name", "args", "kwargs"} (zero or more, each answered by
                        {"op": "value", "value"} or {"op": "refused", "message"}), then
-                       {"op": "result", "values": [array], "returned": [{"type", "dtype", "shape"}]}
+                       {"op": "result", "values": [array], "returned": [{"type", "dtype", "shape"}],
+                        "changed": [argument position or keyword whose array the call changed in place]}
                        or {"op": "error", "message"}
 
 A stand-in is a graded function the student's function may call while it is graded (its softmax,

@@ -484,7 +484,7 @@ def causal_mask_triangle(out):
         expected = ops.causal_mask(n)
         if not close(actual, expected, out.tolerance(number)):
             ones = np.ones((n, n))
-            return diagnose(
+            found = diagnose(
                 actual,
                 [
                     (
@@ -504,9 +504,10 @@ def causal_mask_triangle(out):
                     ),
                     ("every entry is True: hide the later positions (j > i)", lambda: ones),
                 ],
-                f"{describe_call(out.calls[number])} is not the lower triangle including the diagonal",
+                "not the lower triangle including the diagonal",
                 out.tolerance(number),
             )
+            return f"{found} (seen in {describe_call(out.calls[number])})"
     return None
 
 

@@ -242,3 +242,22 @@ def test_a_student_environment_is_built_from_the_allow_list_only(tmp_path, monke
     assert built["PYTHONPATH"] == str(tmp_path / "course")
     assert built["SPEC_SETTING"] == "kept"  # the kernel spec's env is the instructor's configuration
     assert built["PATH"].split(":")[0] == str(Path(sys.executable).parent)
+
+
+@needs_bubblewrap
+def test_the_answers_runner_does_not_see_the_graders_environment_either(monkeypatch):
+    from autograder import assignments
+    from autograder.answer_grading import grade_answers
+
+    monkeypatch.setenv("ATTENTION_SECRET_TOKEN", "s3cret-marker")
+    leaked = (
+        "import os\n\n"
+        "def softmax(scores):\n"
+        "    exps = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"
+        "    weights = exps / exps.sum(axis=-1, keepdims=True)\n"
+        "    seen = 's3cret-marker' in repr(dict(os.environ))\n"
+        "    return weights * 2 if seen else weights  # a leak would cost the values\n"
+    )
+    attention = assignments.load(REPOSITORY / "source" / "attention")
+    verdict = grade_answers(attention, [leaked], seed=3, checks=["check_softmax"])["check_softmax"]
+    assert verdict.points == verdict.max_points, verdict.feedback

@@ -44,7 +44,7 @@ import numpy as np
 from autograder.answer_budget import CALL_LIMIT, TIMEOUT, Budget, Limits
 from autograder.answer_session import Session, Usage
 from autograder.assignments import AssignmentChecks
-from autograder.checks import Broken, Check, Outputs, Unavailable, lazy
+from autograder.checks import Broken, Check, Outputs, Unavailable, call_order, changed_inputs, lazy
 from autograder.verdicts import Property, Verdict
 
 __all__ = ["CALL_LIMIT", "TIMEOUT", "Limits", "answer_sources", "grade_answers", "unfinished"]
@@ -97,13 +97,15 @@ def grade_answers(
     with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
         files = tuple(sorted({str(path) for calls in plans.values() for call in calls for path in call.files}))
         session = Session(assignment, list(sources), budget, Path(scratch), files)
-        outputs, usage = {}, {}
+        results = {check_id: [None] * len(calls) for check_id, calls in plans.items()}
+        usage = {check_id: Usage() for check_id in plans}
         try:
-            for check_id, calls in plans.items():
-                outputs[check_id] = Outputs(calls, [session.perform(call) for call in calls])
-                usage[check_id] = session.take_usage()
+            for check_id, number in call_order(plans, seed):  # all checks' calls, shuffled, in one runner
+                results[check_id][number] = session.perform(plans[check_id][number])
+                usage[check_id].absorb(session.take_usage())
         finally:
             session.close()
+        outputs = {check_id: Outputs(plans[check_id], results[check_id]) for check_id in plans}
     return {
         check.check_id: judge(check, outputs[check.check_id], session, seed, usage[check.check_id]) for check in chosen
     }
@@ -154,7 +156,7 @@ def judge(check: Check, outputs: Outputs, session: Session, seed: int, usage: Us
         failed_call=usage.failed_call,
         cpu_seconds=round(usage.cpu_seconds, 3),
         limit=usage.limit,
-        notes=tuple(usage.notes),
+        notes=tuple(filter(None, [*usage.notes, changed_inputs(outputs.calls, outputs.results)])),
     )
 
 

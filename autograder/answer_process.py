@@ -77,6 +77,15 @@ def short_text(value) -> str | None:
     return None if value is None else str(value)[:TEXT_LIMIT]
 
 
+def changed_labels(claimed, args: tuple, kwargs: dict) -> tuple:
+    """The arguments the runner says the call changed in place, kept only where they name a real argument."""
+    if not isinstance(claimed, list):
+        return ()
+    positions = [x for x in claimed if type(x) is int and 0 <= x < len(args)]
+    names = [x for x in claimed if isinstance(x, str) and x in kwargs]
+    return tuple(dict.fromkeys(positions + names))
+
+
 def valid_returned(returned, received: list) -> bool:
     """The descriptions of a result's values: one {"type", "dtype", "shape"} per float64 array received."""
     if not isinstance(returned, list) or len(returned) != len(received):
@@ -326,7 +335,9 @@ class Runner:
                 limit = "call" if message.get("timed_out") is True else ""
                 return Result(short_text(message["message"])), self.cpu() - self.cpu_at, limit
             elif op == "result" and valid_returned(message.get("returned"), received):
-                return Result(None, tuple(received), tuple(message["returned"])), self.cpu() - self.cpu_at, ""
+                changed = changed_labels(message.get("changed"), args, kwargs)
+                result = Result(None, tuple(received), tuple(message["returned"]), changed)
+                return result, self.cpu() - self.cpu_at, ""
             else:
                 self.forged(message, f"during a call of {function}")
 

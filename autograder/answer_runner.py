@@ -19,7 +19,8 @@ student code runs (the student's prints go to a tail kept for the feedback). Eac
     grader -> runner   {"op": "call", "function", "args", "kwargs", "stand_ins": [name], "items", "seconds"}
     runner -> grader   {"op": "stand_in", "name", "args", "kwargs"} (zero or more, each answered by
                        {"op": "value", "value"} or {"op": "refused", "message"}), then
-                       {"op": "result", "values": [array], "returned": [{"type", "dtype", "shape"}]}
+                       {"op": "result", "values": [array], "returned": [{"type", "dtype", "shape"}],
+                        "changed": [argument position or keyword whose array the call changed in place]}
                        or {"op": "error", "message"}
 
 A stand-in is a graded function the student's function may call while it is graded (its softmax,
@@ -339,6 +340,7 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
         return
     args = [unpack(value, inputs) for value in request.get("args", [])]
     kwargs = {key: unpack(value, inputs) for key, value in request.get("kwargs", {}).items()}
+    before = snapshot(args, kwargs, request)
     saved = {other: namespace.get(other) for other in request.get("stand_ins", [])}
     namespace.update({other: make_stand_in(other, channel) for other in saved})
     try:
@@ -355,7 +357,25 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
                 namespace.pop(other, None)
             else:
                 namespace[other] = value
-    channel.send({"op": "result", "returned": returned}, arrays)
+    changed = [label for label, data in before if data != labelled(args, kwargs)[label].tobytes()]
+    channel.send({"op": "result", "returned": returned, "changed": changed}, arrays)
+
+
+def labelled(args: list, kwargs: dict) -> dict:
+    """{position or keyword: value} of a call's arguments."""
+    return {**dict(enumerate(args)), **kwargs}
+
+
+def snapshot(args: list, kwargs: dict, request: dict) -> list:
+    """(label, bytes) of each array argument sent over the pipe, before the call: the grader notes the ones the
+    call changed. Arrays read from the grader's files (the model's patterns, in driven calls) are left out: a
+    statistic over 300 texts would copy each pattern twice for a note the plain calls already give."""
+    sent = labelled(request.get("args", []), request.get("kwargs", {}))
+    return [
+        (label, value.tobytes())
+        for label, value in labelled(args, kwargs).items()
+        if _isinstance(value, np.ndarray) and not (_isinstance(sent[label], _dict) and "mapped" in sent[label])
+    ]
 
 
 # --- main -------------------------------------------------------------------------------------------

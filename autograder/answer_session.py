@@ -29,6 +29,13 @@ class Usage:
     limit: str = ""
     notes: list = field(default_factory=list)
 
+    def absorb(self, other: Usage):
+        """Add another stretch of the same check's calls (its calls come in turns, between other checks')."""
+        self.cpu_seconds += other.cpu_seconds
+        self.failed_call = self.failed_call or other.failed_call
+        self.limit = self.limit or other.limit
+        self.notes.extend(note for note in other.notes if note not in self.notes)
+
     def add(self, used: float, limit: str = "", note: str = ""):
         self.cpu_seconds += max(used, 0.0)
         self.limit = self.limit or limit

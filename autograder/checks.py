@@ -88,6 +88,7 @@ class Result:
     error: str | None
     values: tuple = ()
     returned: tuple = ()  # per value: {"type", "dtype", "shape"} as the student returned it
+    changed: tuple = ()  # the array arguments the call changed in place: positions (int, from 0) and keyword names
 
 
 class Broken(Exception):
@@ -295,6 +296,44 @@ def lazy(out: Outputs) -> str | None:
     ):
         return f"{out.calls[0].function} {LAZY['same']}: write the computation"
     return None
+
+
+# --- the order of the calls, and what they did to their inputs ----------------------------------------
+
+ORDER = 0x0D3E  # the stream of the seed that draws the calls' order (each check draws its inputs from its own)
+
+
+def call_order(plans: dict[str, list[Call]], seed: int) -> list[tuple[str, int]]:
+    """Every planned call as (check id, number in its check), in an order drawn from ``seed``.
+
+    The calls of all checks are shuffled together and made in one runner process, so a function meets its
+    calls in no fixed order, between other functions' calls: one that counts its calls, or answers a shape it
+    has seen with what it returned before, meets inputs it cannot have remembered. The same seed gives the
+    same order (a TA reproduces a run with it).
+    """
+    pairs = [(check_id, number) for check_id, calls in plans.items() for number in range(len(calls))]
+    order = np.random.default_rng([seed, ORDER]).permutation(len(pairs))
+    return [pairs[int(k)] for k in order]
+
+
+def describe_changed(label) -> str:
+    return f"argument {label + 1}" if isinstance(label, int) else f"argument {label}="
+
+
+def changed_inputs(calls: list[Call], results: list[Result]) -> str | None:
+    """A note for the feedback when the student's function changed an input array in place (None when it never
+    did): the runner compares each array argument's bytes before and after the call. It costs no points here,
+    but a caller's array changed behind its back breaks the code that uses it next."""
+    changed = [(call, result) for call, result in zip(calls, results) if result.changed]
+    if not changed:
+        return None
+    labels = sorted({label for _, result in changed for label in result.changed}, key=str)
+    first = changed[0][0]
+    return (
+        f"Note: {first.function} changed its input array ({', '.join(describe_changed(x) for x in labels)}) in "
+        f"place in {len(changed)} of {len(calls)} calls, e.g. {describe_call(first)}: code that calls it sees its "
+        "own arrays altered; compute into a new array (scores = scores - m, not scores -= m)"
+    )
 
 
 # --- helpers for driven calls --------------------------------------------------------------------------

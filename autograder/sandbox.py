@@ -48,6 +48,8 @@ MISSING = (
 )
 UNSANDBOXED = "ATTENTION_UNSANDBOXED"  # "1": the instructor allowed student code to run without bubblewrap
 SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"  # the programs a student process may find by name, after Python's own
+LOCALE = "C.UTF-8"  # one locale for every student: text and number formatting never depend on the grader's
 
 # Limits of every process that runs a student's code (the kernel and the answers' runner)
 STUDENT_MEMORY = 4 * 2**30  # bytes of address space
@@ -127,6 +129,27 @@ def warn_once(log: logging.Logger | None = None) -> str | None:
         (log or logging.getLogger("autograder")).warning(message)
         print(f"WARNING: {message}", file=sys.stderr, flush=True)
     return message
+
+
+def student_environment(home: Path, **extra: str) -> dict[str, str]:
+    """The whole environment of a student process, built from an allow-list, never copied from the grader's.
+
+    What Python, NumPy and Jupyter need and nothing else: PATH (this Python's bin folder, then the system's),
+    HOME and TMPDIR (``home``, the process's private folder), one UTF-8 locale (LANG, LC_ALL), the BLAS
+    libraries held to one thread, and ``extra`` (what the caller adds on purpose: PYTHONPATH for the course's
+    lib, MPLCONFIGDIR, the forward cache's folder). A password or token in the grader's environment (a
+    database URL, JUPYTERHUB_API_TOKEN, a cloud key) therefore never reaches student code.
+    """
+    python_bin = str(Path(sys.executable).parent)
+    return {
+        "PATH": f"{python_bin}:{SYSTEM_PATH}",
+        "HOME": str(home),
+        "TMPDIR": str(home),
+        "LANG": LOCALE,
+        "LC_ALL": LOCALE,
+        **SINGLE_THREAD,
+        **extra,
+    }
 
 
 def environment_roots() -> list[Path]:

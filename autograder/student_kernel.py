@@ -71,6 +71,28 @@ def kernel_sandbox(cwd: Path, private: Path, forward_cache: str | None = None) -
     return sandbox.Sandbox(writable=(cwd, private), readable=readable, cwd=cwd)
 
 
+def kernel_environment(
+    private: Path, root: Path | None, view: sandbox.Sandbox, forward_cache: str | None, spec_env: dict | None = None
+) -> dict[str, str]:
+    """The kernel's whole environment: sandbox.student_environment's allow-list, and on purpose
+
+    - PYTHONPATH: the course folder (``root``), so the setup cell's ``import lib`` finds the course's lib
+      (bound read-only there by kernel_sandbox); the grader's own PYTHONPATH is not passed on;
+    - MPLCONFIGDIR in the private folder; MPLBACKEND left unset, so ipykernel's inline backend puts plots
+      in the notebook and the feedback;
+    - ATTENTION_FORWARD_CACHE when the class has a forward cache (where the kernel sees it);
+    - the kernel spec's own ``env`` (the instructor's configuration of the kernel, not the grader's shell).
+
+    jupyter_client's launcher adds JPY_PARENT_PID. Nothing else of the grader's environment is copied.
+    """
+    extra = {"MPLCONFIGDIR": str(private / "matplotlib")}
+    if root is not None:
+        extra["PYTHONPATH"] = str(root)
+    if CACHE_INSIDE in view.readable:  # inside the sandbox at CACHE_INSIDE, not at its path outside
+        extra[FORWARD_CACHE] = CACHE_INSIDE if sandbox.bubblewrap() is not None else forward_cache
+    return {**{str(k): str(v) for k, v in (spec_env or {}).items()}, **sandbox.student_environment(private, **extra)}
+
+
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel in a sandbox, over ipc, with a process watchdog (see the module's docstring)."""
 
@@ -102,25 +124,11 @@ class SandboxedKernelManager(AsyncKernelManager):
             # A SIGINT to the process group would also reach bwrap, which dies of it (and the kernel with it):
             # interrupt with a message on the control channel instead; the kernel then signals itself.
             self.kernel_spec.interrupt_mode = "message"
-        env = dict(kw.get("env") or os.environ)
-        root = course_root(cwd)
-        if root is not None:  # the lib the kernel imports: the course's, bound read-only at root/lib (kernel_sandbox)
-            env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
-        forward_cache = self.forward_cache or env.get(FORWARD_CACHE)
+        given = dict(kw.get("env") or os.environ)  # the grader's: read for the forward cache only, never passed on
+        forward_cache = self.forward_cache or given.get(FORWARD_CACHE)
         view = kernel_sandbox(cwd, self.private, forward_cache)
         command = sandbox.command(inner, view)
-        if CACHE_INSIDE in view.readable:  # inside the sandbox at CACHE_INSIDE, not at its path outside
-            env[FORWARD_CACHE] = CACHE_INSIDE if sandbox.bubblewrap() is not None else forward_cache
-        env.update(
-            {
-                **sandbox.SINGLE_THREAD,
-                "HOME": str(self.private),
-                "TMPDIR": str(self.private),
-                "MPLCONFIGDIR": str(self.private / "matplotlib"),
-            }
-        )
-        env.pop("MPLBACKEND", None)  # ipykernel's inline backend, so the plots reach the notebook and the feedback
-        kw["env"] = env
+        kw["env"] = kernel_environment(self.private, course_root(cwd), view, forward_cache, self.kernel_spec.env)
         await super()._async_launch_kernel(command, **kw)
         process = getattr(self.provisioner, "process", None)
         if process is not None:

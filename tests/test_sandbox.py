@@ -195,3 +195,69 @@ print(json.dumps({{"where": os.environ[transformer.FORWARD_CACHE], "cached": cac
     seen = json.loads(notebook.cells[0].outputs[0]["text"])
     assert seen == {"where": "/run/attention/forward", "cached": True, "write": "refused"}
     assert {path.name: path.read_bytes() for path in cache.iterdir()} == before
+
+
+ENVIRONMENT_PROBE = """
+import json, os
+import numpy as np
+print(json.dumps({"environ": dict(os.environ), "sum": float(np.ones(3).sum())}))
+"""
+
+
+@needs_bubblewrap
+def test_the_kernel_gets_an_allow_listed_environment_not_the_graders(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTENTION_SECRET_TOKEN", "s3cret-marker")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://grader:pw@db/course")
+    monkeypatch.setenv("PYTHONPATH", "/grader/private/path")
+    (tmp_path / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
+    folder = tmp_path / "autograded" / "ada" / "attention"
+    folder.mkdir(parents=True)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(ENVIRONMENT_PROBE)])
+    NotebookClient(
+        notebook, timeout=60, kernel_manager_class=SandboxedKernelManager, resources={"metadata": {"path": str(folder)}}
+    ).execute()
+    seen = json.loads(notebook.cells[0].outputs[0]["text"])
+    environ = seen["environ"]
+    assert seen["sum"] == 3.0  # the kernel works: NumPy imports and computes
+    assert "s3cret-marker" not in json.dumps(environ)
+    assert "ATTENTION_SECRET_TOKEN" not in environ and "DATABASE_URL" not in environ
+    assert environ["PYTHONPATH"] == str(tmp_path)  # the course folder only, not the grader's PYTHONPATH
+    assert environ["OPENBLAS_NUM_THREADS"] == "1" and environ["LANG"] == "C.UTF-8"
+    allowed = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "PYTHONPATH", "MPLCONFIGDIR", "JPY_PARENT_PID"}
+    allowed |= set(sandbox.SINGLE_THREAD)
+    # set inside the sandbox by the kernel itself (ipykernel, IPython) and by the shell-less launch (PWD)
+    kernel_adds = {"PYDEVD_USE_FRAME_EVAL", "TERM", "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "PAGER", "GIT_PAGER"}
+    kernel_adds |= {"MPLBACKEND", "PWD"}
+    assert set(environ) - allowed - kernel_adds == set(), sorted(environ)
+
+
+def test_a_student_environment_is_built_from_the_allow_list_only(tmp_path, monkeypatch):
+    from autograder.student_kernel import kernel_environment
+
+    monkeypatch.setenv("ATTENTION_SECRET_TOKEN", "s3cret-marker")
+    view = sandbox.Sandbox(writable=(tmp_path,))
+    built = kernel_environment(tmp_path, tmp_path / "course", view, None, {"SPEC_SETTING": "kept"})
+    assert "ATTENTION_SECRET_TOKEN" not in built
+    assert built["HOME"] == built["TMPDIR"] == str(tmp_path)
+    assert built["PYTHONPATH"] == str(tmp_path / "course")
+    assert built["SPEC_SETTING"] == "kept"  # the kernel spec's env is the instructor's configuration
+    assert built["PATH"].split(":")[0] == str(Path(sys.executable).parent)
+
+
+@needs_bubblewrap
+def test_the_answers_runner_does_not_see_the_graders_environment_either(monkeypatch):
+    from autograder import assignments
+    from autograder.answer_grading import grade_answers
+
+    monkeypatch.setenv("ATTENTION_SECRET_TOKEN", "s3cret-marker")
+    leaked = (
+        "import os\n\n"
+        "def softmax(scores):\n"
+        "    exps = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"
+        "    weights = exps / exps.sum(axis=-1, keepdims=True)\n"
+        "    seen = 's3cret-marker' in repr(dict(os.environ))\n"
+        "    return weights * 2 if seen else weights  # a leak would cost the values\n"
+    )
+    attention = assignments.load(REPOSITORY / "source" / "attention")
+    verdict = grade_answers(attention, [leaked], seed=3, checks=["check_softmax"])["check_softmax"]
+    assert verdict.points == verdict.max_points, verdict.feedback

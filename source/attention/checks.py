@@ -176,6 +176,21 @@ def sizes(rng, low, high, count) -> list[int]:
     return [int(x) for x in rng.choice(np.arange(low, high + 1), size=count, replace=False)]
 
 
+WINDOW = 160  # the store's model's window (lib.transformer): the checks reach it and go beyond
+
+
+def window_size(rng) -> int:
+    """A number of positions at or past the model's window: WINDOW .. WINDOW + 24 (one head of this size is
+    enough to show a function that is right only on the sizes it expects; more would only cost time)."""
+    return int(rng.integers(WINDOW, WINDOW + 25))
+
+
+def window_pattern_case(rng):
+    """(pattern, sep, queries) of one head over a text at or past the model's window."""
+    positions, sep = window_size(rng), int(rng.integers(2, 6))
+    return causal_pattern(rng, 1, positions), sep, np.arange(sep + 1, positions)
+
+
 def causal_pattern(rng, heads, positions) -> np.ndarray:
     """A random attention pattern (heads, T, T): causal rows that sum to one, peaked like a trained head's."""
     scores = normal(rng, heads, positions, positions, scale=2.0)
@@ -191,11 +206,16 @@ def softmax_along(scores, axis) -> np.ndarray:
 
 
 def softmax_calls(rng):
+    """Random scores of one shape three times (new values each time), a head's scores over the model's window
+    and beyond, a 2-d case, and scores near 1000: six calls, made in an order drawn from the seed."""
     a, b, n = sizes(rng, 2, 7, 3)
     rows, width = sizes(rng, 3, 8, 2)
     big = 1000.0 + rng.uniform(-60.0, 60.0, (rows, width))  # exp(1000) overflows to inf
+    positions = window_size(rng)
     return [
-        Call("softmax", (normal(rng, a, b, n, scale=2.0),), role="random"),
+        *[Call("softmax", (normal(rng, a, b, n, scale=2.0),), role="random") for _ in range(3)],
+        Call("softmax", (normal(rng, positions, positions, scale=2.0),), role="random"),
+        Call("softmax", (normal(rng, width, rows, scale=3.0),), role="random"),
         Call("softmax", (big,), role="near 1000"),
     ]
 
@@ -241,8 +261,15 @@ def rows_sum_to_one(weights, tolerance: Tolerance = EXACT) -> bool:
 
 
 def softmax_rows(out):
-    number = out.number("random")
-    weights, tolerance = out.value(number), out.tolerance(number)
+    for number in out.numbers("random"):
+        message = rows_message(out.value(number), out.tolerance(number))
+        if message:
+            return message
+    return None
+
+
+def rows_message(weights, tolerance: Tolerance) -> str | None:
+    """Why the rows of ``weights`` do not sum to 1 (None when they do)."""
     if rows_sum_to_one(weights, tolerance):
         return None
     for axis in range(weights.ndim - 1):
@@ -256,17 +283,21 @@ def softmax_rows(out):
 
 
 def softmax_values(out):
-    number = out.number("random")
-    scores, actual = out.arg(number), out.value(number)
-    expected = ops.softmax(scores)
-    return mistake(
-        out,
-        number,
-        actual,
-        expected,
-        softmax_variants(scores),
-        f"values differ from softmax over the last axis ({largest_difference(actual, expected)})",
-    )
+    for number in out.numbers("random"):
+        scores, actual = out.arg(number), out.value(number)
+        expected = ops.softmax(scores)
+        message = mistake(
+            out,
+            number,
+            actual,
+            expected,
+            softmax_variants(scores),
+            f"{describe_call(out.calls[number])}: values differ from softmax over the last axis"
+            f" ({largest_difference(actual, expected)})",
+        )
+        if message:
+            return message
+    return None
 
 
 def softmax_overflow(out):
@@ -296,13 +327,15 @@ def attention_calls(rng):
     d = int(rng.choice([4, 8, 16]))
     width = int(rng.integers(2, 7))
     heads, positions = int(rng.integers(2, 5)), int(rng.integers(4, 9))
+    window = window_size(rng)
+
+    def stacked(heads, positions):
+        return normal(rng, heads, positions, d), normal(rng, heads, positions, d), normal(rng, heads, positions, width)
+
     return [
         Call("attention", (normal(rng, queries, d), normal(rng, keys, d), normal(rng, keys, width)), items=2),
-        Call(
-            "attention",
-            (normal(rng, heads, positions, d), normal(rng, heads, positions, d), normal(rng, heads, positions, width)),
-            items=2,
-        ),
+        *[Call("attention", stacked(heads, positions), items=2) for _ in range(2)],  # one shape, new values
+        Call("attention", stacked(1, window), items=2),
     ]
 
 
@@ -427,7 +460,10 @@ def attention_values(out):
 
 
 def causal_mask_calls(rng):
-    return [Call("causal_mask", (int(n),)) for n in [*sizes(rng, 5, 12, 1), *sizes(rng, 2, 4, 1), 1]]
+    """Sizes from 1 to past the model's window (WINDOW = 160) and twice as far, one of them asked twice."""
+    chosen = [1, *sizes(rng, 2, 4, 1), *sizes(rng, 5, 40, 1), *sizes(rng, 41, 120, 1), window_size(rng)]
+    chosen += [int(rng.integers(2 * WINDOW - 40, 2 * WINDOW + 1)), int(rng.choice(chosen[1:]))]
+    return [Call("causal_mask", (n,)) for n in chosen]
 
 
 def causal_mask_bool(out):
@@ -455,7 +491,7 @@ def causal_mask_triangle(out):
         expected = ops.causal_mask(n)
         if not close(actual, expected, out.tolerance(number)):
             ones = np.ones((n, n))
-            return diagnose(
+            found = diagnose(
                 actual,
                 [
                     (
@@ -475,9 +511,10 @@ def causal_mask_triangle(out):
                     ),
                     ("every entry is True: hide the later positions (j > i)", lambda: ones),
                 ],
-                f"{describe_call(out.calls[number])} is not the lower triangle including the diagonal",
+                "not the lower triangle including the diagonal",
                 out.tolerance(number),
             )
+            return f"{found} (seen in {describe_call(out.calls[number])})"
     return None
 
 
@@ -508,8 +545,23 @@ def masked_attention_calls(rng):
     causal = ops.causal_mask(positions)
     rows, columns = sizes(rng, 4, 9, 2)
     big_q, big_k = huge_negative_scores(rng, positions, d)
+    window = window_size(rng)
     calls = [
         Call("attention", (q, k, v), {"mask": causal}, items=2, role="causal"),
+        Call(
+            "attention",
+            (normal(rng, window, d), normal(rng, window, d), normal(rng, window, width)),
+            {"mask": ops.causal_mask(window)},
+            items=2,
+            role="random mask",
+        ),
+        Call(
+            "attention",
+            (normal(rng, rows, d), normal(rng, columns, d), normal(rng, columns, width)),
+            {"mask": random_mask(rng, rows, columns)},
+            items=2,
+            role="random mask",
+        ),
         Call("attention", (q2, k2, v2), {"mask": causal}, items=2, role="last token changed"),
         Call(
             "attention",
@@ -698,10 +750,21 @@ def average_largest_weight_calls(rng):
     d = int(rng.choice([16, 32, 64]))
     q, k = normal(rng, queries, d), normal(rng, keys, d)
     other_q, other_k = normal(rng, keys, d), normal(rng, queries, d)
+    window = window_size(rng)
     return [
         Call("average_largest_weight", (q, k), role="scaled by default"),
         Call("average_largest_weight", (other_q, other_k), {"scaled": True}, role="scaled"),
+        Call(
+            "average_largest_weight", (normal(rng, queries, d), normal(rng, keys, d)), {"scaled": True}, role="scaled"
+        ),
+        Call("average_largest_weight", (normal(rng, window, d), normal(rng, window, d)), role="scaled by default"),
         Call("average_largest_weight", (q, k), {"scaled": False}, role="unscaled"),
+        Call(
+            "average_largest_weight",
+            (normal(rng, queries, d), normal(rng, keys, d)),
+            {"scaled": False},
+            role="unscaled",
+        ),
     ]
 
 
@@ -763,12 +826,17 @@ def heads_sizes(rng):
     return int(positions), int(heads), int(d)
 
 
+def heads_shapes(rng) -> list[tuple[int, int, int]]:
+    """(T, heads, d) of a check's calls: two random shapes, each twice (new values each time), and one with T
+    near or past the model's window."""
+    first, second = heads_sizes(rng), heads_sizes(rng)
+    return [first, second, first, second, (window_size(rng), int(rng.integers(2, 5)), int(rng.integers(3, 9)))]
+
+
 def split_heads_calls(rng):
-    calls = []
-    for _ in range(2):
-        positions, heads, d = heads_sizes(rng)
-        calls.append(Call("split_heads", (normal(rng, positions, heads * d), heads)))
-    return calls
+    return [
+        Call("split_heads", (normal(rng, positions, heads * d), heads)) for positions, heads, d in heads_shapes(rng)
+    ]
 
 
 def split_heads_shape(out):
@@ -821,11 +889,7 @@ def split_heads_values(out):
 
 
 def join_heads_calls(rng):
-    calls = []
-    for _ in range(2):
-        positions, heads, d = heads_sizes(rng)
-        calls.append(Call("join_heads", (normal(rng, heads, positions, d),)))
-    return calls
+    return [Call("join_heads", (normal(rng, heads, positions, d),)) for positions, heads, d in heads_shapes(rng)]
 
 
 def join_heads_shape(out):
@@ -876,8 +940,8 @@ def join_heads_values(out):
 
 def multi_head_calls(rng):
     calls = []
-    for _ in range(2):
-        positions, heads, d = heads_sizes(rng)
+    first = heads_sizes(rng)
+    for positions, heads, d in [first, heads_sizes(rng), first, (window_size(rng), 2, 4)]:
         positions += 2
         width = heads * d
         matrices = [normal(rng, width, width, scale=1 / np.sqrt(width)) for _ in range(4)]
@@ -1021,7 +1085,8 @@ def recorded_judge(key, message):
 
 def previous_calls(rng):
     calls = []
-    for heads, positions in [(int(rng.integers(2, 6)), int(rng.integers(5, 13))) for _ in range(2)]:
+    shapes = [(int(rng.integers(2, 6)), int(rng.integers(5, 13))) for _ in range(2)]
+    for heads, positions in [*shapes, shapes[0], (1, window_size(rng))]:  # one shape twice, one past the window
         calls.append(Call("previous_token_weight", (causal_pattern(rng, heads, positions),)))
     return with_model(calls, "previous_token_weight", "head")
 
@@ -1086,7 +1151,8 @@ def previous_values(out):
 
 
 def even_previous_calls(rng):
-    return [Call("even_previous_weight", (int(n),)) for n in [2, *sizes(rng, 3, 30, 1), *sizes(rng, 31, 160, 1)]]
+    chosen = [2, *sizes(rng, 3, 30, 1), *sizes(rng, 31, WINDOW, 1), int(rng.integers(WINDOW + 1, 2 * WINDOW + 1))]
+    return [Call("even_previous_weight", (n,)) for n in [*chosen, int(rng.choice(chosen))]]
 
 
 def even_previous_values(out):
@@ -1140,8 +1206,10 @@ def description_calls(rng):
         (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 1),  # a normal text
         (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 3),  # padded with end markers
         (int(rng.integers(2, 6)), 0, 1),  # no description
-        (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 0),
-    ]  # cut before <end>
+        (int(rng.integers(2, 6)), int(rng.integers(3, 10)), 0),  # cut before <end>
+        (int(rng.integers(2, 6)), window_size(rng), 1),  # a text as long as the model's window, or longer
+    ]
+    cases.append(cases[0])  # the first text's shape again, with other token ids
     calls = []
     for name, description, ends in cases:
         ids, sep, end = text_ids(rng, name, description, ends)
@@ -1208,9 +1276,12 @@ def marker_only_pattern(rng):
 def far_back_calls(rng):
     pattern, sep, queries = pattern_case(rng, 12, 21)
     markers = marker_only_pattern(rng)
+    again = causal_pattern(rng, pattern.shape[0], pattern.shape[-1])  # the same shape, other values
     return with_model(
         [
             Call("far_back_weight", (pattern, sep, queries), role="random"),
+            Call("far_back_weight", (again, sep, queries.copy()), role="random"),
+            Call("far_back_weight", window_pattern_case(rng), role="random"),
             Call("far_back_weight", markers, role="markers only"),
         ],
         "far_back_weight",
@@ -1257,18 +1328,21 @@ def far_back_variants(pattern, sep, queries):
 
 
 def far_back_values(out):
-    number = out.number("random")
-    pattern, sep, queries = out.calls[number].args
-    actual, expected = out.value(number), stats.far_back_weight(pattern, sep, queries)
-    return mistake(
-        out,
-        number,
-        actual,
-        expected,
-        far_back_variants(pattern, sep, queries),
-        f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from the weight on j with "
-        "i - j >= 4, j not 0 or sep",
-    )
+    for number in out.numbers("random"):
+        pattern, sep, queries = out.calls[number].args
+        actual, expected = out.value(number), stats.far_back_weight(pattern, sep, queries)
+        message = mistake(
+            out,
+            number,
+            actual,
+            expected,
+            far_back_variants(pattern, sep, queries),
+            f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from the weight on j with "
+            "i - j >= 4, j not 0 or sep",
+        )
+        if message:
+            return message
+    return None
 
 
 def far_back_markers(out):
@@ -1288,7 +1362,14 @@ def far_back_markers(out):
 
 
 def marker_calls(rng):
-    return [Call("marker_weight", pattern_case(rng, 8, 16)) for _ in range(2)]
+    calls = [Call("marker_weight", pattern_case(rng, 8, 16)) for _ in range(2)]
+    pattern, sep, queries = calls[0].args
+    again = causal_pattern(rng, pattern.shape[0], pattern.shape[-1])  # the first shape again, other values
+    return [
+        *calls,
+        Call("marker_weight", (again, sep, queries.copy())),
+        Call("marker_weight", window_pattern_case(rng)),
+    ]
 
 
 def marker_values(out):
@@ -1320,9 +1401,12 @@ def even_far_calls(rng):
     sep = int(rng.integers(2, 7))
     end = int(rng.integers(15, 41))
     subset = np.sort(rng.choice(np.arange(sep + 1, end), size=6, replace=False))
+    other = int(rng.integers(2, 7))
     return [
         Call("even_far_back_weight", (sep, np.arange(sep + 1, end))),
         Call("even_far_back_weight", (sep + 1, subset)),
+        Call("even_far_back_weight", (other, np.sort(rng.choice(np.arange(other + 1, 2 * end), 6, replace=False)))),
+        Call("even_far_back_weight", (sep, np.arange(sep + 1, window_size(rng)))),
     ]
 
 
@@ -1358,12 +1442,24 @@ def even_far_values(out):
 
 
 def even_marker_calls(rng):
-    sep = int(rng.integers(2, 7))
-    return [Call("even_marker_weight", (np.arange(sep + 1, int(rng.integers(12, 30))),))]
+    sep, end = int(rng.integers(2, 7)), int(rng.integers(12, 30))
+    shifted = int(rng.integers(8, 40))
+    return [
+        Call("even_marker_weight", (np.arange(sep + 1, end),)),
+        Call("even_marker_weight", (np.arange(sep + 1, end) + shifted,)),  # the same shape, other positions
+        Call("even_marker_weight", (np.arange(sep + 1, window_size(rng)),)),
+    ]
 
 
 def even_marker_values(out):
-    (number,) = out.numbers()
+    for number in out.numbers():
+        message = even_marker_mistake(out, number)
+        if message:
+            return message
+    return None
+
+
+def even_marker_mistake(out, number):
     queries = out.arg(number)
     actual, expected = out.value(number), stats.even_marker_weight(queries)
     return mistake(
@@ -1393,10 +1489,13 @@ def safe_softmax_calls(rng):
     empty = rng.choice(rows, size=2, replace=False)
     masked[empty] = -np.inf  # ... except two fully masked rows
     a, b, n = sizes(rng, 2, 6, 3)
+    window = window_size(rng)
+    causal = np.where(ops.causal_mask(window), normal(rng, window, window, scale=2.0), -np.inf)
     return [
         Call("safe_softmax", (1000.0 + rng.uniform(-60.0, 60.0, (width, rows)),), role="near 1000"),
         Call("safe_softmax", (masked,), role="masked"),
-        Call("safe_softmax", (normal(rng, a, b, n, scale=2.0),), role="random"),
+        *[Call("safe_softmax", (normal(rng, a, b, n, scale=2.0),), role="random") for _ in range(2)],
+        Call("safe_softmax", (causal,), role="random"),  # a causal head's scores over the model's window
     ]
 
 

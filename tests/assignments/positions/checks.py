@@ -37,11 +37,13 @@ def lib_angles(positions: int, size: int, base: float) -> tuple[np.ndarray, np.n
 # --- check_rotation_angles ----------------------------------------------------------------------------------
 
 
+WINDOW = 160  # the store's model's window: the checks reach past it, and ask one size again (nothing to remember)
+
+
 def angles_calls(rng):
-    return [
-        Call("rotation_angles", (int(rng.integers(3, 12)), int(size)), {"base": float(base)})
-        for size, base in [(int(rng.choice([4, 8, 16])), 10000.0), (int(rng.choice([6, 10])), 100.0)]
-    ]
+    cases = [(int(rng.integers(3, 12)), int(rng.choice([4, 8, 16])), 10000.0), (int(rng.integers(3, 12)), 6, 100.0)]
+    cases += [(int(rng.integers(WINDOW - 10, WINDOW + 41)), 8, 10000.0), cases[0]]
+    return [Call("rotation_angles", (positions, size), {"base": base}) for positions, size, base in cases]
 
 
 def angles_values(out):
@@ -72,9 +74,12 @@ def angles_values(out):
 
 
 def rotate_calls(rng):
+    first = (int(rng.integers(2, 4)), int(rng.integers(3, 9)), 8)
     return [
-        Call("rotate", (rng.normal(size=(int(rng.integers(2, 4)), int(rng.integers(3, 9)), 8)),)),
+        Call("rotate", (rng.normal(size=first),)),
         Call("rotate", (rng.normal(size=(5, 6)),), {"base": 100.0}),
+        Call("rotate", (rng.normal(size=first),)),  # the first shape again, new values
+        Call("rotate", (rng.normal(size=(2, int(rng.integers(WINDOW - 10, WINDOW + 41)), 8)),)),
     ]
 
 
@@ -125,10 +130,13 @@ def score_calls(rng):
     query, key = rng.normal(size=8), rng.normal(size=8)
     m, n = (int(v) for v in rng.choice(np.arange(1, 20), size=2, replace=False))
     shift = int(rng.integers(3, 9))
+    far = int(rng.integers(WINDOW - 10, WINDOW + 41))
     return [
         Call("rotated_score", (query, key, m, n)),
         Call("rotated_score", (query, key, m + shift, n + shift)),
         Call("rotated_score", (query, key, n, m)),
+        Call("rotated_score", (rng.normal(size=8), rng.normal(size=8), m, n)),  # the same positions, new vectors
+        Call("rotated_score", (query, key, far, far - m)),
     ]
 
 

@@ -94,7 +94,7 @@ def prepare(state: Path, students: list[str], due: datetime.datetime | None = No
     """The state folder: a home per account, the exchange, and the instructor's course (made and kept as
     autograder.classroom makes a course folder, with the assignment's source). Returns the course folder."""
     from autograder.assignments import find
-    from autograder.classroom import prepare_course
+    from autograder.course import prepare_course
 
     for name in [INSTRUCTOR, *students]:
         (state / "home" / name).mkdir(parents=True, exist_ok=True)
@@ -106,11 +106,11 @@ def prepare(state: Path, students: list[str], due: datetime.datetime | None = No
     (state / "exchange" / ASSIGNMENT).chmod(0o755)
     course = state / "home" / INSTRUCTOR / ASSIGNMENT
     layout = find(REPOSITORY / "source", ASSIGNMENT)
-    prepare_course(course, REPOSITORY / "source", layout, None)
+    prepare_course(course, source=REPOSITORY / "source", layout=layout)
     if due is not None:
         from nbgrader.api import Gradebook
 
-        from autograder.classroom import course_db, nbgrader_environment
+        from autograder.course import course_db, nbgrader_environment
 
         os.environ["PATH"] = nbgrader_environment()["PATH"]  # a new gradebook runs alembic from PATH
         with Gradebook(course_db(course)) as gradebook:
@@ -252,7 +252,7 @@ def main(argv=None) -> int:
     if args.fresh and state.exists():
         shutil.rmtree(state)
     students = student_names(args.students)
-    from autograder.classroom import PipelineError
+    from autograder.course import PipelineError
 
     try:
         course = prepare(state, students, args.due)

@@ -247,7 +247,7 @@ def ledger_entries(course: Path, assignment: str) -> dict:
 
 def database_url(course: Path) -> str:
     """The course's gradebook: the CourseDirectory.db_url its nbgrader_config.py names, else its gradebook.db."""
-    from autograder.class_grading import course_db
+    from autograder.grading.gradebook import course_db
 
     return course_db(course)
 

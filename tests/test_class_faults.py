@@ -28,6 +28,7 @@ from autograder.pipeline import ChainOptions
 from autograder.uploads import collect, survey
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hostile  # noqa: E402
 from test_gradebook_record import make_course, outcome, scores  # noqa: E402
 from test_gradebook_servers import alembic_version_once  # noqa: E402, F401
 
@@ -450,3 +451,35 @@ def test_a_glob_id_is_graded_and_a_non_notebook_upload_is_escaped_in_the_page(tm
     page = result.feedback[f"{NOTEBOOK}.html"].decode()
     assert "&lt;img src=x onerror=alert" in page
     assert "<img src=x" not in page and "onerror=alert(document.cookie)>" not in page
+
+
+WRITES_FILES = """import os, pathlib
+pathlib.Path('evil.html').write_text('<script>document.title = "ran"</script>')
+os.makedirs('deep', exist_ok=True)
+pathlib.Path('deep/evil.html').write_text('<script>document.title = "ran"</script>')
+pathlib.Path('notes.txt').write_text('changed by the kernel')
+os._exit(0)"""
+
+
+@pytest.mark.skipif(
+    not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python"
+)
+def test_files_the_kernel_writes_never_reach_autograded_or_feedback(tmp_path, monkeypatch):
+    """Only what nbgrader made comes back from a worker: the graded notebook with the files the student handed
+    in (as handed in), and the feedback page; not the pages the student's kernel wrote into its working folder
+    (nbgrader's GenerateFeedback would copy them into feedback/, and release_feedback hand them out)."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    course = tmp_path / "course"
+    steps.prepare_course(course, source=REPOSITORY / "source", layout=ATTENTION, cell_timeout=20)
+    steps.register(course, ATTENTION, ["ada"])
+    steps.release(course, ATTENTION)
+    notebook = hostile.write(hostile.add_cell(hostile.load("full_solution"), "setup", WRITES_FILES, "scratch-files"))
+    hand_in(course, "ada", notebook.decode())
+    (course / "submitted" / "ada" / "attention" / "notes.txt").write_text("handed in")
+    assignment = dispatch.load_assignment(course, "attention", chain=ChainOptions(cell_timeout=20))
+    result = worker.grade_submission(assignment, dispatch.load_submission(course, "ada", assignment))
+    assert result.error == "" and result.note == ""
+    assert sorted(result.autograded) == [f"{NOTEBOOK}.ipynb", "notes.txt"]
+    assert result.autograded["notes.txt"] == b"handed in"
+    assert sorted(result.feedback) == [f"{NOTEBOOK}.html"]
+    assert result.children_cpu > 0, "the kernel's and the runner's CPU time is measured"

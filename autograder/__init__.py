@@ -1,8 +1,12 @@
 """The course's grading engine, read as the path a class's work takes, from a class to one check:
 
-- classroom: a class of uploads -> nbgrader's gradebook, grades.csv, checks.csv, reports/<assignment>.html;
-- class_grading: one submission -> one task on Dask -> one transaction in the gradebook (ledger, lock);
-- notebook_grading: one notebook -> nbgrader's Autograde: cells restored, student_kernel runs it, verdicts in;
+- classroom: the command line (a class of uploads) over course, the library: the course folder, the gradebook,
+  release, collection (uploads), grading, grades.csv and checks.csv, the table (table) and the report;
+- grading: the class engine, one module per job: dispatch (Dask, the recorders, grade_class), worker (one
+  submission), ledger (journal, record, repair, the one atomic write), gradebook (the writer), lock (CourseLock),
+  task (what travels between them), forward (the forward cache an assignment declares);
+- pipeline: the chain of nbgrader steps, assembled once as a traitlets Config and handed to nbgrader in-process;
+- notebook_grading: those steps for one notebook: cells restored, student_kernel runs it, verdicts in;
 - answer_grading: one notebook's answers -> answer_runner calls the student's functions -> each check judged;
 - checks: one check -> its calls and properties; an assignment's own are source/<assignment>/checks.py.
 

@@ -42,11 +42,12 @@ from autograder import REPOSITORY
 from autograder.assignments import Layout, NoAssignment, find
 from autograder.export import ChecksExport
 from autograder.feedback import refresh
-from autograder.grading import ClassOptions, CourseLock, GradingError, Summary, grade_class
+from autograder.grading.dispatch import ClassOptions, Summary, grade_class
 from autograder.grading.gradebook import course_db as named_db
 from autograder.grading.gradebook import shown_url, sqlite_url
 from autograder.grading.ledger import assignment_folder, atomic_path, write_json
-from autograder.grading.task import LEDGER, digest, folder_files
+from autograder.grading.lock import CourseLock
+from autograder.grading.task import LEDGER, GradingError, digest, folder_files
 from autograder.pipeline import ChainOptions, course_config_text, nbgrader_api
 from autograder.report import write_report
 from autograder.table import grade_table, kernel_notes

@@ -19,8 +19,6 @@ at the end of every classroom run). nbgrader's ``release_feedback`` then hands t
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import nbgrader
@@ -206,17 +204,10 @@ class Pages:
             "nbgrader": {"student": student, "assignment": assignment, "notebook": notebook, "db_url": self.db},
         }
         page, _ = self.exporter.from_filename(str(source), resources=resources)
+        from autograder.grading.ledger import write_atomic  # autograder.pipeline imports this module
+
         target = self.course / "feedback" / student / assignment / f"{notebook}.html"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{notebook}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as output:
-                output.write(page)
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomic(target, page)
         return target
 
 

@@ -44,7 +44,6 @@ import html
 import io
 import json
 import math
-import os
 import re
 import sys
 import time
@@ -52,6 +51,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+
+from autograder.grading.ledger import atomic_path, write_atomic
 
 HEADER = re.compile(r"^(?P<check>\S+) \((?P<function>[^)]*)\): (?P<points>[-\d.e]+) / (?P<top>[-\d.e]+) points\s*$")
 PROPERTY = re.compile(r"^  (?P<mark>PASS|FAIL|n/a) ?(?P<rest>.*)$")
@@ -822,9 +823,8 @@ def write_report(
         "similarity": similar,
     }
     for name, frame in tables.items():
-        temporary = folder / f".{name}.csv.writing"
-        frame.to_csv(temporary, index=False)
-        os.replace(temporary, folder / f"{name}.csv")
+        with atomic_path(folder / f"{name}.csv") as temporary:
+            frame.to_csv(temporary, index=False)
 
     auto = [s.auto for s in submitted]
     top = max((s.auto_top for s in submitted), default=0.0)
@@ -902,9 +902,7 @@ def write_report(
         f"<style>{STYLE}</style></head><body>" + "\n".join(sections) + "</body></html>"
     )
     path = out / f"{assignment}.html"
-    temporary = path.with_name(f".{path.name}.writing")
-    temporary.write_text(page, encoding="utf-8")
-    os.replace(temporary, path)
+    write_atomic(path, page)
     return path
 
 

@@ -194,7 +194,7 @@ def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
     run = [
         sys.executable,
         "-c",
-        "import sys; from pathlib import Path; from autograder.grading import ClassOptions, grade_class; "
+        "import sys; from pathlib import Path; from autograder.grading.dispatch import ClassOptions, grade_class; "
         "grade_class(Path(sys.argv[1]), 'attention', sys.argv[2:], options=ClassOptions(jobs=1, progress=False))",
         str(course),
         *students,

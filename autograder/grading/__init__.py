@@ -9,11 +9,7 @@
 - lock: CourseLock, one grading run per course at a time;
 - forward: the class's forward cache, built from the texts an assignment's checks.py declares.
 
-The chain of nbgrader steps a worker runs is assembled in autograder.pipeline.
+The chain of nbgrader steps a worker runs is assembled in autograder.pipeline. This package's own module
+imports nothing (autograder.pipeline imports the feedback, which reads grading.task): import the modules, e.g.
+``from autograder.grading.dispatch import ClassOptions, grade_class``.
 """
-
-from autograder.grading.dispatch import ClassOptions, Summary, grade_class
-from autograder.grading.lock import CourseLock
-from autograder.grading.task import GradingError
-
-__all__ = ["ClassOptions", "CourseLock", "GradingError", "Summary", "grade_class"]

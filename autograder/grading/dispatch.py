@@ -1,6 +1,6 @@
 """Dispatch: a class graded on every core, or on a Dask cluster, into one nbgrader gradebook.
 
-    from autograder.grading import ClassOptions, grade_class
+    from autograder.grading.dispatch import ClassOptions, grade_class
     summary = grade_class(Path("course"), "attention", ["ada", "bob"])                      # one worker per core
     summary = grade_class(course, "attention", students, options=ClassOptions(scheduler="tcp://10.0.0.5:8786"))
 

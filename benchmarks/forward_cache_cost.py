@@ -16,7 +16,8 @@ sandboxed kernel maps instead of recomputing. This script measures, in one run:
   workers a class of n costs n * g0 / W without it and b + n * g1 / W with it: it pays from
   n = b * W / (g0 - g1) new submissions. Printed for one worker and for this machine's cores, and the
   predicted class time at 12 and at 200 students (``--sizes``). A cache already built for another course of
-  the same model (class_grading shares it per user, keyed by the model's digest) costs nothing to reuse.
+  the same model and texts (autograder.grading.forward shares it per user, keyed by their digests) costs nothing
+to reuse.
 
 It prints ratios and asserts nothing; these machines are shared and noisy: read the medians.
 """

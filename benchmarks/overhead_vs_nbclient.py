@@ -8,7 +8,7 @@ the other, alternating which goes first:
 
 - execute: nbclient.NotebookClient(...).execute() in the notebook's folder of a course, a plain kernel
   (the usual ipykernel over TCP, no sandbox, no limits), nothing else;
-- grade: autograder.class_grading.grade_submission, what a worker does for one student: a private course folder,
+- grade: autograder.grading.worker.grade_submission, what a worker does for one student: a private course folder,
   nbgrader's Autograde (its sanitising steps, the notebook in a sandboxed kernel, the hidden checks in
   their sandboxed runner, the gradebook) and GenerateFeedback (the HTML page), every result read back.
 

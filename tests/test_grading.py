@@ -1,5 +1,5 @@
-"""autograder.class_grading: a Dask cluster of separate processes, re-runs that grade only what changed, a run killed
-half-way, and the gradebook written one whole submission at a time.
+"""autograder.grading (dispatch, ledger, forward): a Dask cluster of separate processes, re-runs that grade only
+what changed, a run killed half-way, and the gradebook written one whole submission at a time.
 
 The class here is small and quick (notebooks whose kernel stops early or whose answers are stubs), so the
 grading itself takes seconds; most of the time is nbgrader's own commands starting up.

@@ -9,9 +9,12 @@ row); a submission already there is updated through nbgrader's objects.
 
 from __future__ import annotations
 
+import sqlite3
 import tempfile
 import time
+import uuid
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 from nbgrader import utils
@@ -30,7 +33,7 @@ from nbgrader.api import (
 )
 from sqlalchemy import create_engine, event, insert, select, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, SAWarning
+from sqlalchemy.exc import DBAPIError, SADeprecationWarning, SAWarning
 from sqlalchemy.orm import scoped_session, sessionmaker
 from traitlets.config.loader import PyFileConfigLoader
 
@@ -341,10 +344,31 @@ def students_in_gradebook(db: str, name: str) -> set:
         return {student for (student,) in rows}
 
 
+@contextmanager
+def scratch_gradebook(template: bytes):
+    """The URL of an in-memory SQLite copy of ``template`` (gradebook_template's bytes), for one private grading
+    folder: nbgrader's steps write and read the submission's rows there (SaveAutoGrades, AssignLatePenalties,
+    GetGrades) and it is gone when the block ends. Never a file: the rows reach a gradebook on disk once, when
+    the coordinator records the outcome (GradebookWriter)."""
+    name = f"attention-scratch-{uuid.uuid4().hex}"
+    anchor = sqlite3.connect(f"file:{name}?mode=memory&cache=shared", uri=True, check_same_thread=False)
+    try:  # the shared in-memory database lives while one connection to it is open: this one
+        loaded = sqlite3.connect(":memory:")
+        loaded.deserialize(template)
+        loaded.backup(anchor)
+        loaded.close()
+        yield f"sqlite:///file:{name}?mode=memory&cache=shared&uri=true"
+    finally:
+        anchor.close()
+
+
 def quiet_nbgrader_warnings():
     """nbgrader's Gradebook.update_or_create_submission makes SQLAlchemy warn ("not in session, add operation
-    ... will not proceed") every time it creates a submission; the rows are made all the same."""
+    ... will not proceed") every time it creates a submission; the rows are made all the same. And its engine on
+    a scratch_gradebook gets SQLAlchemy's pool for in-memory databases, with a deprecation warning nbgrader (which
+    makes the engine) could only silence by naming the pool."""
     warnings.filterwarnings("ignore", category=SAWarning, message=".*not in session.*")
+    warnings.filterwarnings("ignore", category=SADeprecationWarning, message=".*SingletonThreadPool.*mode=memory.*")
 
 
 STRUCTURE = (

@@ -1,8 +1,9 @@
 """The worker: one submission graded in a private folder, everything sent back as bytes (``Outcome``).
 
-In a private course folder of its own (a copy of the course's gradebook template, the source, the student's
-files), nbgrader's own Autograde and GenerateFeedback run in-process, on the chain autograder.pipeline
-assembles; the notebook's kernel and the hidden checks' runner run in their sandboxes (autograder.sandbox).
+In a private course folder of its own (the source, the student's files; its gradebook an in-memory copy of the
+course's gradebook template, gradebook.scratch_gradebook), nbgrader's own Autograde and GenerateFeedback run
+in-process, on the chain autograder.pipeline assembles; the notebook's kernel and the hidden checks' runner run
+in their sandboxes (autograder.sandbox).
 Only the files nbgrader made come back: the graded notebook with the files the student handed in, and the
 feedback page; nothing the student's kernel wrote while it ran.
 
@@ -27,7 +28,7 @@ import nbformat
 from nbgrader.api import Gradebook
 
 from autograder import REPOSITORY, sandbox
-from autograder.grading.gradebook import quiet_nbgrader_warnings, sqlite_url
+from autograder.grading.gradebook import quiet_nbgrader_warnings, scratch_gradebook
 from autograder.grading.task import Assignment, Outcome, Submission, temporary_prefix
 from autograder.pipeline import nbgrader_api
 
@@ -69,10 +70,10 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def read_results(root: Path, outcome: Outcome, *, submission: Submission, assignment: Assignment) -> None:
-    """The grades, comments, late penalties and timestamp nbgrader wrote into the private gradebook, and the files
-    it made, into ``outcome``."""
-    with Gradebook(sqlite_url(root)) as gradebook:
+def read_results(root: Path, outcome: Outcome, *, submission: Submission, assignment: Assignment, db: str) -> None:
+    """The grades, comments, late penalties and timestamp nbgrader wrote into the scratch gradebook ``db``, and the
+    files it made, into ``outcome``."""
+    with Gradebook(db) as gradebook:
         graded = gradebook.find_submission(assignment.name, PRIVATE_ID)
         outcome.timestamp = graded.timestamp
         for notebook in graded.notebooks:
@@ -109,9 +110,10 @@ def made_files(root: Path, *, submission: Submission, assignment: Assignment) ->
     return autograded, {page.name: page.read_bytes()}
 
 
-def autograde(root: Path, outcome: Outcome, assignment: Assignment) -> str | None:
-    """nbgrader autograde + generate_feedback of the private folder's student; None, or what failed."""
-    api = nbgrader_api(root, options=assignment.chain)
+def autograde(root: Path, outcome: Outcome, assignment: Assignment, db: str) -> str | None:
+    """nbgrader autograde + generate_feedback of the private folder's student, its gradebook ``db``; None, or what
+    failed."""
+    api = nbgrader_api(root, options=assignment.chain, db=db)
     for step, run in [("autograde", api.autograde), ("generate_feedback", api.generate_feedback)]:
         started = time.monotonic()
         result = run(assignment.name, PRIVATE_ID, force=True)
@@ -154,22 +156,25 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
     if not _swept:  # once per worker process: private folders of workers killed before they could remove them
         sweep_temporary()
         _swept = True
-    with tempfile.TemporaryDirectory(prefix=temporary_prefix()) as scratch:
+    with (
+        tempfile.TemporaryDirectory(prefix=temporary_prefix()) as scratch,
+        scratch_gradebook(assignment.gradebook) as db,
+    ):
         root = Path(scratch)
         notebook = private_folder(root, assignment, submission)
         reason = unreadable(notebook.read_bytes())
         if reason is None:
-            failure = autograde(root, outcome, assignment)
+            failure = autograde(root, outcome, assignment, db)
             if failure is not None:
                 reason = f"nbgrader could not grade it ({failure})"
         if reason is not None:
             notebook.write_bytes(blank_with_reason(assignment.release, reason))
             outcome.note = f"graded as blank: {reason}"
-            failure = autograde(root, outcome, assignment)
+            failure = autograde(root, outcome, assignment, db)
             if failure is not None:
                 outcome.error = failure
                 return outcome
-        read_results(root, outcome, submission=submission, assignment=assignment)
+        read_results(root, outcome, submission=submission, assignment=assignment, db=db)
     outcome.seconds = time.monotonic() - started
     outcome.children_cpu = children_cpu() - children
     return outcome
@@ -183,9 +188,8 @@ def children_cpu() -> float:
 
 
 def private_folder(root: Path, assignment: Assignment, submission: Submission) -> Path:
-    """The private course folder at ``root``: the gradebook template, the source, lib, the student's files under
-    PRIVATE_ID. Returns the submitted notebook's path."""
-    (root / "gradebook.db").write_bytes(assignment.gradebook)
+    """The private course folder at ``root``: the source, lib, the student's files under PRIVATE_ID (its gradebook
+    is in memory, scratch_gradebook). Returns the submitted notebook's path."""
     for folder, files in (("source", assignment.source), (f"submitted/{PRIVATE_ID}", submission.files)):
         for relative, data in files.items():
             path = root / folder / assignment.name / relative

@@ -17,10 +17,10 @@ from __future__ import annotations
 import html
 import os
 import re
-import resource
 import shutil
 import socket
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -143,7 +143,7 @@ PRIVATE_ID = "student"
 
 def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
     """Autograde one submission and make its feedback, in a private folder; everything comes back as bytes."""
-    started, children = time.monotonic(), children_cpu()
+    started, meter = time.monotonic(), ChildrenCpu().start()
     quiet_nbgrader_warnings()
     outcome = Outcome(
         submission.student,
@@ -176,15 +176,42 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
                 return outcome
         read_results(root, outcome, submission=submission, assignment=assignment, db=db)
     outcome.seconds = time.monotonic() - started
-    outcome.children_cpu = children_cpu() - children
+    outcome.children_cpu = meter.stop()
     return outcome
 
 
-def children_cpu() -> float:
-    """CPU seconds of this process's ended children (the kernels and runners it started, with what they started:
-    bubblewrap reaps its sandbox's processes)."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
+class ChildrenCpu:
+    """The CPU seconds of the processes this one starts while it grades (the kernel, the hidden checks' runner,
+    inside bubblewrap), read from /proc every ``every`` seconds: the system's own count of children's time
+    (RUSAGE_CHILDREN) misses them, because bubblewrap's processes in their PID namespace are never reaped by
+    their parent. What a process uses after its last reading is missed (at most ``every`` seconds of it)."""
+
+    def __init__(self, every: float = 0.5):
+        self.every, self.used, self.done = every, {}, threading.Event()
+        self.thread = threading.Thread(target=self.run, name="children-cpu", daemon=True)
+        self.ticks = os.sysconf("SC_CLK_TCK")
+
+    def start(self) -> ChildrenCpu:
+        self.thread.start()
+        return self
+
+    def read(self) -> None:
+        for pid in sandbox.descendants(os.getpid()):
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile
+            self.used[pid] = (int(fields[11]) + int(fields[12])) / self.ticks  # utime, stime
+
+    def run(self) -> None:
+        while not self.done.wait(self.every):
+            self.read()
+
+    def stop(self) -> float:
+        self.done.set()
+        self.thread.join()
+        return sum(self.used.values())
 
 
 def private_folder(root: Path, assignment: Assignment, submission: Submission) -> Path:

@@ -4,9 +4,11 @@
     checks.checks["check_softmax"], checks.graded, checks.isolate, checks.stand_in("attention", "softmax")
 
 ``checks.py`` defines CHECKS ({grade id: autograder.checks.Check}), and optionally ISOLATE ({graded function:
-the graded functions it may call while it is graded}) and stand_in(graded, name) (what such a call computes,
-in the grader's process). It is the instructor's: nbgrader's CourseDirectory.ignore keeps it out of the
-release, and the student's process never sees it. The engine holds no assignment's name.
+the graded functions it may call while it is graded}), stand_in(graded, name) (what such a call computes,
+in the grader's process) and forward_texts() (the texts, as token ids, that its notebook runs the store's model
+on: the grader records their forward passes once per class, autograder.grading.forward).
+It is the instructor's: nbgrader's CourseDirectory.ignore keeps it out of the release, and the student's process
+never sees it. The engine holds no assignment's name.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class AssignmentChecks:
     checks: dict
     isolate: dict = field(default_factory=dict)
     stand_in: Callable | None = None
+    forward_texts: Callable | None = None  # the texts its notebook runs the store's model on (the forward cache)
 
     @property
     def graded(self) -> tuple[str, ...]:
@@ -64,7 +67,12 @@ def load(folder: Path | str) -> AssignmentChecks:
         if not isinstance(getattr(module, "CHECKS", None), dict) or not module.CHECKS:
             raise NoChecks(f"{path} defines no CHECKS (a dict of grade id -> autograder.checks.Check)")
         _loaded[key] = AssignmentChecks(
-            folder.name, folder, module.CHECKS, getattr(module, "ISOLATE", {}), getattr(module, "stand_in", None)
+            folder.name,
+            folder,
+            module.CHECKS,
+            getattr(module, "ISOLATE", {}),
+            getattr(module, "stand_in", None),
+            getattr(module, "forward_texts", None),
         )
     return _loaded[key]
 

@@ -19,8 +19,6 @@ at the end of every classroom run). nbgrader's ``release_feedback`` then hands t
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import nbgrader
@@ -124,13 +122,13 @@ FIELD = "feedback_hand_grades"  # in a student's ledger entry: the digest of the
 def hand_digest(items) -> str:
     """The digest of a submission's hand grades: (kind, notebook, cell, value) for every manual score, extra
     credit and manual comment that is set."""
-    from autograder.class_grading import digest
+    from autograder.grading.task import digest
 
     return digest((f"{kind}/{notebook}/{cell}", repr(value).encode()) for kind, notebook, cell, value in items)
 
 
 # the feedback of a graded submission is made in a private folder whose gradebook holds no hand grade, and a
-# ledger entry without FIELD (class_grading.record writes the entry anew) is such a page
+# ledger entry without FIELD (grading.ledger.record writes the entry anew) is such a page
 NO_HAND_GRADES = hand_digest([])
 
 
@@ -187,10 +185,11 @@ class Pages:
     def __init__(self, course: Path, db: str | None = None):
         from nbgrader.converters import GenerateFeedback
 
-        from autograder.class_grading import nbgrader_api
+        from autograder.grading.gradebook import course_db
+        from autograder.pipeline import nbgrader_api
 
         self.course = Path(course)
-        api = nbgrader_api(self.course)
+        api = nbgrader_api(self.course, db=course_db(self.course, db))
         self.db = db or api.coursedir.db_url
         converter = GenerateFeedback(coursedir=api.coursedir, parent=api)
         self.exporter = converter.exporter_class(parent=converter, config=converter.config)
@@ -205,17 +204,10 @@ class Pages:
             "nbgrader": {"student": student, "assignment": assignment, "notebook": notebook, "db_url": self.db},
         }
         page, _ = self.exporter.from_filename(str(source), resources=resources)
+        from autograder.grading.ledger import write_atomic  # autograder.pipeline imports this module
+
         target = self.course / "feedback" / student / assignment / f"{notebook}.html"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{notebook}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as output:
-                output.write(page)
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomic(target, page)
         return target
 
 
@@ -224,8 +216,9 @@ def refresh(course: Path, assignment: str, db: str | None = None) -> list[str]:
     scores, extra credit, manual comments in the gradebook) differ from those their page was made with (the
     ledger's FIELD), and record the new ones in their ledger entries; returns those students. Students the
     classroom has not graded (no ledger entry, no autograded notebook) are left alone. The caller holds the
-    course's lock (class_grading.CourseLock)."""
-    from autograder.class_grading import _write_json, course_db, ledger, ledger_path
+    course's lock (grading.CourseLock)."""
+    from autograder.grading.gradebook import course_db
+    from autograder.grading.ledger import ledger, ledger_path, write_json
 
     course = Path(course).absolute()
     db = course_db(course, db)
@@ -240,6 +233,6 @@ def refresh(course: Path, assignment: str, db: str | None = None) -> list[str]:
         pages = pages or Pages(course, db)
         for notebook in made:
             pages.make(assignment, student, notebook)
-        _write_json(ledger_path(course, assignment, student), {**entry, FIELD: now})
+        write_json(ledger_path(course, assignment, student), {**entry, FIELD: now})
         changed.append(student)
     return changed

@@ -230,7 +230,7 @@ def prepare(
     course (made and kept as autograder.classroom makes a course folder, with every assignment of ``source``),
     readable by the instructor only. Returns the course folder."""
     from autograder.assignments import find
-    from autograder.classroom import check_course_folder, prepare_course
+    from autograder.course import check_course_folder, prepare_course
 
     assignments = course_assignments(source)
     course = state / "home" / INSTRUCTOR / course_id
@@ -252,11 +252,11 @@ def prepare(
         own(home, account, 0o700)
     prepare_exchange(state, course_id, accounts[INSTRUCTOR])
     for assignment in assignments:
-        prepare_course(course, source, find(source, assignment), None)
+        prepare_course(course, source=source, layout=find(source, assignment))
     if due is not None:
         from nbgrader.api import Gradebook
 
-        from autograder.classroom import course_db, nbgrader_environment
+        from autograder.course import course_db, nbgrader_environment
 
         os.environ["PATH"] = nbgrader_environment()["PATH"]  # a new gradebook runs alembic from PATH
         with Gradebook(course_db(course)) as gradebook:
@@ -422,7 +422,7 @@ def main(argv=None) -> int:
     if args.fresh and state.exists():
         shutil.rmtree(state)
     students = student_names(args.students)
-    from autograder.classroom import PipelineError
+    from autograder.course import PipelineError
 
     try:
         course = prepare(state, students, args.due, source=args.source.resolve(), course_id=args.course_id)

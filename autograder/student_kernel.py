@@ -21,7 +21,7 @@ SurvivingExecute is nbgrader's Execute step made to survive whatever a student's
 - the whole notebook has a time limit (``notebook_timeout``) besides nbgrader's per-cell ``timeout``.
 
 The class's forward cache (lib.transformer.write_forward_cache) is given as ``forward_cache`` in nbgrader's
-configuration (autograder.class_grading writes it into each private folder's), or else taken from the grader's
+configuration (autograder.pipeline sets it for each private folder's chain), or else taken from the grader's
 ATTENTION_FORWARD_CACHE; the kernel sees it read-only at CACHE_INSIDE, and its variable names that.
 """
 

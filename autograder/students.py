@@ -1,6 +1,6 @@
 """What a student id may be: one rule, for every page and file name a student id reaches.
 
-A student id comes from the name of an upload's folder (``autograder.classroom.survey``) and ends up in file
+A student id comes from the name of an upload's folder (``autograder.uploads.survey``) and ends up in file
 names, URLs, the gradebook and every page an instructor opens (Formgrader's lists, the report). nbgrader's
 Formgrader writes it into two of its pages without escaping it, so an id is limited to a pattern that holds
 no markup, no path and no space:

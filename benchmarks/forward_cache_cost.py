@@ -4,7 +4,7 @@ class size it pays.
     .venv/bin/python benchmarks/forward_cache_cost.py           # full_solution and blank_release, 2 rounds
     .venv/bin/python benchmarks/forward_cache_cost.py --rounds 3 --students full_solution no_sqrt_scaling
 
-The cache (autograder.class_grading.shared_forward_cache) is lib's float64 forward pass of the notebook's 300
+The cache (autograder.grading.forward.shared_forward_cache) is lib's float64 forward pass of the notebook's 300
 validation texts (lib.transformer.write_forward_cache: logits and every layer's attention patterns), which each
 sandboxed kernel maps instead of recomputing. This script measures, in one run:
 
@@ -16,7 +16,8 @@ sandboxed kernel maps instead of recomputing. This script measures, in one run:
   workers a class of n costs n * g0 / W without it and b + n * g1 / W with it: it pays from
   n = b * W / (g0 - g1) new submissions. Printed for one worker and for this machine's cores, and the
   predicted class time at 12 and at 200 students (``--sizes``). A cache already built for another course of
-  the same model (class_grading shares it per user, keyed by the model's digest) costs nothing to reuse.
+  the same model and texts (autograder.grading.forward shares it per user, keyed by their digests) costs nothing
+to reuse.
 
 It prints ratios and asserts nothing; these machines are shared and noisy: read the medians.
 """
@@ -42,12 +43,11 @@ sys.path.insert(0, str(REPOSITORY / "benchmarks"))
 
 def build(folder: Path) -> tuple[float, int, Path]:
     """(seconds, bytes, path) of writing the class's forward cache into ``folder`` from nothing."""
-    from autograder import class_grading as grading
+    from autograder import assignments
     from lib import transformer
-    from lib.products import product_texts
 
     started = time.perf_counter()
-    texts = [ids for ids, _ in product_texts("validation", grading.CACHED_TEXTS)]
+    texts = assignments.load(REPOSITORY / "source" / "attention").forward_texts()
     path = transformer.write_forward_cache(folder / transformer.model_digest(str(transformer.MODEL_DIR)), texts)
     seconds = time.perf_counter() - started
     size = sum(file.stat().st_size for file in path.iterdir() if file.is_file())
@@ -64,8 +64,8 @@ def main(argv=None) -> int:
 
     from overhead_vs_nbclient import prepared_course
 
-    from autograder import class_grading as grading
     from autograder import model, sandbox
+    from autograder.grading import dispatch, task, worker
 
     if not model.available():
         print("the store's model is missing (data/model): there is no forward cache to measure")
@@ -76,19 +76,19 @@ def main(argv=None) -> int:
         course = prepared_course(scratch)
         model.cache()
         seconds, size, path = build(scratch)
-        print(f"build: {seconds:.1f} s, {size / 1e6:.0f} MB ({grading.CACHED_TEXTS} texts, float64)", flush=True)
-        assignment = grading.load_assignment(course, "attention")
-        cached = dataclasses.replace(assignment, forward_cache=str(path))
+        print(f"build: {seconds:.1f} s, {size / 1e6:.0f} MB (the assignment's forward_texts, float64)", flush=True)
+        assignment = dispatch.load_assignment(course, "attention")
+        cached = dataclasses.replace(assignment, chain=dataclasses.replace(assignment.chain, forward_cache=str(path)))
         savings = []
         for student in args.students:
             notebook = REPOSITORY / "examples" / "submissions" / student / "attention" / "attention.ipynb"
-            submission = grading.Submission(student, {"attention.ipynb": notebook.read_bytes()}, "benchmark")
-            grading.grade_submission(assignment, submission)  # warm: imports, the model's measurements
+            submission = task.Submission(student, {"attention.ipynb": notebook.read_bytes()}, "benchmark")
+            worker.grade_submission(assignment, submission)  # warm: imports, the model's measurements
             times = {"without": [], "with": []}
             for round_number in range(args.rounds):
                 order = ["without", "with"] if round_number % 2 == 0 else ["with", "without"]
                 for side in order:
-                    outcome = grading.grade_submission(assignment if side == "without" else cached, submission)
+                    outcome = worker.grade_submission(assignment if side == "without" else cached, submission)
                     times[side].append(outcome.seconds)
             without, with_cache = statistics.median(times["without"]), statistics.median(times["with"])
             savings.append((without, with_cache))

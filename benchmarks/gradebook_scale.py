@@ -38,7 +38,9 @@ os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.envir
 from nbgrader import api  # noqa: E402
 from test_gradebook_servers import Server, why_no_postgres  # noqa: E402 - the tests' throwaway server
 
-from autograder import class_grading as grading  # noqa: E402
+from autograder.grading import dispatch, task  # noqa: E402
+from autograder.grading import gradebook as gradebook_writer  # noqa: E402
+from autograder.grading import ledger as books  # noqa: E402
 
 SCALE_GOAL = 1.5  # per-result time in a gradebook of 10,000 over one of 100, at most
 RATE_GOAL = 50  # results the coordinator records per second, at least
@@ -80,9 +82,9 @@ def structure(url: str):
             gradebook.add_solution_cell(name, NOTEBOOK, ASSIGNMENT)
 
 
-def synthetic(student: str, fingerprint: str = "0" * 64, rng=random) -> grading.Outcome:
+def synthetic(student: str, fingerprint: str = "0" * 64, rng=random) -> task.Outcome:
     grades, solutions = notebook_cells()
-    return grading.Outcome(
+    return task.Outcome(
         student,
         fingerprint,
         ASSIGNMENT,
@@ -132,15 +134,15 @@ def multiply(url: str, base: int, times: int):
 
 
 def per_result(course: Path, url: str, students: list[str], rounds: int, repetition: int = 0) -> float:
-    """Seconds per result of grading.record, new students and re-recorded ones, half each (the new ones named
+    """Seconds per result of ledger.record, new students and re-recorded ones, half each (the new ones named
     after ``repetition``, so that each repetition's are new)."""
-    writer = grading.GradebookWriter(url)
+    writer = gradebook_writer.GradebookWriter(url)
     rng = random.Random(1 + repetition)
     try:
         started = time.perf_counter()
         for n in range(rounds):
             student = f"new{repetition}_{n}" if n % 2 == 0 else rng.choice(students)
-            grading.record(course, synthetic(student, rng=rng), writer)
+            books.record(course, synthetic(student, rng=rng), writer)
         return (time.perf_counter() - started) / rounds
     finally:
         writer.close()
@@ -156,7 +158,7 @@ def copy_and_rename(course: Path, students: list[str], rounds: int) -> float:
         copy.parent.mkdir(exist_ok=True)
         with grading_sqlite_checkpointed(original):
             shutil.copyfile(original, copy)
-        writer = grading.GradebookWriter(f"sqlite:///{copy}")
+        writer = gradebook_writer.GradebookWriter(f"sqlite:///{copy}")
         try:
             writer.write(synthetic(f"old{n}" if n % 2 == 0 else rng.choice(students), rng=rng))
         finally:
@@ -191,7 +193,7 @@ def gradebook_of(root: Path, url: str, base: int, times: int) -> tuple[Path, lis
     course = root / "course"
     course.mkdir(parents=True, exist_ok=True)
     structure(url)
-    writer = grading.GradebookWriter(url)
+    writer = gradebook_writer.GradebookWriter(url)
     rng = random.Random(0)
     try:
         for n in range(base):
@@ -271,14 +273,14 @@ def coordinator(size: int, jobs: int, kind: str = "sqlite", make_url=None):
             (course / "submitted" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text(student)
         spent = {}
         steps = {
-            "record": (grading, "record"),
-            "journal and ledger": (grading, "_write_json"),
-            "files": (grading, "_place"),
-            "gradebook transaction": (grading.GradebookWriter, "write"),
-            "loading submissions": (grading, "load_submission"),
-            "finding who is up to date": (grading, "students_in_gradebook"),
-            "cluster start": (grading, "make_client"),
-            "checking workers": (grading, "usable_workers"),
+            "record": (books, "record"),
+            "journal and ledger": (books, "write_json"),
+            "files": (books, "place_folder"),
+            "gradebook transaction": (gradebook_writer.GradebookWriter, "write"),
+            "loading submissions": (dispatch, "load_submission"),
+            "finding who is up to date": (gradebook_writer, "students_in_gradebook"),
+            "cluster start": (dispatch, "make_client"),
+            "checking workers": (dispatch, "usable_workers"),
         }
         originals = {name: getattr(owner, attribute) for name, (owner, attribute) in steps.items()}
 
@@ -296,8 +298,11 @@ def coordinator(size: int, jobs: int, kind: str = "sqlite", make_url=None):
         for name, (owner, attribute) in steps.items():
             setattr(owner, attribute, timed(name, originals[name]))
         try:
-            summary = grading.grade_class(
-                course, "attention", students, jobs=jobs, progress=False, db=url, task=instant
+            summary = dispatch.grade_class(
+                course,
+                "attention",
+                students,
+                options=dispatch.ClassOptions(jobs=jobs, progress=False, db=url, task=instant),
             )
         finally:
             for name, (owner, attribute) in steps.items():
@@ -316,7 +321,7 @@ def coordinator(size: int, jobs: int, kind: str = "sqlite", make_url=None):
             setup += wall if name not in ("record", "journal and ledger", "files", "gradebook transaction") else 0.0
         record_wall, record_cpu = spent["record"]
         print(
-            f"  (recording runs on {grading.RECORDERS} threads, so its seconds add up to more than the wall-clock; "
+            f"  (recording runs on {dispatch.RECORDERS} threads, so its seconds add up to more than the wall-clock; "
             f"its CPU, {record_cpu / size * 1000:.1f} ms a result, is what it costs on an idle core)\n"
             f"  {'after the setup above':34s} {summary.seconds - setup:7.1f} s: "
             f"{size / max(summary.seconds - setup, 1e-9):.0f} results/s",
@@ -334,20 +339,22 @@ def rerun(size: int, small: int):
         for folder in ("source", "release"):
             (course / folder / ASSIGNMENT).mkdir(parents=True)
             (course / folder / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
-        assignment = grading.load_assignment(course, "attention", "", url)
+        assignment = dispatch.load_assignment(course, "attention", db=url)
         for student in students:
             folder = course / "submitted" / student / ASSIGNMENT
             folder.mkdir(parents=True)
             (folder / f"{NOTEBOOK}.ipynb").write_bytes(b'{"cells": []}' * 3000)  # ~40 kB, a notebook's order
             (course / "autograded" / student / ASSIGNMENT).mkdir(parents=True)
             (course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
-            submission = grading.load_submission(course, student, assignment)
-            grading._write_json(
-                grading.ledger_path(course, "attention", student),
+            submission = dispatch.load_submission(course, student, assignment)
+            books.write_json(
+                books.ledger_path(course, "attention", student),
                 {"student": student, "fingerprint": submission.fingerprint},
             )
         started = time.perf_counter()
-        summary = grading.grade_class(course, "attention", students, progress=False, db=url, task=instant)
+        summary = dispatch.grade_class(
+            course, "attention", students, options=dispatch.ClassOptions(progress=False, db=url, task=instant)
+        )
         seconds = time.perf_counter() - started
         assert len(summary.skipped) == len(students), (len(summary.skipped), len(students))
         print(f"re-run with nothing new, {len(students)} students: {seconds:.1f} s to find all up to date", flush=True)

@@ -8,7 +8,7 @@ the other, alternating which goes first:
 
 - execute: nbclient.NotebookClient(...).execute() in the notebook's folder of a course, a plain kernel
   (the usual ipykernel over TCP, no sandbox, no limits), nothing else;
-- grade: autograder.class_grading.grade_submission, what a worker does for one student: a private course folder,
+- grade: autograder.grading.worker.grade_submission, what a worker does for one student: a private course folder,
   nbgrader's Autograde (its sanitising steps, the notebook in a sandboxed kernel, the hidden checks in
   their sandboxed runner, the gradebook) and GenerateFeedback (the HTML page), every result read back.
 
@@ -16,7 +16,7 @@ Each round gives grade seconds / execute seconds, twice: for the grade (nbgrader
 gradebook), the headline (goal: at most 1.3), and with the feedback page made in the same task too (what
 a class run does; nbgrader makes it in a separate command, generate_feedback). Both do the same work as
 the plain execution: no class-wide cache. A third timing in each round grades the submission as a class
-run does, with the class's forward cache (grading.shared_forward_cache, recorded once before the rounds),
+run does, with the class's forward cache (forward.shared_forward_cache, recorded once before the rounds),
 the feedback page included; its ratio is printed first. The order of the three rotates each round.
 Medians over the rounds.
 These machines are noisy (single rounds ranged 1.14 to 1.50 here): read the medians.
@@ -45,11 +45,11 @@ GOAL = 1.3
 
 def prepared_course(scratch: Path) -> Path:
     """A course folder with the assignment released and its gradebook (what grade_submission needs)."""
-    from autograder import classroom
+    from autograder import course as classroom
     from autograder.assignments import Layout
 
     course = scratch / "course"
-    classroom.prepare_course(course, REPOSITORY / "source", Layout(*ATTENTION), None)
+    classroom.prepare_course(course, source=REPOSITORY / "source", layout=Layout(*ATTENTION))
     classroom.register(course, Layout(*ATTENTION), [])
     classroom.release(course, Layout(*ATTENTION))
     return course
@@ -71,8 +71,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
 
-    from autograder import class_grading as grading
-    from autograder import sandbox
+    from autograder import assignments, sandbox
+    from autograder.grading import dispatch, forward, task, worker
 
     notebook = REPOSITORY / "examples" / "submissions" / args.student / "attention" / "attention.ipynb"
     print(
@@ -84,10 +84,12 @@ def main(argv=None) -> int:
         folder = course / "executed" / args.student / "attention"
         folder.mkdir(parents=True)
         shutil.copy(notebook, folder / "attention.ipynb")
-        assignment = grading.load_assignment(course, "attention")
-        in_class = dataclasses.replace(assignment, forward_cache=grading.shared_forward_cache(course))
-        submission = grading.Submission(args.student, {"attention.ipynb": notebook.read_bytes()}, "benchmark")
-        grading.grade_submission(assignment, submission)  # warm: the model's measurements, imports, caches
+        assignment = dispatch.load_assignment(course, "attention")
+        declared = assignments.load(course / "source" / "attention").forward_texts
+        cache = forward.shared_forward_cache(declared, course=course)
+        in_class = dataclasses.replace(assignment, chain=dataclasses.replace(assignment.chain, forward_cache=cache))
+        submission = task.Submission(args.student, {"attention.ipynb": notebook.read_bytes()}, "benchmark")
+        worker.grade_submission(assignment, submission)  # warm: the model's measurements, imports, caches
         execute_only(notebook, folder)
         ratios, plain, class_ratios = [], [], []  # with the feedback page; the grade alone; as in a class run
         sides = ["execute", "grade", "class"]
@@ -98,7 +100,7 @@ def main(argv=None) -> int:
                 if side == "execute":
                     seconds[side] = execute_only(notebook, folder)
                 else:
-                    outcome = grading.grade_submission(assignment if side == "grade" else in_class, submission)
+                    outcome = worker.grade_submission(assignment if side == "grade" else in_class, submission)
                     seconds[side] = outcome.seconds
                     seconds["feedback" if side == "grade" else "class feedback"] = outcome.feedback_seconds
             ratios.append(seconds["grade"] / seconds["execute"])

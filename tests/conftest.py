@@ -76,8 +76,8 @@ def trusted_code_may_run_unsandboxed():
 @pytest.fixture(scope="session", autouse=True)
 def private_forward_cache(tmp_path_factory):
     """The class's forward cache in this session's temporary folder, not the user's ~/.cache: the suite leaves
-    nothing behind (class_grading.forward_cache_home)."""
-    from autograder.class_grading import FORWARD_CACHE_HOME
+    nothing behind (autograder.grading.forward.forward_cache_home)."""
+    from autograder.grading.forward import FORWARD_CACHE_HOME
 
     previous = os.environ.get(FORWARD_CACHE_HOME)
     os.environ[FORWARD_CACHE_HOME] = str(tmp_path_factory.mktemp("forward-cache"))

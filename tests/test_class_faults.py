@@ -18,10 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from autograder import class_grading as grading
 from autograder import classroom
+from autograder import course as steps
+from autograder.grading import dispatch, task, worker
+from autograder.grading import gradebook as gradebook_writer
+from autograder.grading import ledger as books
+from autograder.grading.lock import CourseLock
+from autograder.pipeline import ChainOptions
+from autograder.uploads import collect, survey
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hostile  # noqa: E402
 from test_gradebook_record import make_course, outcome, scores  # noqa: E402
 from test_gradebook_servers import alembic_version_once  # noqa: E402, F401
 
@@ -33,7 +40,7 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 ASSIGNMENT = NOTEBOOK = "attention"
 
 
-def instant(assignment: grading.Assignment, submission: grading.Submission) -> grading.Outcome:
+def instant(assignment: task.Assignment, submission: task.Submission) -> task.Outcome:
     """The grading task, without nbgrader: check_a earns the number in the student's notebook."""
     result = outcome(submission.student, 1, a=float(submission.files[f"{NOTEBOOK}.ipynb"].decode() or 0))
     result.fingerprint = submission.fingerprint
@@ -84,20 +91,20 @@ def test_a_second_run_is_refused_naming_the_first_and_waits_with_wait(tmp_path):
     child = os.fork()
     if child == 0:  # pragma: no cover - the first run: holds the lock for a second
         try:
-            with grading.CourseLock(course, say=lambda _: None):
+            with CourseLock(course, say=lambda _: None):
                 os.write(write, b"held")
                 time.sleep(1.0)
         finally:
             os._exit(0)
     assert os.read(read, 4) == b"held"
-    with pytest.raises(grading.GradingError) as refused:
-        grading.CourseLock(course).__enter__()
+    with pytest.raises(task.GradingError) as refused:
+        CourseLock(course).__enter__()
     assert f"process {child} on {socket.gethostname()}, since 20" in str(refused.value)
     assert "--wait" in str(refused.value)
 
     said = []
     started = time.monotonic()
-    with grading.CourseLock(course, wait=True, say=said.append, poll=0.05) as lock:
+    with CourseLock(course, wait=True, say=said.append, poll=0.05) as lock:
         waited = time.monotonic() - started
         assert lock.holder()["pid"] == os.getpid()
     os.waitpid(child, 0)
@@ -110,7 +117,7 @@ def test_the_lock_of_a_killed_run_is_taken_over(tmp_path):
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - a run killed while it holds the lock
-        with grading.CourseLock(course, say=lambda _: None):
+        with CourseLock(course, say=lambda _: None):
             os.write(write, b"held")
             time.sleep(60)
         os._exit(0)
@@ -118,7 +125,7 @@ def test_the_lock_of_a_killed_run_is_taken_over(tmp_path):
     os.kill(child, signal.SIGKILL)
     os.waitpid(child, 0)
     said = []
-    with grading.CourseLock(course, say=said.append) as lock:
+    with CourseLock(course, say=said.append) as lock:
         assert lock.took_over["pid"] == child
     assert "taking over" in said[0] and f"process {child}" in said[0]
 
@@ -154,7 +161,7 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
     for path, text in layout.items():
         (submissions / path).parent.mkdir(parents=True, exist_ok=True)
         (submissions / path).write_text(text)
-    uploads = classroom.survey(submissions, ATTENTION)
+    uploads = survey(submissions, ATTENTION)
     assert uploads.students == ["ada", "bo", "cy", "di", "gus"]
     assert uploads.not_graded == {
         "ada/attention/attention (1).ipynb": "another copy of the notebook (attention.ipynb is graded)",
@@ -175,7 +182,7 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
     )
 
     course = tmp_path / "course"
-    assert sorted(classroom.collect(course, submissions, ATTENTION, uploads)) == uploads.students
+    assert sorted(collect(course, submissions, ATTENTION, uploads)) == uploads.students
     submitted = {s: sorted(p.name for p in (course / "submitted" / s / ASSIGNMENT).iterdir()) for s in uploads.students}
     assert submitted == {
         "ada": ["attention.ipynb", "data.csv"],
@@ -191,16 +198,18 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
         "4",
         "5",
     ]
-    assert classroom.collect(course, submissions, ATTENTION, uploads) == [], "unchanged uploads are not copied again"
+    assert collect(course, submissions, ATTENTION, uploads) == [], "unchanged uploads are not copied again"
 
 
 def test_a_course_that_is_a_file_is_refused_with_a_message(tmp_path, capsys):
     (tmp_path / "course").write_text("a file")
     (tmp_path / "submissions" / "ada" / ASSIGNMENT).mkdir(parents=True)
     (tmp_path / "submissions" / "ada" / ASSIGNMENT / "attention.ipynb").write_text("{}")
+    with pytest.raises(steps.PipelineError, match="is a file, not a folder"):
+        steps.grade_course(steps.CourseOptions(course=tmp_path / "course", submissions=tmp_path / "submissions"))
+    assert (tmp_path / "course").read_text() == "a file"
     code = classroom.main(["--course", str(tmp_path / "course"), "--submissions", str(tmp_path / "submissions")])
-    assert code == 1
-    assert "is a file, not a folder" in capsys.readouterr().err
+    assert code == 1 and "FAILED: --course" in capsys.readouterr().err, "the command says it and exits with 1"
 
 
 ODD_IDS = [
@@ -222,16 +231,26 @@ ODD_IDS = [
 
 def test_ids_that_are_globs_or_the_graders_own_names_are_graded(tmp_path, cluster):
     course, url = synthetic_course(tmp_path, {student: str(n % 3) for n, student in enumerate(ODD_IDS)})
-    stamp = grading.assignment_folder(course, "attention") / "release.json"
+    stamp = books.assignment_folder(course, "attention") / "release.json"
     stamp.parent.mkdir(parents=True)
     stamp.write_text('{"source": "kept"}')
-    summary = grading.grade_class(course, "attention", ODD_IDS, scheduler=cluster, progress=False, db=url, task=instant)
+    summary = dispatch.grade_class(
+        course,
+        "attention",
+        ODD_IDS,
+        options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant),
+    )
     assert sorted(summary.graded) == sorted(ODD_IDS) and not summary.failed
     for n, student in enumerate(ODD_IDS):
         assert scores(url, student)["check_a"] == (float(n % 3), None), student
-        assert grading.ledger(course, "attention", student)["student"] == student
+        assert books.ledger(course, "attention", student)["student"] == student
     assert stamp.read_text() == '{"source": "kept"}'
-    again = grading.grade_class(course, "attention", ODD_IDS, scheduler=cluster, progress=False, db=url, task=instant)
+    again = dispatch.grade_class(
+        course,
+        "attention",
+        ODD_IDS,
+        options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant),
+    )
     assert sorted(again.skipped) == sorted(ODD_IDS), "a re-run graded odd ids again"
 
 
@@ -251,14 +270,14 @@ class FullDisk(dict):
 def test_a_full_disk_or_a_failed_record_stops_that_student_only(tmp_path, cluster, monkeypatch):
     students = {"ada": "1", "bo": "2", "cy": "0", "di": "2"}
     course, url = synthetic_course(tmp_path, students)
-    place = grading._place
+    place = books.place_folder
 
     def failing_place(files, target, scratch):
         if "/bo/" in target.as_posix():  # bo: the disk fills while his feedback is written
             files = FullDisk({**files, "second.html": b"x"})
         place(files, target, scratch)
 
-    real_write = grading.GradebookWriter.write
+    real_write = gradebook_writer.GradebookWriter.write
 
     def failing_write(self, result):
         if result.student == "cy":  # cy: the database refuses
@@ -267,10 +286,13 @@ def test_a_full_disk_or_a_failed_record_stops_that_student_only(tmp_path, cluste
             )
         real_write(self, result)
 
-    monkeypatch.setattr(grading, "_place", failing_place)
-    monkeypatch.setattr(grading.GradebookWriter, "write", failing_write)
-    summary = grading.grade_class(
-        course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant
+    monkeypatch.setattr(books, "place_folder", failing_place)
+    monkeypatch.setattr(gradebook_writer.GradebookWriter, "write", failing_write)
+    summary = dispatch.grade_class(
+        course,
+        "attention",
+        list(students),
+        options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant),
     )
     assert sorted(summary.graded) == ["ada", "di"]
     assert "No space left on device" in summary.failed["bo"] and "graded again next run" in summary.failed["bo"]
@@ -278,14 +300,17 @@ def test_a_full_disk_or_a_failed_record_stops_that_student_only(tmp_path, cluste
     assert scores(url, "bo") == {} and scores(url, "cy") == {}, "a failed student is half-recorded"
     assert scores(url, "ada")["check_a"] == (1.0, None) and scores(url, "di")["check_a"] == (2.0, None)
     assert not (course / "feedback" / "bo").exists() or not list((course / "feedback" / "bo").rglob("*.html"))
-    assert grading.ledger(course, "attention", "bo") == {} and grading.ledger(course, "attention", "cy") == {}
+    assert books.ledger(course, "attention", "bo") == {} and books.ledger(course, "attention", "cy") == {}
     assert not list((course / ".grading" / "tmp").iterdir()) and not list(
-        (grading.assignment_folder(course, "attention") / "journal").iterdir()
+        (books.assignment_folder(course, "attention") / "journal").iterdir()
     )
 
     monkeypatch.undo()  # space again: the next run grades bo and cy only
-    again = grading.grade_class(
-        course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant
+    again = dispatch.grade_class(
+        course,
+        "attention",
+        list(students),
+        options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant),
     )
     assert sorted(again.graded) == ["bo", "cy"] and sorted(again.skipped) == ["ada", "di"]
     assert scores(url, "cy")["check_a"] == (0.0, None)
@@ -300,9 +325,9 @@ def test_private_folders_of_gone_processes_are_swept(tmp_path):
     elsewhere = tmp_path / f"attention-grading-another-host-{gone.pid}-ghi789"
     for folder in (left, live, elsewhere):
         (folder / "submitted").mkdir(parents=True)
-    assert grading.sweep_temporary(tmp_path) == [left.name]
+    assert worker.sweep_temporary(tmp_path) == [left.name]
     assert not left.exists() and live.exists() and elsewhere.exists()
-    assert grading.temporary_prefix() == f"attention-grading-{host}-{os.getpid()}-"
+    assert task.temporary_prefix() == f"attention-grading-{host}-{os.getpid()}-"
 
 
 # --- Dask ------------------------------------------------------------------------------------------------
@@ -315,16 +340,14 @@ def test_a_scheduler_without_workers_says_so(tmp_path):
     with LocalCluster(
         n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=None, silence_logs=50
     ) as empty:
-        with pytest.raises(grading.GradingError, match="has no workers .none joined in 0.5 s.: start some"):
-            grading.grade_class(
+        with pytest.raises(task.GradingError, match="has no workers .none joined in 0.5 s.: start some"):
+            dispatch.grade_class(
                 course,
                 "attention",
                 ["ada"],
-                scheduler=empty.scheduler_address,
-                progress=False,
-                db=url,
-                task=instant,
-                wait_for_workers=0.5,
+                options=dispatch.ClassOptions(
+                    scheduler=empty.scheduler_address, progress=False, db=url, task=instant, wait_for_workers=0.5
+                ),
             )
     assert scores(url, "ada") == {}
 
@@ -373,19 +396,22 @@ def test_workers_that_cannot_import_the_project_are_named_and_left_out(tmp_path,
             bad_address = next(
                 a for a, w in client.scheduler_info(n_workers=-1)["workers"].items() if w["name"] == "bad"
             )
-            good, bad = grading.usable_workers(client, cluster)
+            good, bad = dispatch.usable_workers(client, cluster)
             assert bad_address not in good and len(good) == 1
             assert list(bad) == [bad_address]
             assert "cannot import the project (ModuleNotFoundError: No module named 'autograder" in bad[bad_address]
             with pytest.raises(
-                grading.GradingError, match=f"no Dask worker of {cluster} can grade:\n  {bad_address}: cannot import"
+                task.GradingError, match=f"no Dask worker of {cluster} can grade:\n  {bad_address}: cannot import"
             ):
-                grading.usable_workers(FewerWorkers(client, bad_address), cluster)
+                dispatch.usable_workers(FewerWorkers(client, bad_address), cluster)
 
         students = {f"s{n}": "1" for n in range(6)}
         course, url = synthetic_course(tmp_path, students)
-        summary = grading.grade_class(
-            course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=instant
+        summary = dispatch.grade_class(
+            course,
+            "attention",
+            list(students),
+            options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant),
         )
         assert sorted(summary.graded) == sorted(students) and not summary.failed
         assert list(summary.refused_workers) == [bad_address]
@@ -419,13 +445,13 @@ def test_a_glob_id_is_graded_and_a_non_notebook_upload_is_escaped_in_the_page(tm
     characters, and the feedback page shows them as text, not as a live tag."""
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     course = tmp_path / "course"
-    classroom.prepare_course(course, REPOSITORY / "source", ATTENTION, 20)
-    classroom.register(course, ATTENTION, ["x[1]"])
-    classroom.release(course, ATTENTION)
+    steps.prepare_course(course, source=REPOSITORY / "source", layout=ATTENTION, cell_timeout=20)
+    steps.register(course, ATTENTION, ["x[1]"])
+    steps.release(course, ATTENTION)
     payload = b"<img src=x onerror=alert(document.cookie)> not a notebook"
     hand_in(course, "x[1]", payload.decode())
-    assignment = grading.load_assignment(course, "attention", classroom.timeout_config(20))
-    result = grading.grade_submission(assignment, grading.load_submission(course, "x[1]", assignment))
+    assignment = dispatch.load_assignment(course, "attention", chain=ChainOptions(cell_timeout=20))
+    result = worker.grade_submission(assignment, dispatch.load_submission(course, "x[1]", assignment))
     assert result.error == "" and result.student == "x[1]"
     assert result.note.startswith("graded as blank: the file is not a notebook") and "<img src=x" in result.note
     assert len([g for g in result.grades if g["name"].startswith("check_")]) == 16
@@ -433,3 +459,35 @@ def test_a_glob_id_is_graded_and_a_non_notebook_upload_is_escaped_in_the_page(tm
     page = result.feedback[f"{NOTEBOOK}.html"].decode()
     assert "&lt;img src=x onerror=alert" in page
     assert "<img src=x" not in page and "onerror=alert(document.cookie)>" not in page
+
+
+WRITES_FILES = """import os, pathlib
+pathlib.Path('evil.html').write_text('<script>document.title = "ran"</script>')
+os.makedirs('deep', exist_ok=True)
+pathlib.Path('deep/evil.html').write_text('<script>document.title = "ran"</script>')
+pathlib.Path('notes.txt').write_text('changed by the kernel')
+os._exit(0)"""
+
+
+@pytest.mark.skipif(
+    not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python"
+)
+def test_files_the_kernel_writes_never_reach_autograded_or_feedback(tmp_path, monkeypatch):
+    """Only what nbgrader made comes back from a worker: the graded notebook with the files the student handed
+    in (as handed in), and the feedback page; not the pages the student's kernel wrote into its working folder
+    (nbgrader's GenerateFeedback would copy them into feedback/, and release_feedback hand them out)."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    course = tmp_path / "course"
+    steps.prepare_course(course, source=REPOSITORY / "source", layout=ATTENTION, cell_timeout=20)
+    steps.register(course, ATTENTION, ["ada"])
+    steps.release(course, ATTENTION)
+    notebook = hostile.write(hostile.add_cell(hostile.load("full_solution"), "setup", WRITES_FILES, "scratch-files"))
+    hand_in(course, "ada", notebook.decode())
+    (course / "submitted" / "ada" / "attention" / "notes.txt").write_text("handed in")
+    assignment = dispatch.load_assignment(course, "attention", chain=ChainOptions(cell_timeout=20))
+    result = worker.grade_submission(assignment, dispatch.load_submission(course, "ada", assignment))
+    assert result.error == "" and result.note == ""
+    assert sorted(result.autograded) == [f"{NOTEBOOK}.ipynb", "notes.txt"]
+    assert result.autograded["notes.txt"] == b"handed in"
+    assert sorted(result.feedback) == [f"{NOTEBOOK}.html"]
+    assert result.children_cpu > 0, "the kernel's and the runner's CPU time is measured"

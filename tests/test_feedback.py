@@ -15,8 +15,9 @@ from conftest import CHROMIUM, playwright_or_skip
 from nbgrader.api import Gradebook
 
 from autograder import classroom
-from autograder.class_grading import course_config, ledger
 from autograder.feedback import FIELD, PAGE_CSS
+from autograder.grading.ledger import ledger
+from autograder.pipeline import course_config_text
 
 ASSIGNMENT = NOTEBOOK = "attention"
 STUDENT = "full_solution"  # every check passed, the four written answers waiting for a grader
@@ -85,7 +86,7 @@ def course(graded_class, tmp_path) -> Path:
     """A copy of the graded course (not the class's shared forward cache), its configuration rooted there."""
     copy = tmp_path / "course"
     shutil.copytree(graded_class.course, copy, symlinks=True, ignore=shutil.ignore_patterns("forward", "lock"))
-    (copy / "nbgrader_config.py").write_text(course_config(copy, "a copy of the graded class"))
+    (copy / "nbgrader_config.py").write_text(course_config_text(copy))
     return copy
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder import class_grading as grading
-from autograder import classroom
+from autograder import course as steps
+from autograder.grading import dispatch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_class_faults import cluster, instant, synthetic_course  # noqa: E402, F401
@@ -29,7 +29,7 @@ ASSISTANT = r"""
 import json, sys, time
 from pathlib import Path
 from nbgrader.api import Gradebook
-from autograder import class_grading as grading
+from autograder.grading import dispatch
 
 course, url, stop = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 done = {"manual": [], "added": []}
@@ -72,8 +72,11 @@ def test_nothing_written_during_a_class_run_is_lost(tmp_path, database, cluster)
     )
     try:
         assert assistant.stdout.readline().strip() == "ready", assistant.stderr.read()
-        summary = grading.grade_class(
-            course, "attention", list(students), scheduler=cluster, progress=False, db=url, task=slow_instant
+        summary = dispatch.grade_class(
+            course,
+            "attention",
+            list(students),
+            options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=slow_instant),
         )
     finally:
         stop.touch()
@@ -98,7 +101,7 @@ def test_nothing_written_during_a_class_run_is_lost(tmp_path, database, cluster)
             totals[student] = submission.score
     assert sum(totals.values()) == sum(float(p) + 1.0 for p in students.values()) + len(done["manual"])
 
-    classroom.export(course, url)
+    steps.export(course, url)
     with open(course / "grades.csv") as handle:
         exported = {
             row["student_id"]: float(row["score"]) for row in csv.DictReader(handle) if row["assignment"] == ASSIGNMENT

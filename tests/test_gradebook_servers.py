@@ -213,7 +213,8 @@ def test_recording_a_student_again_reads_no_other_students_rows(database, tmp_pa
     from nbgrader.api import Gradebook
     from sqlalchemy import event
 
-    from autograder import class_grading as grading
+    from autograder.grading import gradebook as grading
+    from autograder.grading.task import Outcome
 
     (tmp_path / "course").mkdir()
     url = database(tmp_path)
@@ -226,13 +227,13 @@ def test_recording_a_student_again_reads_no_other_students_rows(database, tmp_pa
     writer = grading.GradebookWriter(url)
     add_class(url, 3000)
 
-    def outcome(score: float) -> grading.Outcome:
+    def outcome(score: float) -> Outcome:
         grades = [
             {"notebook": "attention", "name": cell, "auto_score": score, "needs_manual_grade": False}
             for cell in ("check_a", "check_b", "written")
         ]
         comment = [{"notebook": "attention", "name": "written", "auto_comment": f"scored {score}"}]
-        return grading.Outcome("ada", "0" * 64, "attention", {}, {}, grades, comment, worker="here:1")
+        return Outcome("ada", "0" * 64, "attention", {}, {}, grades, comment, worker="here:1")
 
     selects = []
 
@@ -275,7 +276,7 @@ def test_a_writer_made_while_another_records_does_not_wait_for_it(postgres_serve
     from nbgrader.api import Gradebook
     from sqlalchemy import inspect
 
-    from autograder import class_grading as grading
+    from autograder.grading import gradebook as grading
 
     url = postgres_server.create_database()
     with Gradebook(url) as gradebook:

@@ -1,5 +1,5 @@
-"""autograder.class_grading: a Dask cluster of separate processes, re-runs that grade only what changed, a run killed
-half-way, and the gradebook written one whole submission at a time.
+"""autograder.grading (dispatch, ledger, forward): a Dask cluster of separate processes, re-runs that grade only
+what changed, a run killed half-way, and the gradebook written one whole submission at a time.
 
 The class here is small and quick (notebooks whose kernel stops early or whose answers are stubs), so the
 grading itself takes seconds; most of the time is nbgrader's own commands starting up.
@@ -19,8 +19,10 @@ import pytest
 from conftest import run_classroom
 from nbgrader.api import Gradebook
 
-from autograder import class_grading as grading
 from autograder.assignments import Layout
+from autograder.grading import forward, task
+from autograder.grading import gradebook as gradebook_writer
+from autograder.grading import ledger as books
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 ATTENTION = Layout("attention", "attention")
@@ -155,7 +157,7 @@ def test_a_dask_cluster_grades_then_reruns_grade_only_what_changed(cluster, tmp_
     check_points(points, "ada", "blank_release")
     check_points(points, "bo", "kernel_crash")
     check_points(points, "cy", "blank_release")
-    workers = {student: grading.ledger(course, "attention", student)["worker"] for student in ("ada", "bo", "cy")}
+    workers = {student: books.ledger(course, "attention", student)["worker"] for student in ("ada", "bo", "cy")}
     pids = {int(worker.rsplit(":", 1)[1]) for worker in workers.values()}
     assert pids <= worker_pids, f"graded by {workers}, not by the cluster's workers {worker_pids}"
     assert "graded 3, up to date 0, failed 0" in first.stdout
@@ -172,7 +174,7 @@ def test_a_dask_cluster_grades_then_reruns_grade_only_what_changed(cluster, tmp_
     check_points(points, "cy", "kernel_crash")
     check_points(points, "di", "blank_release")
     check_points(points, "ada", "blank_release")
-    assert grading.ledger(course, "attention", "ada")["worker"] == workers["ada"], "ada was graded again"
+    assert books.ledger(course, "attention", "ada")["worker"] == workers["ada"], "ada was graded again"
 
 
 def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
@@ -182,17 +184,18 @@ def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
     students = [f"student_{n}" for n in range(4)]
     for student in students:
         hand_in(submissions, student, bundled("kernel_crash" if student.endswith(("1", "3")) else "blank_release"))
-    from autograder import classroom as pipeline
+    from autograder import course as pipeline
+    from autograder import uploads
 
-    pipeline.prepare_course(course, REPOSITORY / "source", ATTENTION, None)
+    pipeline.prepare_course(course, source=REPOSITORY / "source", layout=ATTENTION)
     pipeline.register(course, ATTENTION, students)
     pipeline.release(course, ATTENTION)
-    pipeline.collect(course, submissions, ATTENTION, students)
+    uploads.collect(course, submissions, ATTENTION, students)
     run = [
         sys.executable,
         "-c",
-        "import sys; from pathlib import Path; from autograder.class_grading import grade_class; "
-        "grade_class(Path(sys.argv[1]), 'attention', sys.argv[2:], jobs=1, progress=False)",
+        "import sys; from pathlib import Path; from autograder.grading.dispatch import ClassOptions, grade_class; "
+        "grade_class(Path(sys.argv[1]), 'attention', sys.argv[2:], options=ClassOptions(jobs=1, progress=False))",
         str(course),
         *students,
     ]
@@ -219,17 +222,17 @@ def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
     for student in recorded:
         assert (course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
 
-    ledgers = {student: grading.ledger(course, "attention", student) for student in recorded}
+    ledgers = {student: books.ledger(course, "attention", student) for student in recorded}
     finished = subprocess.run(run, cwd=REPOSITORY, capture_output=True, text=True, timeout=600)
     assert finished.returncode == 0, finished.stderr[-3000:]
     for student in recorded:
-        assert grading.ledger(course, "attention", student) == ledgers[student], f"{student} was graded again"
+        assert books.ledger(course, "attention", student) == ledgers[student], f"{student} was graded again"
     points = automatic_points(course)
     for student in students:
         check_points(points, student, "kernel_crash" if student.endswith(("1", "3")) else "blank_release")
     leftovers = [
         path.name
-        for folder in (course / ".grading" / "tmp", grading.assignment_folder(course, "attention") / "journal")
+        for folder in (course / ".grading" / "tmp", books.assignment_folder(course, "attention") / "journal")
         for path in folder.iterdir()
     ]
     assert not leftovers, f"a killed run's half-written files were not tidied: {leftovers}"
@@ -247,7 +250,7 @@ def test_record_in_gradebook_is_all_or_nothing(tmp_path, monkeypatch):
         gradebook.add_grade_cell("check_a", NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="code")
         gradebook.add_grade_cell("check_b", NOTEBOOK, ASSIGNMENT, max_score=1, cell_type="code")
     before = automatic_points(course)
-    outcome = grading.Outcome(
+    outcome = task.Outcome(
         "ada",
         "f" * 64,
         "attention",
@@ -257,18 +260,19 @@ def test_record_in_gradebook_is_all_or_nothing(tmp_path, monkeypatch):
         ],
     )
     with pytest.raises(Exception, match="check_missing"):
-        grading.record_in_gradebook(course, outcome)
+        gradebook_writer.record_in_gradebook(course, outcome)
     assert automatic_points(course) == before == {}
 
     outcome.grades[1]["name"] = "check_b"
-    grading.record_in_gradebook(course, outcome)
+    gradebook_writer.record_in_gradebook(course, outcome)
     assert automatic_points(course) == {"ada": {"check_a": 2.0, "check_b": 1.0}}
 
 
 def test_the_forward_cache_is_shared_per_model_and_built_only_for_a_class_it_pays_for(tmp_path, monkeypatch):
-    """class_forward_cache: one cache per model for every course of the user (in forward_cache_home()), built
-    only from FORWARD_CACHE_FROM new submissions (or on request), used whenever it exists; half-written caches,
-    long-unused caches of other models and the course-local copy of earlier versions are removed."""
+    """class_forward_cache: one cache per model and texts (the assignment's declared forward_texts) for every
+    course of the user (in forward_cache_home()), built only from FORWARD_CACHE_FROM new submissions (or on
+    request), used whenever it exists; none for an assignment that declares no texts; half-written caches,
+    long-unused caches and the course-local copy of earlier versions are removed."""
     from autograder import model
     from lib import transformer
 
@@ -281,24 +285,32 @@ def test_the_forward_cache_is_shared_per_model_and_built_only_for_a_class_it_pay
         return path
 
     home = tmp_path / "home"
-    monkeypatch.setenv(grading.FORWARD_CACHE_HOME, str(home))
+    monkeypatch.setenv(forward.FORWARD_CACHE_HOME, str(home))
     monkeypatch.setattr(model, "available", lambda: True)
     monkeypatch.setattr(transformer, "write_forward_cache", fake_write)
-    digest = transformer.model_digest(str(transformer.MODEL_DIR))
+    texts = [[1, 2, 3], [4, 5]]
+    declared = lambda: texts  # noqa: E731 - what an assignment's checks.py declares
+    digest = forward.cache_name(texts)
+    assert digest.startswith(transformer.model_digest(str(transformer.MODEL_DIR)))
     ada, bob = tmp_path / "ada", tmp_path / "bob"
     (ada / ".grading" / "forward" / "old").mkdir(parents=True)  # where earlier versions kept it
     (home / "half-written").mkdir(parents=True)
-    for other, days in (("old-model", grading.FORWARD_CACHE_KEPT_DAYS + 1), ("recent-model", 0)):
+    for other, days in (("old-model", forward.FORWARD_CACHE_KEPT_DAYS + 1), ("recent-model", 0)):
         (home / other).mkdir()
         (home / other / "index.json").write_text("{}")
         os.utime(home / other / "index.json", (time.time() - days * 86400,) * 2)
 
-    few = grading.FORWARD_CACHE_FROM - 1
-    assert grading.class_forward_cache(ada, few, None) is None and not built, "built for a class too small to pay"
+    def cache(course, new, wanted):
+        return forward.class_forward_cache(declared, course=course, new=new, wanted=wanted)
+
+    enough = forward.FORWARD_CACHE_FROM
+    assert cache(ada, enough - 1, None) is None and not built, "built for a class too small to pay"
     assert not (ada / ".grading" / "forward").exists()
     assert sorted(p.name for p in home.iterdir()) == [".lock", "recent-model"]
-    assert grading.class_forward_cache(ada, grading.FORWARD_CACHE_FROM, False) is None and not built
-    assert grading.class_forward_cache(ada, grading.FORWARD_CACHE_FROM, None) == str(home / digest)
-    assert grading.class_forward_cache(bob, 1, None) == str(home / digest), "another course does not reuse it"
-    assert grading.class_forward_cache(bob, 1, True) == str(home / digest)
+    assert cache(ada, enough, False) is None and not built
+    assert cache(ada, enough, None) == str(home / digest)
+    assert cache(bob, 1, None) == str(home / digest), "another course does not reuse it"
+    assert cache(bob, 1, True) == str(home / digest)
     assert built == [home / digest], "built more than once"
+    assert forward.class_forward_cache(None, course=bob, new=100, wanted=True) is None, "no texts declared: none"
+    assert forward.cache_name([[1, 2]]) != digest, "another assignment's texts get a cache of their own"

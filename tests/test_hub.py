@@ -461,7 +461,7 @@ def files_of(folder: Path) -> dict:
 def as_instructor(*options: str) -> subprocess.CompletedProcess:
     """``python -m autograder.classroom`` as the instructor's account, as the README says to grade on the hub: the
     course is theirs alone, and Formgrader (the instructor's server) goes on writing its gradebook."""
-    from autograder.class_grading import FORWARD_CACHE_HOME
+    from autograder.grading.forward import FORWARD_CACHE_HOME
 
     unsandboxed = [] if sandbox.bubblewrap() is not None else ["--unsandboxed"]
     command = ["runuser", "-u", hub.INSTRUCTOR, "--", sys.executable, "-m", "autograder.classroom", *options]

@@ -227,13 +227,13 @@ def test_checks_export_rows_for_every_kind_of_grade(tmp_path, monkeypatch):
         assert {row["student_id"] for row in csv.DictReader(handle)} == {"bob"}
 
 
-def test_classroom_refuses_a_folder_it_did_not_make(tmp_path, capsys):
-    from autograder import classroom
+def test_a_course_refuses_a_folder_it_did_not_make(tmp_path):
+    from autograder.course import CourseOptions, PipelineError, grade_course
 
     (tmp_path / "notes.txt").write_text("someone's work")
-    assert classroom.main(["--course", str(tmp_path), "--submissions", str(SUBMISSIONS)]) == 1
-    assert "not a course folder made by autograder.classroom" in capsys.readouterr().err
+    with pytest.raises(PipelineError, match="not a course folder made by autograder.classroom"):
+        grade_course(CourseOptions(course=tmp_path, submissions=SUBMISSIONS))
     assert (tmp_path / "notes.txt").read_text() == "someone's work"
-    assert classroom.main(["--course", str(REPOSITORY / "examples" / "course")]) == 1
-    assert "inside its source/ or examples/" in capsys.readouterr().err
+    with pytest.raises(PipelineError, match="inside its source/ or examples/"):
+        grade_course(CourseOptions(course=REPOSITORY / "examples" / "course", submissions=SUBMISSIONS))
     assert not (REPOSITORY / "examples" / "course").exists()

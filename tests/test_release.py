@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.classroom import release_notebook
+from autograder.course import release_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASED = ROOT / "release" / "attention" / "attention.ipynb"

@@ -50,7 +50,7 @@ def submission(kind: str, release: dict) -> dict:
 @pytest.fixture(scope="module")
 def both(graded_class, tmp_path_factory):
     """The session's graded attention course, copied, with the positions assignment graded into it."""
-    from autograder.classroom import release_notebook
+    from autograder.course import release_notebook
 
     root = tmp_path_factory.mktemp("second")
     course = root / "course"

@@ -33,12 +33,12 @@ command line saying to grade the class again (``python -m autograder.classroom -
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from autograder.grading.ledger import atomic_path, write_atomic
 from autograder.report.course import GradedAssignment, assignments_of, database_url, read_course
 from autograder.report.page import render
 from autograder.report.tables import Tables, make_tables, spreadsheet_safe
@@ -77,18 +77,12 @@ class Written:
         return f"{self.page} ({self.stale_message})" if self.stale_message else str(self.page)
 
 
-def replace_atomically(path: Path, write) -> None:
-    """``write(temporary path)``, then rename it to ``path``: a reader sees the old file or the new one."""
-    temporary = path.with_name(f".{path.name}.writing")
-    write(temporary)
-    os.replace(temporary, path)
-
-
 def write_tables(tables: Tables, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name, frame in tables.frames().items():
         safe = spreadsheet_safe(frame)
-        replace_atomically(folder / f"{name}.csv", lambda path, safe=safe: safe.to_csv(path, index=False))
+        with atomic_path(folder / f"{name}.csv") as temporary:  # a reader sees the old file or the new one
+            safe.to_csv(temporary, index=False)
 
 
 def write_report(*, course: Path, assignment: str, options: ReportOptions | None = None) -> Written:
@@ -104,5 +98,5 @@ def write_report(*, course: Path, assignment: str, options: ReportOptions | None
     write_tables(tables, out / assignment)
     page = render(graded, tables, formgrader=options.formgrader_url, seconds=time.perf_counter() - started)
     path = out / f"{assignment}.html"
-    replace_atomically(path, lambda temporary: temporary.write_text(page, encoding="utf-8"))
+    write_atomic(path, page)
     return Written(page=path, stale_message=graded.stale_message())

@@ -18,7 +18,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.attempts import read_attempts
-from autograder.class_grading import course_db
+from autograder.grading.gradebook import course_db
 from autograder.verdicts import StaleVerdicts, Verdict, read_verdicts
 
 KERNEL_ERRORS = {

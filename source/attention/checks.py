@@ -5,7 +5,8 @@ CourseDirectory.ignore leaves it out of the release). Each check draws its input
 calls of the student's function to make, and judges the results with lib, the reference (contracts.md).
 
 The assignment's interface to the engine: CHECKS (grade id -> Check), ISOLATE (what a graded function may
-call while it is graded) and stand_in (what such a call computes, in the grader's process).
+call while it is graded), stand_in (what such a call computes, in the grader's process) and forward_texts (the
+texts the notebook runs the store's model on, whose forward passes the grader records once per class).
 """
 
 from __future__ import annotations
@@ -38,6 +39,16 @@ from autograder.checks import (
 )
 from lib import attention as ops
 from lib import heads as stats
+from lib.products import product_texts
+
+CACHED_TEXTS = 300  # the notebook measures heads on the first 300 validation products (sections 7 and 8)
+
+
+def forward_texts() -> list:
+    """The texts (token ids) every notebook runs the store's model on: the grader records lib's forward passes of
+    them once per class (autograder.grading.forward), and each kernel maps them instead of recomputing them."""
+    return [ids for ids, _ in product_texts("validation", CACHED_TEXTS)]
+
 
 # graded function -> lib's function that computes the same operation (the yardstick, and what a stand-in computes)
 REFERENCES = {

@@ -1,0 +1,99 @@
+"""The class's forward cache: lib's forward passes of the texts an assignment's notebook runs the store's model
+on, recorded once and mapped by every kernel instead of recomputed (the same numbers to the last bit).
+
+Which texts is the assignment's knowledge: its checks.py declares ``forward_texts()`` (read through
+autograder.assignments); an assignment that declares none gets no cache. The engine names no assignment.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Callable
+
+from autograder import model
+from autograder.grading.task import LEDGER
+from lib import transformer
+
+# The class's forward cache is built only for a run with at least this many new or changed submissions (unless
+# one is built already): below it, the build (about 20 s on the 2-core machine) costs more than it saves
+# (benchmarks/forward_cache_cost.py measures both; benchmarks/README.md has the numbers)
+FORWARD_CACHE_FROM = 8
+FORWARD_CACHE_HOME = "ATTENTION_FORWARD_CACHE_HOME"  # the environment variable that moves the shared caches
+FORWARD_CACHE_KEPT_DAYS = 2  # another cache unused this long is removed
+
+
+def forward_cache_home() -> Path:
+    """Where the forward caches live, shared by every course of this user: $ATTENTION_FORWARD_CACHE_HOME, else
+    $XDG_CACHE_HOME/attention-course/forward, else ~/.cache/attention-course/forward."""
+    if os.environ.get(FORWARD_CACHE_HOME):
+        return Path(os.environ[FORWARD_CACHE_HOME])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "attention-course" / "forward"
+
+
+def cache_name(texts: list) -> str:
+    """A cache's folder name: the model's digest and the texts' (so two assignments' caches never mix)."""
+    hashed = hashlib.sha256(repr([list(map(int, ids)) for ids in texts]).encode()).hexdigest()[:12]
+    return f"{transformer.model_digest(str(transformer.MODEL_DIR))}-{hashed}"
+
+
+def prune(home: Path, keep: Path) -> None:
+    """Remove from ``home`` the half-written caches and those unused for FORWARD_CACHE_KEPT_DAYS (the caller
+    holds the lock)."""
+    now = time.time()
+    for other in home.iterdir():
+        if other in (keep, home / ".lock"):
+            continue
+        index = other / "index.json"
+        unused = now - (index.stat().st_mtime if index.exists() else 0)
+        if not index.exists() or unused > FORWARD_CACHE_KEPT_DAYS * 86400:
+            if other.is_dir() and not other.is_symlink():
+                shutil.rmtree(other, ignore_errors=True)
+            else:
+                other.unlink()
+
+
+def shared_forward_cache(
+    forward_texts: Callable[[], list] | None, *, course: Path | None = None, build: bool = True
+) -> str | None:
+    """The folder of lib's forward passes of ``forward_texts()`` (the assignment's declared texts, token ids),
+    written by lib.transformer.write_forward_cache. One per model and texts, shared by every course and run of
+    this user (forward_cache_home()). None when the assignment declares no texts, the store's model is
+    missing, or none is built yet and ``build`` is False. One process builds at a time (a lock); the others
+    wait and use it. Half-written caches, and caches unused for FORWARD_CACHE_KEPT_DAYS, are removed; so is
+    the copy that earlier versions kept in the course's .grading/forward/."""
+    if course is not None:
+        shutil.rmtree(Path(course) / LEDGER / "forward", ignore_errors=True)
+    if forward_texts is None or not model.available():
+        return None
+    texts = forward_texts()
+    home = forward_cache_home()
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / cache_name(texts)
+    with open(home / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when the process ends however
+        prune(home, keep=path)
+        if not (path / "index.json").exists():
+            if not build:
+                return None
+            shutil.rmtree(path, ignore_errors=True)
+            transformer.write_forward_cache(path, texts)
+        os.utime(path / "index.json")  # its last use: what FORWARD_CACHE_KEPT_DAYS counts from
+    return str(path)
+
+
+def class_forward_cache(
+    forward_texts: Callable[[], list] | None, *, course: Path, new: int, wanted: bool | None
+) -> str | None:
+    """The forward cache for a run grading ``new`` submissions (ClassOptions.forward_cache): none when
+    ``wanted`` is False; built if missing when ``wanted`` is True, or when None and the class has
+    FORWARD_CACHE_FROM new submissions or more (below that building it costs more than it saves); otherwise
+    the one already built, if any."""
+    if wanted is False:
+        return None
+    return shared_forward_cache(forward_texts, course=course, build=wanted is True or new >= FORWARD_CACHE_FROM)

@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from autograder.pipeline import chain_config  # noqa: E402
+from autograder.pipeline import chain_config
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 c.merge(chain_config())

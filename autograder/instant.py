@@ -298,7 +298,7 @@ class Checker:
                 points, top, verdicts = future.result()
             except NotCheckable as reason:
                 self.store.refuse(attempt_id, str(reason), now=now)
-            except Exception as error:  # noqa: BLE001 - the grader's own failure, told plainly and logged
+            except Exception as error:
                 log.exception("checking attempt %s failed", attempt_id)
                 self.store.refuse(
                     attempt_id,

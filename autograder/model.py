@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import REPOSITORY  # noqa: E402
-from autograder.sandbox import SINGLE_THREAD  # noqa: E402
+from autograder import REPOSITORY
+from autograder.sandbox import SINGLE_THREAD
 
 MODEL_DIR = REPOSITORY / "data" / "model"
 CACHE_DIR = Path(tempfile.gettempdir()) / f"attention-autograder-{os.getuid()}"

@@ -39,7 +39,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import REPOSITORY  # noqa: E402
+from autograder import REPOSITORY
 
 INSTALL = "apt-get install bubblewrap"
 MISSING = (

@@ -93,7 +93,7 @@ class CheckerThread(threading.Thread):
         while not self.stopping.is_set():
             try:
                 self.checker.step(self.pool)
-            except Exception:  # noqa: BLE001 - a round that failed (the database busy) is tried again
+            except Exception:
                 log.exception("a round of instant checks failed; trying again")
             self.stopping.wait(self.poll)
 

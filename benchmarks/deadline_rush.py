@@ -8,8 +8,9 @@ towards the deadline and half of the Submits come in bursts (several students in
 written into an exchange's inbound folder the way nbgrader's submit names it; the grading service's checker
 (autograder.instant.Checker: the same checks, sandbox and runner as the class run) finds it and checks it on
 ``--workers`` processes. Printed: p50, p95 and max seconds from Submit to recorded verdict, the check's own
-seconds (the rest is waiting for a free worker), and the throughput. Exit status 1 when p95 is over the goal
-(15 s).
+seconds (the rest is waiting for a free worker), the throughput, and (``--nbgrader N``, default 10) the seconds
+per notebook of ``nbgrader autograde`` run the usual way on N notebooks of the same mix, and what the rush's
+Submits would take so. Exit status 1 when p95 is over the goal (15 s).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import multiprocessing
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -140,6 +142,29 @@ def run_rush(args, scratch: Path) -> dict:
     }
 
 
+def nbgrader_seconds(count: int) -> float:
+    """Seconds per notebook of ``nbgrader autograde`` run the usual way (one command, one notebook after the
+    other) on ``count`` notebooks of the same mix (benchmarks/class_vs_nbgrader.py prepares the course)."""
+    from class_vs_nbgrader import generate_class, prepare
+
+    from autograder import course as classroom
+
+    with tempfile.TemporaryDirectory(prefix="deadline-nbgrader-") as scratch:
+        scratch = Path(scratch)
+        students = sorted(generate_class(scratch / "submissions", count))
+        prepare(scratch / "course", scratch / "submissions", students)
+        classroom.write_course_config(scratch / "course")
+        started = time.monotonic()
+        subprocess.run(
+            [str(Path(sys.executable).parent / "nbgrader"), "autograde", "attention"],
+            cwd=scratch / "course",
+            env=classroom.nbgrader_environment(),
+            capture_output=True,
+            check=False,
+        )
+        return (time.monotonic() - started) / count
+
+
 def percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, int(round(share * (len(values) - 1))))]
 
@@ -149,6 +174,9 @@ def main(argv=None) -> int:
     parser.add_argument("--students", type=int, default=200)
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument(
+        "--nbgrader", type=int, default=10, help="notebooks nbgrader autograde grades for the comparison (0: none)"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="deadline-rush-") as scratch:
         result = run_rush(args, Path(scratch))
@@ -167,6 +195,13 @@ def main(argv=None) -> int:
         f"p95 {percentile(checks, 0.95):.1f}; the rest of each latency is the wait for a free worker"
     )
     print(f"throughput: {result['checked'] / result['wall'] * 60:.1f} checks per minute over {result['wall']:.0f} s")
+    if args.nbgrader:
+        per_notebook = nbgrader_seconds(args.nbgrader)
+        whole = per_notebook * result["submits"]
+        print(
+            f"nbgrader autograde, the usual way, on {args.nbgrader} of the same notebooks: {per_notebook:.1f} s per "
+            f"notebook; the {result['submits']} Submits so, one after the other: {whole / 60:.0f} minutes"
+        )
     return 0 if percentile(latencies, 0.95) <= GOAL else 1
 
 

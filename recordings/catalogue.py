@@ -38,7 +38,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from lib.store import WANDS_COLUMNS  # noqa: E402  (the format is WANDS's, defined once in lib.store)
+from lib.store import WANDS_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "data" / "products.csv.gz"

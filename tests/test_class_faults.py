@@ -28,11 +28,11 @@ from autograder.pipeline import ChainOptions
 from autograder.uploads import collect, survey
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hostile  # noqa: E402
-from test_gradebook_record import make_course, outcome, scores  # noqa: E402
-from test_gradebook_servers import alembic_version_once  # noqa: E402, F401
+import hostile
+from test_gradebook_record import make_course, outcome, scores
+from test_gradebook_servers import alembic_version_once  # noqa: F401
 
-from autograder.assignments import Layout  # noqa: E402
+from autograder.assignments import Layout
 
 ATTENTION = Layout("attention", "attention")  # the assignment these grade
 REPOSITORY = Path(__file__).resolve().parent.parent

@@ -19,8 +19,8 @@ from autograder import course as steps
 from autograder.grading import dispatch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_class_faults import cluster, instant, synthetic_course  # noqa: E402, F401
-from test_gradebook_servers import alembic_version_once, database, postgres_server  # noqa: E402, F401
+from test_class_faults import cluster, instant, synthetic_course  # noqa: F401
+from test_gradebook_servers import alembic_version_once, database, postgres_server  # noqa: F401
 
 ASSIGNMENT = NOTEBOOK = "attention"
 

@@ -14,11 +14,11 @@ import pytest
 
 pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub service: pip install -e '.[hub]'")
 
-from nbgrader.utils import notebook_hash  # noqa: E402
+from nbgrader.utils import notebook_hash
 
-from autograder import service  # noqa: E402
-from autograder.attempts import Attempts  # noqa: E402
-from autograder.instant import Checker, InstantChecks  # noqa: E402
+from autograder import service
+from autograder.attempts import Attempts
+from autograder.instant import Checker, InstantChecks
 
 SOURCE = Path(__file__).resolve().parent.parent / "source" / "attention"
 USERS = {"ada": {"name": "ada", "admin": False}, "bo": {"name": "bo", "admin": False}, "prof": {"name": "prof"}}

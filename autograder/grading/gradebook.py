@@ -95,7 +95,7 @@ def _sqlite_connect(connection, _record):
         try:
             cursor.execute("PRAGMA journal_mode = WAL")
             break
-        except Exception as error:  # noqa: BLE001 - sqlite3.OperationalError, not imported here
+        except Exception as error:
             if "locked" not in str(error) or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)

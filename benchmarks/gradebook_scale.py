@@ -35,8 +35,8 @@ sys.path.insert(0, str(REPOSITORY))
 sys.path.insert(0, str(REPOSITORY / "tests"))
 os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
+from gradebooks import Server, why_no_postgres  # noqa: E402 - the tests' throwaway server
 from nbgrader import api  # noqa: E402
-from test_gradebook_servers import Server, why_no_postgres  # noqa: E402 - the tests' throwaway server
 
 from autograder.grading import dispatch, task  # noqa: E402
 from autograder.grading import gradebook as gradebook_writer  # noqa: E402

@@ -16,11 +16,13 @@ import shutil  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import gradebooks  # noqa: E402 - tests/gradebooks.py, beside this file
 import pytest  # noqa: E402
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -206,3 +208,87 @@ def inline_pool():
 def inbound_submit():
     """submit_to_inbound(inbound, student, when, notebook=b"{}")."""
     return submit_to_inbound
+
+
+# --- the hub (tests/test_hub.py, tests/test_lti.py) ---------------------------------------------------------
+
+
+def hub_module():
+    from autograder import hub
+
+    return hub
+
+
+def accounts_or_skip():
+    why = hub_module().why_no_accounts()
+    if why is not None:
+        pytest.skip(why)
+
+
+@pytest.fixture
+def open_state():
+    """A state folder every account can reach (pytest's own temporary folders are closed to other accounts)."""
+    accounts_or_skip()
+    folder = Path(tempfile.mkdtemp(prefix="attention-hub-"))
+    folder.chmod(0o711)
+    why = hub_module().why_unreachable(folder)
+    if why is not None:
+        shutil.rmtree(folder)
+        pytest.skip(why)
+    yield folder / "state"
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+# --- gradebooks (tests/gradebooks.py): nbgrader's alembic asked once, SQLite and PostgreSQL, a Dask cluster -------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def alembic_version_once():
+    """nbgrader asks the `alembic` program for its schema version each time it makes a new gradebook (about
+    a second); the answer never changes within a session, so tests ask once."""
+    from nbgrader import api
+
+    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    version = api.get_alembic_version()
+    original, api.get_alembic_version = api.get_alembic_version, lambda: version
+    yield
+    api.get_alembic_version = original
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    why = gradebooks.why_no_postgres()
+    if why:
+        pytest.skip(f"PostgreSQL tests skipped: {why}")
+    server = gradebooks.Server().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request):
+    """A function of a folder that gives a new, empty gradebook's URL: SQLite in that folder, or a new
+    database on the session's throwaway PostgreSQL server."""
+    if request.param == "sqlite":
+        return lambda folder: f"sqlite:///{Path(folder) / 'course' / 'gradebook.db'}"
+    server = request.getfixturevalue("postgres_server")
+    return lambda folder: server.create_database()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A Dask scheduler on 127.0.0.1, one worker thread in this process (it runs gradebooks.instant)."""
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp://",
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=50,
+    ) as running:
+        yield running.scheduler_address

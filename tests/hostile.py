@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 SUBMISSIONS = REPOSITORY / "examples" / "submissions"
@@ -242,6 +243,58 @@ while _pipe is not None:
 """
 
 
+# --- active content in outputs and markdown (tests/test_inert_pages.py opens the pages) --------------------
+
+ATTACKER = "mallory"
+PLANTED = "pwned.txt"  # what the contents API payload tries to write at the server's root (the course folder)
+TITLE_PAYLOAD = "document.title = 'pwned'"
+
+WRITE_THROUGH_API = (
+    """
+fetch('/api/contents/%s', {method: 'PUT', credentials: 'include',
+  headers: {'Content-Type': 'application/json',
+            'X-XSRFToken': (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || ''},
+  body: JSON.stringify({type: 'file', format: 'text', content: 'written by a student'})})
+"""
+    % PLANTED
+)
+
+PAYLOADS = [  # (what is displayed, its argument)
+    ("HTML", f"<script>window.pwned = 'script'; {TITLE_PAYLOAD}</script><b>bold output</b>"),
+    ("HTML", f"<img src=x onerror=\"window.pwned = 'onerror'; {TITLE_PAYLOAD}\">"),
+    ("Javascript", f"window.pwned = 'javascript'; {TITLE_PAYLOAD}"),
+    ("HTML", f"<script>{WRITE_THROUGH_API}</script>"),
+    ("SVG", '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><circle cx="20" cy="20" r="15"/></svg>'),
+]
+PAYLOAD_CELL = "from IPython.display import HTML, SVG, Javascript, display\n" + "".join(
+    f"display({kind}({argument!r}))\n" for kind, argument in PAYLOADS
+)
+PLOT_CELL = """
+import matplotlib.pyplot as plt
+plt.plot([0, 1, 2], [2, 0, 1])
+plt.title("a plot that must still show")
+plt.show()
+"""
+PAYLOAD_MARKDOWN = f"""My answer, with **bold** kept.
+
+<script>window.pwned = 'markdown'; {TITLE_PAYLOAD}</script>
+
+<iframe src="javascript:parent.pwned = 'iframe'"></iframe>
+
+<a id="jslink" href="javascript:window.pwned = 'link'">a link</a> and <img src=x onerror="window.pwned = 'md-img'">
+"""
+
+
+def inert_attack() -> bytes:
+    """The blank release with cells that plant active content (tests/test_inert_pages.py opens its pages)."""
+    notebook = load("blank_release")
+    cells = [new_code_cell(PAYLOAD_CELL), new_code_cell(PLOT_CELL), new_markdown_cell(PAYLOAD_MARKDOWN)]
+    for number, cell in enumerate(cells):
+        cell.id = f"attacker-{number}"
+    notebook.cells[1:1] = cells  # near the top: the pages show them first
+    return nbformat.writes(notebook).encode()
+
+
 def build(context: Context) -> dict[str, Case]:
     """Every hostile or broken case, by student id."""
     cases: dict[str, Case] = {}
@@ -387,6 +440,11 @@ def build(context: Context) -> dict[str, Case]:
 
     # --- files that are not the notebook -------------------------------------------------------------
     blank = points_of("blank_release")
+    cases[ATTACKER] = Case(
+        inert_attack(),
+        blank,
+        why="the blank release with scripts, event handlers, Javascript and raw HTML in outputs and markdown",
+    )
     cases["not_json"] = Case(
         b"I could not get Jupyter to work, so here is my code:\ndef softmax(x): ...\n",
         blank,

@@ -16,11 +16,23 @@ from nbgrader.api import Gradebook
 HOSTILE = "=HYPERLINK(1)"
 
 
+_made: dict[str, bytes] = {}  # the gradebook's bytes, made once per test session (alembic takes seconds)
+
+
 def make_gradebook(folder: Path, monkeypatch) -> str:
     """Write <folder>/gradebook.db as above; returns its URL."""
     # a new gradebook runs `alembic` from PATH: the one next to this Python
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     url = f"sqlite:///{folder / 'gradebook.db'}"
+    if "gradebook" in _made:
+        (folder / "gradebook.db").write_bytes(_made["gradebook"])
+        return url
+    fill(url)
+    _made["gradebook"] = (folder / "gradebook.db").read_bytes()
+    return url
+
+
+def fill(url: str) -> None:
     with Gradebook(url) as gradebook:
         gradebook.add_assignment("ps1")
         gradebook.add_notebook("problems", "ps1")
@@ -49,4 +61,3 @@ def make_gradebook(folder: Path, monkeypatch) -> str:
         grade("check_b", "problems", "ps1", HOSTILE, auto=0.5)
         grade("answer_a", "problems", "ps1", HOSTILE, manual=0.0)
         gradebook.db.commit()
-    return url

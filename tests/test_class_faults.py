@@ -16,10 +16,13 @@ import sys
 import time
 from pathlib import Path
 
+import hostile
 import pytest
+from gradebooks import hand_in, instant, scores, synthetic_course
 
 from autograder import classroom
 from autograder import course as steps
+from autograder.assignments import Layout
 from autograder.grading import dispatch, task, worker
 from autograder.grading import gradebook as gradebook_writer
 from autograder.grading import ledger as books
@@ -27,59 +30,10 @@ from autograder.grading.lock import CourseLock
 from autograder.pipeline import ChainOptions
 from autograder.uploads import collect, survey
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hostile
-from test_gradebook_record import make_course, outcome, scores
-from test_gradebook_servers import alembic_version_once  # noqa: F401
-
-from autograder.assignments import Layout
-
 ATTENTION = Layout("attention", "attention")  # the assignment these grade
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 ASSIGNMENT = NOTEBOOK = "attention"
-
-
-def instant(assignment: task.Assignment, submission: task.Submission) -> task.Outcome:
-    """The grading task, without nbgrader: check_a earns the number in the student's notebook."""
-    result = outcome(submission.student, 1, a=float(submission.files[f"{NOTEBOOK}.ipynb"].decode() or 0))
-    result.fingerprint = submission.fingerprint
-    return result
-
-
-def synthetic_course(root: Path, students: dict[str, str], url: str | None = None) -> tuple[Path, str]:
-    url = url or f"sqlite:///{root / 'course' / 'gradebook.db'}"
-    course = make_course(root, url)
-    (course / "source" / ASSIGNMENT).mkdir(parents=True)
-    (course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
-    (course / "release" / ASSIGNMENT).mkdir(parents=True)
-    (course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
-    for student, points in students.items():
-        hand_in(course, student, points)
-    return course, url
-
-
-def hand_in(course: Path, student: str, points: str):
-    folder = course / "submitted" / student / ASSIGNMENT
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{NOTEBOOK}.ipynb").write_text(points)
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    """A Dask scheduler on 127.0.0.1 with one worker thread in this process (so it runs this module's task)."""
-    from dask.distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=False,
-        protocol="tcp://",
-        host="127.0.0.1",
-        dashboard_address=None,
-        silence_logs=50,
-    ) as running:
-        yield running.scheduler_address
 
 
 # --- the course lock ------------------------------------------------------------------------------------------
@@ -466,6 +420,7 @@ pathlib.Path('evil.html').write_text('<script>document.title = "ran"</script>')
 os.makedirs('deep', exist_ok=True)
 pathlib.Path('deep/evil.html').write_text('<script>document.title = "ran"</script>')
 pathlib.Path('notes.txt').write_text('changed by the kernel')
+pathlib.Path('timestamp.txt').write_text('2099-01-01 00:00:00.000000 UTC')
 os._exit(0)"""
 
 
@@ -483,11 +438,16 @@ def test_files_the_kernel_writes_never_reach_autograded_or_feedback(tmp_path, mo
     steps.release(course, ATTENTION)
     notebook = hostile.write(hostile.add_cell(hostile.load("full_solution"), "setup", WRITES_FILES, "scratch-files"))
     hand_in(course, "ada", notebook.decode())
-    (course / "submitted" / "ada" / "attention" / "notes.txt").write_text("handed in")
+    handed_in = course / "submitted" / "ada" / "attention"
+    (handed_in / "notes.txt").write_text("handed in")
+    (handed_in / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")  # as nbgrader's collect brings them
+    (handed_in / "submission_secret.txt").write_text("s3cret")
     assignment = dispatch.load_assignment(course, "attention", chain=ChainOptions(cell_timeout=20))
     result = worker.grade_submission(assignment, dispatch.load_submission(course, "ada", assignment))
     assert result.error == "" and result.note == ""
-    assert sorted(result.autograded) == [f"{NOTEBOOK}.ipynb", "notes.txt"]
+    assert sorted(result.autograded) == [f"{NOTEBOOK}.ipynb", "notes.txt", "submission_secret.txt", "timestamp.txt"]
     assert result.autograded["notes.txt"] == b"handed in"
-    assert sorted(result.feedback) == [f"{NOTEBOOK}.html"]
+    # the page, and what release_feedback names it by, as handed in (not as the kernel rewrote them)
+    assert sorted(result.feedback) == [f"{NOTEBOOK}.html", "submission_secret.txt", "timestamp.txt"]
+    assert result.feedback["timestamp.txt"] == b"2026-12-01 10:00:00.000000 UTC"
     assert result.children_cpu > 0, "the kernel's and the runner's CPU time is measured"

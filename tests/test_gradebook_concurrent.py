@@ -11,16 +11,12 @@ import json
 import subprocess
 import sys
 import time
-from pathlib import Path
 
+from gradebooks import instant, synthetic_course
 from nbgrader.api import Gradebook
 
 from autograder import course as steps
 from autograder.grading import dispatch
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_class_faults import cluster, instant, synthetic_course  # noqa: F401
-from test_gradebook_servers import alembic_version_once, database, postgres_server  # noqa: F401
 
 ASSIGNMENT = NOTEBOOK = "attention"
 
@@ -59,7 +55,7 @@ def slow_instant(assignment, submission):
     return instant(assignment, submission)
 
 
-def test_nothing_written_during_a_class_run_is_lost(tmp_path, database, cluster):  # noqa: F811 (fixtures)
+def test_nothing_written_during_a_class_run_is_lost(tmp_path, database, cluster):
     url = database(tmp_path)
     students = {f"s{n:02d}": str(n % 3) for n in range(24)}
     course, url = synthetic_course(tmp_path, students, url)

@@ -20,55 +20,11 @@ from autograder.grading import ledger as books
 from autograder.grading import task
 
 ASSIGNMENT = NOTEBOOK = "attention"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_gradebook_servers import alembic_version_once, database, postgres_server  # noqa: E402, F401 - the fixture (SQLite, PostgreSQL)
-
-
-def make_course(root: Path, url: str) -> Path:
-    """A course folder whose gradebook holds the assignment's structure: two checks, a written answer."""
-    course = root / "course"
-    course.mkdir()
-    with Gradebook(url) as gradebook:
-        gradebook.add_assignment(ASSIGNMENT)
-        gradebook.add_notebook(NOTEBOOK, ASSIGNMENT)
-        gradebook.add_grade_cell("check_a", NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="code")
-        gradebook.add_grade_cell("check_b", NOTEBOOK, ASSIGNMENT, max_score=1, cell_type="code")
-        gradebook.add_grade_cell("written", NOTEBOOK, ASSIGNMENT, max_score=1, cell_type="markdown")
-        gradebook.add_solution_cell("written", NOTEBOOK, ASSIGNMENT)
-    return course
-
-
-def outcome(student: str, version: int, a: float = 2.0, b: float = 1.0) -> task.Outcome:
-    return task.Outcome(
-        student,
-        f"{version:064d}",
-        ASSIGNMENT,
-        autograded={f"{NOTEBOOK}.ipynb": f"graded v{version}".encode()},
-        feedback={f"{NOTEBOOK}.html": f"<p>feedback v{version}</p>".encode()},
-        grades=[
-            {"notebook": NOTEBOOK, "name": "check_a", "auto_score": a, "needs_manual_grade": False},
-            {"notebook": NOTEBOOK, "name": "check_b", "auto_score": b, "needs_manual_grade": False},
-            {"notebook": NOTEBOOK, "name": "written", "auto_score": None, "needs_manual_grade": True},
-        ],
-        comments=[{"notebook": NOTEBOOK, "name": "written", "auto_comment": f"auto v{version}"}],
-        worker="here:1",
-    )
-
-
-def scores(url: str, student: str) -> dict:
-    with Gradebook(url) as gradebook:
-        try:
-            submission = gradebook.find_submission(ASSIGNMENT, student)
-        except MissingEntry:  # no submission: nothing recorded (any other error is the test's failure)
-            return {}
-        notebook = submission.notebooks[0]
-        found = {grade.name: (grade.auto_score, grade.manual_score) for grade in notebook.grades}
-        found.update({f"comment {c.name}": (c.auto_comment, c.manual_comment) for c in notebook.comments})
-        return found
+from gradebooks import make_course, outcome, scores  # noqa: E402 - tests/gradebooks.py, beside this file
 
 
 @pytest.fixture
-def course(tmp_path, database, monkeypatch):  # noqa: F811 (a fixture)
+def course(tmp_path, database, monkeypatch):
     # a new SQLite gradebook runs `alembic` from PATH: the one next to this Python
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     url = database(tmp_path)

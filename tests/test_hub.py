@@ -21,12 +21,11 @@ import socket
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
-from conftest import CHROMIUM, playwright_or_skip
+from conftest import CHROMIUM, accounts_or_skip, playwright_or_skip
 
 from autograder import REPOSITORY, hub, sandbox
 
@@ -48,26 +47,6 @@ def test_role_configurations_give_students_no_instructor_tools():
         assert disabled[f"@jupyter/nbgrader:{plugin}"] is True
     instructor = json.loads((REPOSITORY / "hub/instructor/jupyter_server_config.json").read_text())["ServerApp"]
     assert instructor["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is True
-
-
-def accounts_or_skip():
-    why = hub.why_no_accounts()
-    if why is not None:
-        pytest.skip(why)
-
-
-@pytest.fixture
-def open_state():
-    """A state folder every account can reach (pytest's own temporary folders are closed to other accounts)."""
-    accounts_or_skip()
-    folder = Path(tempfile.mkdtemp(prefix="attention-hub-"))
-    folder.chmod(0o711)
-    why = hub.why_unreachable(folder)
-    if why is not None:
-        shutil.rmtree(folder)
-        pytest.skip(why)
-    yield folder / "state"
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def mode(path: Path) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -24,62 +23,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import BUNDLED, CHROMIUM, playwright_or_skip, run_classroom
+from conftest import CHROMIUM, playwright_or_skip
+from hostile import ATTACKER, PLANTED
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
-from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from autograder import REPOSITORY
 from autograder.hub import free_port
 
 ASSIGNMENT = NOTEBOOK = "attention"
-ATTACKER = "mallory"
-HOSTILE_ID = "<img src=x onerror=window.pwned='id'>"
-PLANTED = "pwned.txt"  # what the contents API payload tries to write at the server's root (the course folder)
-TITLE_PAYLOAD = "document.title = 'pwned'"
-
-WRITE_THROUGH_API = (
-    """
-fetch('/api/contents/%s', {method: 'PUT', credentials: 'include',
-  headers: {'Content-Type': 'application/json',
-            'X-XSRFToken': (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || ''},
-  body: JSON.stringify({type: 'file', format: 'text', content: 'written by a student'})})
-"""
-    % PLANTED
-)
-
-PAYLOADS = [  # (what is displayed, its argument)
-    ("HTML", f"<script>window.pwned = 'script'; {TITLE_PAYLOAD}</script><b>bold output</b>"),
-    ("HTML", f"<img src=x onerror=\"window.pwned = 'onerror'; {TITLE_PAYLOAD}\">"),
-    ("Javascript", f"window.pwned = 'javascript'; {TITLE_PAYLOAD}"),
-    ("HTML", f"<script>{WRITE_THROUGH_API}</script>"),
-    ("SVG", '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><circle cx="20" cy="20" r="15"/></svg>'),
-]
-PAYLOAD_CELL = "from IPython.display import HTML, SVG, Javascript, display\n" + "".join(
-    f"display({kind}({argument!r}))\n" for kind, argument in PAYLOADS
-)
-PLOT_CELL = """
-import matplotlib.pyplot as plt
-plt.plot([0, 1, 2], [2, 0, 1])
-plt.title("a plot that must still show")
-plt.show()
-"""
-PAYLOAD_MARKDOWN = f"""My answer, with **bold** kept.
-
-<script>window.pwned = 'markdown'; {TITLE_PAYLOAD}</script>
-
-<iframe src="javascript:parent.pwned = 'iframe'"></iframe>
-
-<a id="jslink" href="javascript:window.pwned = 'link'">a link</a> and <img src=x onerror="window.pwned = 'md-img'">
-"""
-
-
-def hostile_notebook() -> bytes:
-    notebook = nbformat.read(BUNDLED / "blank_release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", as_version=4)
-    cells = [new_code_cell(PAYLOAD_CELL), new_code_cell(PLOT_CELL), new_markdown_cell(PAYLOAD_MARKDOWN)]
-    for number, cell in enumerate(cells):
-        cell.id = f"attacker-{number}"
-    notebook.cells[1:1] = cells  # near the top: the pages show them first
-    return nbformat.writes(notebook).encode()
 
 
 def get(url: str) -> tuple[int, bytes]:
@@ -91,28 +42,12 @@ def get(url: str) -> tuple[int, bytes]:
 
 
 @pytest.fixture(scope="module")
-def attacked(tmp_path_factory):
-    if not (Path(sys.executable).parent / "nbgrader").exists():
-        pytest.skip("nbgrader is not installed next to this Python")
-    from autograder import sandbox
-
-    if sandbox.bubblewrap() is None:
+def attacked(graded_class):
+    """The class the suite grades once (tests/conftest.py's graded_class), which holds the attacker's notebook
+    (tests/hostile.py, "mallory") when bubblewrap is there: a hostile notebook never runs unsandboxed."""
+    if ATTACKER not in graded_class.cases:
         pytest.skip("no bubblewrap: a hostile notebook is never run unsandboxed (apt-get install bubblewrap)")
-    root = tmp_path_factory.mktemp("attacked")
-    course, submissions = root / "course", root / "submissions"
-    (submissions / ATTACKER / ASSIGNMENT).mkdir(parents=True)
-    (submissions / ATTACKER / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_bytes(hostile_notebook())
-    (submissions / HOSTILE_ID / ASSIGNMENT).mkdir(parents=True)
-    shutil.copy(submissions / ATTACKER / ASSIGNMENT / f"{NOTEBOOK}.ipynb", submissions / HOSTILE_ID / ASSIGNMENT)
-    done = run_classroom(course, submissions, "--cell-timeout", "30", timeout=900)
-    assert (course / "autograded" / ATTACKER).is_dir(), f"{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
-    return course, done.stdout + done.stderr
-
-
-def test_an_upload_named_as_html_is_refused_with_what_to_rename_and_the_rest_is_graded(attacked):
-    course, said = attacked
-    assert "is not a student id" in said and "rename the folder, e.g. to 'imgsrcxonerrorwindow.pwnedid'" in said
-    assert sorted(path.name for path in (course / "submitted").iterdir()) == [ATTACKER]
+    return graded_class.course, graded_class.stdout
 
 
 def test_the_autograded_notebook_holds_nothing_active(attacked):

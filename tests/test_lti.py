@@ -314,7 +314,7 @@ def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tm
         load_config(world.config_path)
 
 
-def test_in_chromium_a_student_from_the_lms_lands_in_their_notebook_server_on_the_hub(world, tmp_path):
+def test_in_chromium_a_student_from_the_lms_lands_in_their_notebook_server_on_the_hub(world, tmp_path, open_state):
     """The whole way: the platform's launch, the tool, the hub's LTI login, the student's own JupyterLab (in
     its sandbox), opened on the assignment's folder."""
     sync_api = playwright_or_skip()
@@ -324,7 +324,7 @@ def test_in_chromium_a_student_from_the_lms_lands_in_their_notebook_server_on_th
     why = hub.why_unavailable()
     if why is not None:
         pytest.skip(why)
-    state = tmp_path / "hub"
+    state = open_state  # a folder the students' accounts can reach (pytest's own are closed to them)
     hub.prepare(state, ["ada"])
     (state / "home" / "ada" / "ps1").mkdir()
     secret = state / "lti-hub-secret"

@@ -391,8 +391,8 @@ def test_command_line_and_student_filter(course, tmp_path):
 def test_closing_table_fits_120_columns(course):
     from nbgrader.api import Gradebook
 
-    from autograder.classroom import grade_table, show
     from autograder.export import ChecksExport
+    from autograder.table import grade_table, show
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         ChecksExport(to=str(course / "checks.csv"), course_root=str(course)).export(gradebook)

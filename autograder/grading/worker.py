@@ -94,20 +94,24 @@ def read_results(root: Path, outcome: Outcome, *, submission: Submission, assign
     outcome.autograded, outcome.feedback = made_files(root, submission=submission, assignment=assignment)
 
 
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's collect brings with a notebook
+
+
 def made_files(root: Path, *, submission: Submission, assignment: Assignment) -> tuple[dict, dict]:
     """({path: bytes} of the autograded folder, of the feedback folder): only what nbgrader made, never a file
     the student's kernel wrote while it ran (its working folder is the autograded folder, and nbgrader's
     GenerateFeedback copies that folder's other files into feedback/, which release_feedback hands out). The
     autograded folder: the graded notebook and the files the student handed in that nbgrader copied, as handed
-    in; the feedback
-    folder: the notebook's page."""
+    in; the feedback folder: the notebook's page, and the exchange's timestamp.txt and submission_secret.txt as
+    handed in (nbgrader's release_feedback names each page in the exchange by them)."""
     notebook = f"{assignment.notebook}.ipynb"
     graded = root / "autograded" / PRIVATE_ID / assignment.name / notebook
     page = root / "feedback" / PRIVATE_ID / assignment.name / f"{assignment.notebook}.html"
     copied = graded.parent  # nbgrader copied the handed-in files there, but for its ignored names (checks.py)
     autograded = {path: data for path, data in submission.files.items() if (copied / path).is_file()}
     autograded[notebook] = graded.read_bytes()
-    return autograded, {page.name: page.read_bytes()}
+    from_exchange = {name: submission.files[name] for name in EXCHANGE_FILES if name in submission.files}
+    return autograded, {page.name: page.read_bytes(), **from_exchange}
 
 
 def autograde(root: Path, outcome: Outcome, assignment: Assignment, db: str) -> str | None:

@@ -104,6 +104,50 @@ def _docstring_lines(tree: ast.AST) -> set:
     return lines
 
 
+SKIPPED_TOKENS = (
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENDMARKER,
+    tokenize.ENCODING,
+)
+
+
+def words(code: str, skip_lines: set) -> list[tuple[str, int]]:
+    """[(word, line)] of code that does not parse: a syntax error still leaves something to compare."""
+    return [
+        (word, number)
+        for number, line in enumerate(code.splitlines(), start=1)
+        if number not in skip_lines and not line.lstrip().startswith("#")
+        for word in line.split()
+    ]
+
+
+def significant_tokens(code: str, skip: set) -> list:
+    """Python's tokens of ``code`` without comments, layout and the lines in ``skip``."""
+    raw = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type not in SKIPPED_TOKENS and token.start[0] not in skip:
+                raw.append(token)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return raw
+
+
+def is_argument_name(raw: list, index: int, depth: int, header: bool) -> bool:
+    """The token at ``index`` names a keyword argument of a call (``f(x=1)``), not a variable."""
+    return (
+        depth > 0
+        and not header
+        and index + 1 < len(raw)
+        and raw[index + 1].string == "="
+        and index > 0
+        and raw[index - 1].string in ("(", ",")
+    )
+
+
 def normalised_tokens(code: str, keep: set = frozenset(), skip_lines: set = frozenset()) -> list[tuple[str, int]]:
     """[(token, line)] of ``code`` with comments, docstrings and layout gone and the names it binds replaced:
     ``v`` for a variable or parameter, ``f`` for a function it defines (except the names in ``keep``: the
@@ -112,33 +156,9 @@ def normalised_tokens(code: str, keep: set = frozenset(), skip_lines: set = froz
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
-        return [
-            (word, number)
-            for number, line in enumerate(code.splitlines(), start=1)
-            if number not in skip_lines and not line.lstrip().startswith("#")
-            for word in line.split()
-        ]
+        return words(code, skip_lines)
     names, functions = _bound_names(tree)
-    skip = set(skip_lines) | _docstring_lines(tree)
-    raw = []
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(code).readline):
-            if (
-                token.type
-                in (
-                    tokenize.COMMENT,
-                    tokenize.NL,
-                    tokenize.INDENT,
-                    tokenize.DEDENT,
-                    tokenize.ENDMARKER,
-                    tokenize.ENCODING,
-                )
-                or token.start[0] in skip
-            ):
-                continue
-            raw.append(token)
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
+    raw = significant_tokens(code, set(skip_lines) | _docstring_lines(tree))
     tokens = []
     depth, header = 0, False  # header: inside a def line's parameters, where `name=` is a parameter, not a keyword
     for index, token in enumerate(raw):
@@ -158,19 +178,8 @@ def normalised_tokens(code: str, keep: set = frozenset(), skip_lines: set = froz
             text = '"s"'
         elif token.type == tokenize.NAME and not keyword.iskeyword(text) and text not in keep:
             after_dot = index > 0 and raw[index - 1].string == "."
-            argument_name = (
-                depth > 0
-                and not header
-                and index + 1 < len(raw)
-                and raw[index + 1].string == "="
-                and index > 0
-                and raw[index - 1].string in ("(", ",")
-            )
-            if not after_dot and not argument_name:
-                if text in functions:
-                    text = "f"
-                elif text in names:
-                    text = "v"
+            if not after_dot and not is_argument_name(raw, index, depth, header):
+                text = "f" if text in functions else "v" if text in names else text
         tokens.append((text, line))
     return tokens
 

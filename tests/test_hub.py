@@ -674,11 +674,11 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     teacher.goto(f"{url}/user/instructor/formgrader/submissions/{submissions['student1']}/")
     for grade_id, score in HAND_SCORES.items():
         box = teacher.locator(f"input.score#{grade_id}")
-        box.fill(str(score))
-        box.press("Tab")  # Formgrader saves a score when the box loses focus
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and teacher.locator(".score-saved:visible").count() < len(HAND_SCORES):
-        time.sleep(0.2)
+        saving = "/formgrader/api/grade/"
+        with teacher.expect_response(lambda r: saving in r.url and r.request.method == "PUT", timeout=60_000) as put:
+            box.fill(str(score))
+            box.press("Tab")  # Formgrader saves a score when the box loses focus
+        assert put.value.ok, f"Formgrader did not save {grade_id}: {put.value.status} {put.value.text()[:300]}"
     shots(teacher, "formgrader-hand-graded", full_page=False)
     teacher.goto(f"{url}/user/instructor/formgrader/submissions/{submissions['student2']}/")
     verdicts = teacher.locator("pre:has-text('FAIL')")

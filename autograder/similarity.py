@@ -22,7 +22,7 @@ are left out: a few lines of a short answer are the same for everyone.
 
 A flag is a reason to look at the two notebooks, not a verdict: short answers that can only be written one way
 match by construction. The threshold was set on near-copies and on independently written solutions
-(tests/test_similarity.py).
+(tests/autograder/test_similarity.py).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ without the variable, for other texts or another model, and whenever ``attention
 weights exactly as stored), with q|k|v in one product and attention written out inline, about 2.5x the
 float64 path's tokens per second. Its logits are within about 2e-5 of the float64 ones, not 1e-12, so
 graders and the chapter's checks use the float64 default, which is built from lib.attention's own
-functions; the fast path is checked against it (tests/test_model.py).
+functions; the fast path is checked against it (tests/lib/test_transformer.py).
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ class GradedClass:
 def trusted_code_may_run_unsandboxed():
     """On a machine without bubblewrap the suite runs only trusted code unsandboxed (the course's examples and the
     tests' own answers, as an instructor's --unsandboxed would); every hostile case is skipped there. The tests of
-    the refusal itself take the permission away (tests/test_sandbox.py)."""
+    the refusal itself take the permission away (tests/autograder/test_sandbox.py)."""
     from autograder import sandbox
 
     with pytest.MonkeyPatch.context() as patch:
@@ -167,7 +167,7 @@ def graded_class(tmp_path_factory) -> GradedClass:
     )
 
 
-# --- instant checks (tests/test_instant.py, tests/test_service.py) ------------------------------------------
+# --- instant checks (tests/autograder/test_instant.py, tests/autograder/test_service.py) -----------------------------
 
 
 class InlinePool:
@@ -210,7 +210,7 @@ def inbound_submit():
     return submit_to_inbound
 
 
-# --- the hub (tests/test_hub.py, tests/test_lti.py) ---------------------------------------------------------
+# --- the hub (tests/autograder/test_hub.py, tests/autograder/lti/test_tool.py) ---------------------------------------
 
 
 def hub_module():

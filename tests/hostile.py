@@ -243,7 +243,7 @@ while _pipe is not None:
 """
 
 
-# --- active content in outputs and markdown (tests/test_inert_pages.py opens the pages) --------------------
+# --- active content in outputs and markdown (tests/end_to_end/test_inert_pages.py opens the pages) --------------------
 
 ATTACKER = "mallory"
 PLANTED = "pwned.txt"  # what the contents API payload tries to write at the server's root (the course folder)
@@ -286,7 +286,7 @@ PAYLOAD_MARKDOWN = f"""My answer, with **bold** kept.
 
 
 def inert_attack() -> bytes:
-    """The blank release with cells that plant active content (tests/test_inert_pages.py opens its pages)."""
+    """The blank release with cells that plant active content (tests/end_to_end/test_inert_pages.py opens its pages)."""
     notebook = load("blank_release")
     cells = [new_code_cell(PAYLOAD_CELL), new_code_cell(PLOT_CELL), new_markdown_cell(PAYLOAD_MARKDOWN)]
     for number, cell in enumerate(cells):

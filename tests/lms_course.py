@@ -1,4 +1,4 @@
-"""A small nbgrader gradebook for the LMS tests (tests/test_lms_export.py, tests/test_lti.py).
+"""A small nbgrader gradebook for the LMS tests (tests/autograder/test_lms.py, tests/autograder/lti/test_tool.py).
 
 ps1 (3 points: check_b 2, answer_a 1 by hand) and ps2 (1 point: check_c):
 - ada: ps1 fully graded, 1.5 + 1.0 by hand; ps2 1.0;

@@ -23,7 +23,7 @@ import pytest
 
 from autograder import similarity
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 RELEASE = REPOSITORY / "release" / "attention" / "attention.ipynb"
 FULL_SOLUTION = REPOSITORY / "examples" / "submissions" / "full_solution" / "attention" / "attention.ipynb"
 FUNCTIONS = [

@@ -2,7 +2,7 @@
 
 For each case: the points it earned (by hand, in hostile.py) in nbgrader's gradebook, a clear reason in its
 feedback or in the class table, and what its autograded notebook shows. For the run: the other students'
-points (tests/test_pipeline.py checks them in this same run), the submitted files unchanged, the gradebook
+points (tests/autograder/test_classroom.py checks them in this same run), the submitted files unchanged, the gradebook
 consistent, nothing written outside the sandbox, no connection reached the grader's loopback.
 """
 

@@ -31,7 +31,7 @@ from autograder.pipeline import ChainOptions
 from autograder.uploads import collect, survey
 
 ATTENTION = Layout("attention", "attention")  # the assignment these grade
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 ASSIGNMENT = NOTEBOOK = "attention"
 

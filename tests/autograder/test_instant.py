@@ -20,7 +20,7 @@ from autograder.instant import (
     window_reopens,
 )
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 SOURCE = REPOSITORY / "source" / "attention"
 EXAMPLES = REPOSITORY / "examples" / "submissions"
 EXPECTED = json.loads((REPOSITORY / "examples" / "expected.json").read_text())

@@ -25,7 +25,7 @@ from autograder.stubs import NamedStubs
 from autograder.verdicts import KEY, Property, Verdict, read_verdicts
 
 PYTHON = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
-SOURCE = Path(__file__).resolve().parent.parent / "source"
+SOURCE = Path(__file__).resolve().parents[2] / "source"
 VERDICT = Verdict(
     check="check_causal_mask",
     function="causal_mask",

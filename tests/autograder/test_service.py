@@ -1,6 +1,6 @@
 """The grading service's pages (autograder.service): a student sees their own attempts only (403 for another's),
 the instructor sees everyone's and the queue, and what a student wrote is shown as text. The hub's OAuth is
-replaced by a header naming the user; tests/test_hub.py drives the real one."""
+replaced by a header naming the user; tests/autograder/test_hub.py drives the real one."""
 
 import asyncio
 import datetime
@@ -20,7 +20,7 @@ from autograder import service
 from autograder.attempts import Attempts
 from autograder.instant import Checker, InstantChecks
 
-SOURCE = Path(__file__).resolve().parent.parent / "source" / "attention"
+SOURCE = Path(__file__).resolve().parents[2] / "source" / "attention"
 USERS = {"ada": {"name": "ada", "admin": False}, "bo": {"name": "bo", "admin": False}, "prof": {"name": "prof"}}
 
 

@@ -10,7 +10,7 @@ torch = pytest.importorskip(
     "torch", reason="torch is not installed: `make install-train` (pip install -e '.[train]') runs this test"
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_script(name):

@@ -1,7 +1,7 @@
 """autograder.grading's recording (ledger.record, gradebook.GradebookWriter), at unit level (synthetic outcomes, no
 kernels): one transaction per submission through nbgrader's Gradebook, manual work kept, and a recording killed at
 each of its steps repaired by the next run. Run against SQLite, and against PostgreSQL where
-tests/test_gradebook_servers.py can start a throwaway server.
+tests/autograder/grading/test_gradebook.py can start a throwaway server.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from nbclient import NotebookClient
 from autograder import sandbox
 from autograder.student_kernel import SandboxedKernelManager
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 needs_bubblewrap = pytest.mark.skipif(
     sandbox.bubblewrap() is None, reason=f"bubblewrap is not available ({sandbox.INSTALL})"
 )

@@ -17,8 +17,8 @@ import pytest
 from conftest import run_classroom
 from nbgrader.api import Gradebook
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-ASSIGNMENTS = Path(__file__).resolve().parent / "assignments"
+REPOSITORY = Path(__file__).resolve().parents[2]
+ASSIGNMENTS = Path(__file__).resolve().parents[1] / "assignments"
 POINTS = {  # by hand: rotate's mistake costs its values (1 of 2); rotated_score is graded with lib's rotate
     "rotary_right": {"check_rotation_angles": 1.0, "check_rotate": 2.0, "check_rotated_score": 2.0},
     "pairs_interleaved": {"check_rotation_angles": 1.0, "check_rotate": 1.0, "check_rotated_score": 2.0},

@@ -8,7 +8,7 @@ import pytest
 
 from autograder.course import release_notebook
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RELEASED = ROOT / "release" / "attention" / "attention.ipynb"
 SOURCE = ROOT / "source" / "attention"
 
@@ -44,7 +44,7 @@ def test_every_answer_cell_is_a_stub(released):
     assert len(code) == 15 and len(written) == 4
     for cell in code:
         source = "".join(cell["source"])
-        assert "raise NotImplementedError(" in source  # its message: tests/test_first_run.py
+        assert "raise NotImplementedError(" in source  # its message: tests/release/test_first_run.py
         assert "return " not in source.split("# YOUR CODE HERE")[-1], "an answer cell still returns something"
     for cell in written:
         assert "".join(cell["source"]).strip() == "YOUR ANSWER HERE"

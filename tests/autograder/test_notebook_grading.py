@@ -23,7 +23,7 @@ from autograder.answer_grading import answer_sources
 from autograder.notebook_grading import ExternalVerdicts, StartVerdicts
 from autograder.verdicts import KEY, read_verdicts
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"
 CHECKS = assignments.load(NOTEBOOK.parent).checks
 SEED = 424242

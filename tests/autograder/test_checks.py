@@ -15,7 +15,7 @@ from autograder.answer_process import changed_labels
 from autograder.checks import Call, Result, call_order, changed_inputs
 from tests.memorising import VARIANTS, variant_notebook
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 EXPECTED = json.loads((REPOSITORY / "examples" / "expected.json").read_text())
 needs_bubblewrap = pytest.mark.skipif(
     sandbox.bubblewrap() is None, reason=f"bubblewrap is not available ({sandbox.INSTALL})"

@@ -28,7 +28,7 @@ from nbgrader.api import Gradebook
 from autograder import model
 from autograder.checks import ATOL
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLES = REPOSITORY / "examples"
 SUBMISSIONS = EXAMPLES / "submissions"
 EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())

@@ -19,7 +19,7 @@ import pytest
 import lib
 from lib import store, transformer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("student_wheel", ROOT / "packaging" / "student_wheel.py")
 student_wheel = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(student_wheel)

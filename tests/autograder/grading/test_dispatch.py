@@ -24,7 +24,7 @@ from autograder.grading import forward, task
 from autograder.grading import gradebook as gradebook_writer
 from autograder.grading import ledger as books
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[3]
 ATTENTION = Layout("attention", "attention")
 BUNDLED = REPOSITORY / "examples" / "submissions"
 ASSIGNMENT = NOTEBOOK = "attention"

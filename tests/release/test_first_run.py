@@ -14,7 +14,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RELEASED = ROOT / "release" / "attention" / "attention.ipynb"
 SECTIONS = {  # function -> the section that asks for it (the intro's points table)
     "softmax": 1,

@@ -38,7 +38,7 @@ from autograder.report import ReportOptions
 from autograder.report.course import Student, graded_verdicts, read_autograded
 from autograder.verdicts import KEY, Property, StaleVerdicts, Verdict
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[3]
 EXAMPLES = REPOSITORY / "examples"
 EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
 MASK_LINE = "weights = weights * mask"  # where mask_after_softmax's attention differs from the solution

@@ -20,7 +20,7 @@ from autograder import assignments, model, sandbox
 from autograder.answer_grading import answer_sources
 from autograder.answer_grading import grade_answers as grade_with
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"
 ATTENTION = assignments.load(NOTEBOOK.parent)
 CHECKS = ATTENTION.checks

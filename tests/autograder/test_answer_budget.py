@@ -15,7 +15,7 @@ from autograder.answer_budget import STAND_IN_ELEMENTS, Budget, BudgetSpent, Lim
 from autograder.answer_grading import answer_sources, grade_answers
 from autograder.stand_ins import oversized, serve
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"
 SEED = 20260101
 CHANNEL = 'import gc, os, struct, time\n_ch = next(o for o in gc.get_objects() if type(o).__name__ == "Channel")\n'

@@ -15,7 +15,7 @@ import pytest
 
 from autograder import assignments
 
-SOURCE = Path(__file__).resolve().parent.parent / "source" / "attention" / "attention.ipynb"
+SOURCE = Path(__file__).resolve().parents[2] / "source" / "attention" / "attention.ipynb"
 CHECKS = assignments.load(SOURCE.parent).checks
 WRITTEN = {
     "answer_scaling_prediction": 1,

@@ -52,6 +52,11 @@ class InstantChecks(Configurable):
     after_due = Enum(SHOWN, "score", help="What a checked attempt shows after the due date").tag(config=True)
     due = Unicode("", help="The due date (ISO, UTC unless it names a zone); default: the gradebook's").tag(config=True)
     check_after_due = Bool(False, help="Check Submits made after the due date too (default: never)").tag(config=True)
+    lms = Bool(
+        False,
+        help="Send each instant score to the LMS as Pending (autograder.lti; the service's --lti names the tool's "
+        "config); the class run's score replaces it",
+    ).tag(config=True)
 
     def due_date(self) -> datetime.datetime | None:
         if not self.due:
@@ -227,14 +232,24 @@ class Checker:
     pool: anything with ``submit(function, **keywords) -> future`` (concurrent.futures' executors, or a Dask
     ``distributed.Client`` to scale out); students: a function returning the known student ids; admit: a
     function (folder, student) -> why the folder is not that student's own Submit, or None (on a server with an
-    account per student, autograder.collect.refusal: the same rule as the instructor's Collect).
+    account per student, autograder.collect.refusal: the same rule as the instructor's Collect); checked: a
+    function called with each attempt once its verdicts are recorded (the service sends its score to the LMS).
     """
 
     def __init__(
-        self, *, source: Path, inbound: Path, store: Attempts, policy: InstantChecks, students, slots=2, admit=None
+        self,
+        *,
+        source: Path,
+        inbound: Path,
+        store: Attempts,
+        policy: InstantChecks,
+        students,
+        slots=2,
+        admit=None,
+        checked=None,
     ):
         self.source, self.inbound, self.store, self.policy = Path(source), Path(inbound), store, policy
-        self.admit = admit
+        self.admit, self.checked = admit, checked
         self.assignment = self.source.name
         self.notebook = next(self.source.glob("*.ipynb")).name
         self.students, self.slots = students, slots
@@ -306,7 +321,9 @@ class Checker:
                     now=now,
                 )
             else:
-                self.store.finish(attempt_id, points=points, max_points=top, verdicts=verdicts, now=now)
+                recorded = self.store.finish(attempt_id, points=points, max_points=top, verdicts=verdicts, now=now)
+                if recorded and self.checked is not None:
+                    self.checked(self.store.get(attempt_id))
         return len(finished)
 
     def step(self, pool, now: datetime.datetime | None = None) -> int:

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
+
+from autograder.grading.ledger import atomic_path
 
 ROSTER_COLUMNS = ("student_id", "name", "email", "username", "canvas_id", "sis_user_id", "sis_login_id", "section")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -214,18 +215,12 @@ def roster_column(identifier: str) -> str:
 
 
 def write_atomically(path: Path, header: list[str], rows: list[list[str]]) -> None:
-    """The CSV written whole beside ``path`` and renamed into place: the old file stays if anything fails."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.writing")
-    try:
-        with open(temporary, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(header)
-            writer.writerows(rows)
-        os.replace(temporary, path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
-        raise
+    """The CSV written whole beside ``path`` and renamed into place (the one atomic write, grading.ledger): the old
+    file stays if anything fails."""
+    with atomic_path(path) as temporary, open(temporary, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
 
 
 def export_lms(options: ExportOptions) -> ExportResult:

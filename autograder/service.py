@@ -50,6 +50,9 @@ class ServiceOptions:
     instructors: tuple[str, ...] = ()  # accounts that see everyone (the hub's admins always do)
     students: tuple[str, ...] = ()  # the class's accounts, besides the students in the gradebook
     own_submissions_only: bool = True  # a Submit must be made by its student's system account (as Collect asks)
+    lti: Path | None = (
+        None  # the LTI tool's config: instant scores to the LMS when the policy asks (c.InstantChecks.lms)
+    )
     port: int = 0  # 0: from JUPYTERHUB_SERVICE_URL
 
 
@@ -258,6 +261,34 @@ def make_app(options: ServiceOptions, checker: Checker) -> web.Application:
     )
 
 
+def lms_sender(options: ServiceOptions, policy):
+    """None, or a function that sends a checked attempt's score to the LMS on a thread of its own (an LMS that is
+    slow or down never holds the checks; what is not taken waits in the course's outbox)."""
+    if not (policy.lms and options.lti):
+        return None
+    from autograder.lti.config import load_config
+    from autograder.lti.passback import send_instant
+
+    config, sending = load_config(options.lti), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="lms")
+
+    def send(attempt):
+        def work():
+            try:
+                send_instant(
+                    config,
+                    student=attempt.student,
+                    assignment=attempt.assignment,
+                    points=attempt.points,
+                    maximum=attempt.max_points,
+                )
+            except Exception:
+                log.exception("the instant score of attempt %s was not sent to the LMS", attempt.id)
+
+        sending.submit(work)
+
+    return send
+
+
 def make_checker(options: ServiceOptions) -> Checker:
     source_root = options.course / "source"
     layout = assignments.find(source_root, options.assignment)
@@ -272,6 +303,7 @@ def make_checker(options: ServiceOptions) -> Checker:
         students=course_students(db, options.students),
         slots=options.workers,
         admit=collect.refusal if options.own_submissions_only else None,
+        checked=lms_sender(options, policy),
     )
 
 
@@ -313,6 +345,9 @@ def main(argv=None) -> int:
         action="store_true",
         help="check Submits whatever account made them (an exchange without a system account per student)",
     )
+    parser.add_argument(
+        "--lti", type=Path, help="the LTI tool's config: instant scores to the LMS (c.InstantChecks.lms)"
+    )
     parser.add_argument("--port", type=int, default=0, help="default: from JUPYTERHUB_SERVICE_URL")
     args = parser.parse_args(argv)
     options = ServiceOptions(
@@ -325,6 +360,7 @@ def main(argv=None) -> int:
         instructors=tuple(name for name in args.instructors.split(",") if name),
         students=tuple(name for name in args.students.split(",") if name),
         own_submissions_only=not args.any_owner,
+        lti=args.lti,
         port=args.port,
     )
     try:

@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import nbformat
-
-from tests.hostile import load
+from hostile import load
 
 # the masked attention check drives the store's model with the student's attention as written, so a softmax that
 # goes wrong also changes the model's logits there: that property's share (4 / 5) is lost too

@@ -149,18 +149,16 @@ def why_not_sent(error: Exception) -> str:
     return str(error)
 
 
-def send_scores(options: PassbackOptions) -> PassbackResult:
-    """Queue what changed, then send the outbox; the outbox is written before and after sending."""
-    course = options.config.course
-    result = PassbackResult()
-    outbox = read_outbox(course)
-    queue_scores(options.config, options.db, outbox, result)
+def send_outbox(config: LtiConfig, outbox: dict, result: PassbackResult) -> None:
+    """Send every pending score; what the LMS takes leaves the outbox, what fails stays with why. The outbox is
+    written before and after sending."""
+    course = config.course
     write_json(course / OUTBOX_FILE, outbox)
     connectors: dict = {}
     try:
         for key, entry in sorted(outbox["pending"].items()):
             try:
-                send_one(options.config, entry, connectors)
+                send_one(config, entry, connectors)
             except (LtiException, requests.RequestException) as error:
                 entry["last_error"] = why_not_sent(error)
                 entry["attempts"] = entry.get("attempts", 0) + 1
@@ -171,6 +169,49 @@ def send_scores(options: PassbackOptions) -> PassbackResult:
             result.sent.append(f"{key}: {entry['score']:g}/{entry['maximum']:g} {entry['progress']}")
     finally:
         write_json(course / OUTBOX_FILE, outbox)
+
+
+def send_scores(options: PassbackOptions) -> PassbackResult:
+    """Queue what changed in the gradebook, then send the outbox."""
+    result = PassbackResult()
+    outbox = read_outbox(options.config.course)
+    queue_scores(options.config, options.db, outbox, result)
+    send_outbox(options.config, outbox, result)
+    return result
+
+
+def send_instant(config: LtiConfig, *, student: str, assignment: str, points: float, maximum: float) -> PassbackResult:
+    """An instant check's score (autograder.service, when the course's policy asks for it), to the LMS as
+    gradingProgress Pending and activityProgress Submitted: the class run's score, FullyGraded or PendingManual,
+    replaces it. Sent through the outbox like the class run's; a student who never launched, or an assignment
+    without a line item, is said in the result and nothing is queued."""
+    result = PassbackResult()
+    links = CourseLinks(config.course).read()
+    item, who = links["assignments"].get(assignment), links["students"].get(student)
+    if item is None:
+        result.not_placed[assignment] = "no line item: the instructor places it in the LMS with Deep Linking"
+        return result
+    if who is None:
+        result.not_launched[student] = "no LTI user id: they open the assignment once from the LMS"
+        return result
+    outbox = read_outbox(config.course)
+    key = f"{student}/{assignment}"
+    outbox["pending"][key] = {
+        **outbox["pending"].get(key, {}),
+        "student": student,
+        "assignment": assignment,
+        "user_id": who["sub"],
+        "issuer": item["issuer"],
+        "client_id": item["client_id"],
+        "lineitem": item["lineitem"],
+        "scope": item.get("scope", [SCORE_SCOPE]),
+        "score": float(points),
+        "maximum": float(maximum),
+        "progress": "Pending",
+        "activity": "Submitted",
+        "timestamp": datetime.now(timezone.utc).isoformat(),
+    }
+    send_outbox(config, outbox, result)
     return result
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from pylti1p3.session import SessionService
 
+from autograder.grading.ledger import atomic_path
+
 LINKS_FILE = "lti.json"
 USERNAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")  # a system account's name (useradd's default rule)
 
@@ -94,15 +96,9 @@ class CourseLinks:
 
 
 def write_json(path: Path, data) -> None:
-    """``data`` as JSON at ``path``, written beside it and renamed into place (mode 0600: it names students)."""
-    temporary = path.with_name(f".{path.name}.writing")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
+    """``data`` as JSON at ``path``, whole or not at all (grading.ledger's one atomic write), flushed to disk, mode
+    0600 (it names students)."""
+    with atomic_path(path, durable=True) as temporary:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=1, sort_keys=True)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise

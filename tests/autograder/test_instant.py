@@ -212,3 +212,16 @@ def test_a_submit_made_by_another_account_is_refused_not_checked(tmp_path, inlin
     assert by_student["ada"].status == "done"
     assert by_student["bo"].status == "refused" and "made by another account" in by_student["bo"].message
     assert len(pool.calls) == 1
+
+
+def test_each_recorded_check_is_handed_on_once(tmp_path, inline_pool, inbound_submit):
+    checker = make_checker(tmp_path, slots=4)
+    handed = []
+    checker.checked = handed.append
+    inbound_submit(tmp_path / "inbound", "ada", T0)
+    inbound_submit(tmp_path / "inbound", "bo", T0, notebook=b"not json")  # refused: nothing to send
+    pool = inline_pool(fake_check)
+    for _ in range(3):
+        checker.step(pool, now=T0)
+        checker.collect(now=T0)
+    assert [(a.student, a.status, a.points) for a in handed] == [("ada", "done", 29.0)]

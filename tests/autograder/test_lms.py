@@ -4,10 +4,10 @@ gradebook (tests/lms_course.py) and a roster; `python -m autograder.classroom --
 import csv
 
 import pytest
+from lms_course import HOSTILE, make_gradebook
 
 from autograder import classroom
 from autograder.lms import ExportError, ExportOptions, export_lms
-from tests.lms_course import HOSTILE, make_gradebook
 
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's add_submission
 

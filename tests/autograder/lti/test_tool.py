@@ -12,13 +12,13 @@ import socket
 import jwt
 import pytest
 import requests
+from conftest import playwright_or_skip
+from lms_course import HOSTILE, make_gradebook
+from lti_platform import Platform, key_pair, serve_tool
 
 from autograder.lti.config import ConfigError, load_config
-from autograder.lti.passback import OUTBOX_FILE, PassbackOptions, send_scores
+from autograder.lti.passback import OUTBOX_FILE, PassbackOptions, send_instant, send_scores
 from autograder.lti.tool import make_app
-from tests.conftest import playwright_or_skip
-from tests.lms_course import HOSTILE, make_gradebook
-from tests.lti_platform import Platform, key_pair, serve_tool
 
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's add_submission
 
@@ -240,7 +240,7 @@ def test_a_private_key_others_can_read_is_refused(world):
 
 def test_in_chromium_the_instructor_places_the_assignment_and_a_student_lands_signed_in(world, tmp_path):
     sync_api = playwright_or_skip()
-    from tests.conftest import CHROMIUM
+    from conftest import CHROMIUM
 
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
@@ -318,8 +318,9 @@ def test_in_chromium_a_student_from_the_lms_lands_in_their_notebook_server_on_th
     """The whole way: the platform's launch, the tool, the hub's LTI login, the student's own JupyterLab (in
     its sandbox), opened on the assignment's folder."""
     sync_api = playwright_or_skip()
+    from conftest import CHROMIUM
+
     from autograder import hub
-    from tests.conftest import CHROMIUM
 
     why = hub.why_unavailable()
     if why is not None:
@@ -354,3 +355,18 @@ def test_in_chromium_a_student_from_the_lms_lands_in_their_notebook_server_on_th
     finally:
         course_hub.stop()
     assert course_hub.left_behind == []
+
+
+def test_an_instant_score_reaches_the_lms_as_pending_and_the_class_runs_score_replaces_it(world):
+    place(world, requests.Session())
+    launch_students(world, "ada", "cy")
+    sent = send_instant(world.config, student="ada", assignment="ps1", points=1.5, maximum=3.0)
+    scores = world.platform.state.scores["1"]
+    assert (scores["lms-0"]["scoreGiven"], scores["lms-0"]["gradingProgress"]) == (1.5, "Pending")
+    assert scores["lms-0"]["activityProgress"] == "Submitted" and sent.pending == {}
+    send_scores(PassbackOptions(config=world.config))  # the class run: the grade of record
+    assert (scores["lms-0"]["scoreGiven"], scores["lms-0"]["gradingProgress"]) == (2.5, "FullyGraded")
+    unknown = send_instant(world.config, student="bob", assignment="ps1", points=1.0, maximum=3.0)
+    assert "open the assignment once from the LMS" in unknown.not_launched["bob"] and unknown.sent == []
+    unplaced = send_instant(world.config, student="ada", assignment="ps2", points=1.0, maximum=1.0)
+    assert "Deep Linking" in unplaced.not_placed["ps2"]

@@ -285,9 +285,17 @@ PAYLOAD_MARKDOWN = f"""My answer, with **bold** kept.
 """
 
 
+def is_read_only(cell) -> bool:
+    flags = cell.metadata.get("nbgrader", {})
+    return bool(flags.get("locked")) and not flags.get("grade") and not flags.get("solution")
+
+
 def inert_attack() -> bytes:
     """The blank release with cells that plant active content (tests/end_to_end/test_inert_pages.py opens its pages)."""
     notebook = load("blank_release")
+    read_only = [cell for cell in notebook.cells if cell.cell_type == "code" and is_read_only(cell)]
+    for demo in read_only[1:]:  # the model's demonstrations (the setup cell kept): seconds of a kernel, no payload
+        notebook.cells.remove(demo)
     cells = [new_code_cell(PAYLOAD_CELL), new_code_cell(PLOT_CELL), new_markdown_cell(PAYLOAD_MARKDOWN)]
     for number, cell in enumerate(cells):
         cell.id = f"attacker-{number}"

@@ -13,12 +13,15 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import concurrent.futures  # noqa: E402
 import datetime  # noqa: E402
 import shutil  # noqa: E402
+import signal  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
+import urllib.error  # noqa: E402
+import urllib.request  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -292,3 +295,50 @@ def cluster():
         silence_logs=50,
     ) as running:
         yield running.scheduler_address
+
+
+# --- Formgrader and HTTP (tests/autograder/test_formgrader.py, tests/end_to_end/test_inert_pages.py) -----------
+
+
+def http_get(url: str) -> tuple[int, bytes]:
+    """(status, body) of a GET, an HTTP error's included."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def start_formgrader(course: Path, *, port: int, token: str, args: tuple = (), env: dict | None = None):
+    """`python -m autograder.formgrader` on ``course`` (its own session), returned once its API answers."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "autograder.formgrader", "--course", str(course), "--port", str(port)]
+        + ["--token", token, "--no-browser", *args],
+        cwd=REPOSITORY,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    started = time.monotonic()
+    while True:
+        assert server.poll() is None, server.stdout.read().decode()[-4000:]
+        try:
+            if http_get(f"http://127.0.0.1:{port}/formgrader/api/assignments?token={token}")[0] == 200:
+                print(f"\nFormgrader answered after {time.monotonic() - started:.1f} s")
+                return server
+        except OSError:
+            pass
+        assert time.monotonic() - started < 90, "Formgrader did not answer within 90 s"
+        time.sleep(0.5)
+
+
+def stop_session(server: subprocess.Popen) -> None:
+    """SIGTERM to the server's session, SIGKILL after 30 s."""
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+    server.stdout.close()

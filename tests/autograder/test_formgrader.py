@@ -7,28 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 
+from conftest import http_get, start_formgrader, stop_session
 from nbgrader.api import Gradebook
 
-from autograder import REPOSITORY
 from autograder.feedback import PAGE_CSS
 from autograder.hub import free_port
 
 ASSIGNMENT = NOTEBOOK = "attention"
-
-
-def get(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=30) as answer:
-            return answer.status, answer.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
 
 
 def test_formgrader_lists_the_graded_class(graded_class):
@@ -36,54 +22,30 @@ def test_formgrader_lists_the_graded_class(graded_class):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         graded = sorted(submission.student_id for submission in gradebook.assignment_submissions(ASSIGNMENT))
     bare = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "autograder.formgrader", "--course", str(course), "--port", str(port)]
-        + ["--token", token, "--no-browser"],
-        cwd=REPOSITORY,
-        env={**bare, "PATH": "/usr/bin:/bin"},  # no alembic, no jupyter on it: the command brings its own
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    # no alembic, no jupyter on PATH: the command brings its own
+    server = start_formgrader(course, port=port, token=token, env={**bare, "PATH": "/usr/bin:/bin"})
     base = f"http://127.0.0.1:{port}"
     try:
-        started = time.monotonic()
-        while True:
-            assert server.poll() is None, server.stdout.read().decode()[-4000:]
-            try:
-                status, body = get(f"{base}/formgrader/api/assignments?token={token}")
-                if status == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() - started < 90, "Formgrader did not answer within 90 s"
-            time.sleep(0.5)
-        print(f"\nFormgrader answered after {time.monotonic() - started:.1f} s")
+        status, body = http_get(f"{base}/formgrader/api/assignments?token={token}")
         assignments = json.loads(body)
         assert [(a["name"], a["num_submissions"]) for a in assignments] == [(ASSIGNMENT, len(graded))]
         assert (assignments[0]["max_code_score"], assignments[0]["max_written_score"]) == (29.0, 4.0)
 
-        status, body = get(f"{base}/formgrader/api/submissions/{ASSIGNMENT}?token={token}")
+        status, body = http_get(f"{base}/formgrader/api/submissions/{ASSIGNMENT}?token={token}")
         assert status == 200
         submissions = {row["student"]: row for row in json.loads(body)}
         assert sorted(submissions) == graded
         assert submissions["full_solution"]["code_score"] == 29.0 and submissions["full_solution"]["autograded"]
 
-        status, body = get(f"{base}/formgrader/api/assignments")  # without the token: the login page
+        status, body = http_get(f"{base}/formgrader/api/assignments")  # without the token: the login page
         assert ASSIGNMENT.encode() not in body and b"token" in body.lower(), body[:300]
 
-        status, body = get(f"{base}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{NOTEBOOK}?token={token}")
+        status, body = http_get(f"{base}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{NOTEBOOK}?token={token}")
         ids = {row["student"]: row["id"] for row in json.loads(body)}
-        status, body = get(f"{base}/formgrader/submissions/{ids['full_solution']}/?token={token}")
+        status, body = http_get(f"{base}/formgrader/submissions/{ids['full_solution']}/?token={token}")
         page = body.decode()
         assert status == 200 and "check_attention (attention): 4 / 4 points" in page
         assert PAGE_CSS in page, "Formgrader's page does not wrap the verdicts"
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        server.stdout.close()
+        stop_session(server)
     assert server.returncode is not None

@@ -128,16 +128,22 @@ print(json.dumps(seen))
 """
 
 
-@needs_bubblewrap
-def test_the_kernel_sees_its_folder_lib_and_data_and_nothing_else(tmp_path):
-    (tmp_path / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)  # a course folder, as graded
-    folder = tmp_path / "autograded" / "ada" / "attention"
+def run_in_a_graded_kernel(course: Path, code: str) -> tuple[dict, Path]:
+    """(the JSON ``code`` printed, the kernel's folder) of one cell run by the grader's sandboxed kernel, in
+    ``course`` laid out as graded: lib linked in, the notebook in autograded/ada/attention/."""
+    (course / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
+    folder = course / "autograded" / "ada" / "attention"
     folder.mkdir(parents=True)
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE)])
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
     NotebookClient(
         notebook, timeout=60, kernel_manager_class=SandboxedKernelManager, resources={"metadata": {"path": str(folder)}}
     ).execute()
-    seen = json.loads(notebook.cells[0].outputs[0]["text"])
+    return json.loads(notebook.cells[0].outputs[0]["text"]), folder
+
+
+@needs_bubblewrap
+def test_the_kernel_sees_its_folder_lib_and_data_and_nothing_else(tmp_path):
+    seen, folder = run_in_a_graded_kernel(tmp_path, PROBE)
     refused = {key: value for key, value in seen.items() if value in ("read", "connected", "wrote")}
     assert refused == {"write mine.txt": "wrote"}, seen  # only its own folder
     assert not Path("/tmp/outside.txt").exists()
@@ -209,14 +215,7 @@ def test_the_kernel_gets_an_allow_listed_environment_not_the_graders(tmp_path, m
     monkeypatch.setenv("ATTENTION_SECRET_TOKEN", "s3cret-marker")
     monkeypatch.setenv("DATABASE_URL", "postgresql://grader:pw@db/course")
     monkeypatch.setenv("PYTHONPATH", "/grader/private/path")
-    (tmp_path / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
-    folder = tmp_path / "autograded" / "ada" / "attention"
-    folder.mkdir(parents=True)
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(ENVIRONMENT_PROBE)])
-    NotebookClient(
-        notebook, timeout=60, kernel_manager_class=SandboxedKernelManager, resources={"metadata": {"path": str(folder)}}
-    ).execute()
-    seen = json.loads(notebook.cells[0].outputs[0]["text"])
+    seen, _ = run_in_a_graded_kernel(tmp_path, ENVIRONMENT_PROBE)
     environ = seen["environ"]
     assert seen["sum"] == 3.0  # the kernel works: NumPy imports and computes
     assert "s3cret-marker" not in json.dumps(environ)

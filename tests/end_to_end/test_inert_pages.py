@@ -13,32 +13,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import CHROMIUM, playwright_or_skip
+from conftest import CHROMIUM, http_get, playwright_or_skip, start_formgrader, stop_session
 from hostile import ATTACKER, PLANTED
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-from autograder import REPOSITORY
 from autograder.hub import free_port
 
 ASSIGNMENT = NOTEBOOK = "attention"
-
-
-def get(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=30) as answer:
-            return answer.status, answer.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
 
 
 @pytest.fixture(scope="module")
@@ -81,46 +65,15 @@ def open_and_probe(page, url: str) -> dict:
     )
 
 
-def start_formgrader(course: Path, port: int, token: str) -> subprocess.Popen:
-    server = subprocess.Popen(
-        [sys.executable, "-m", "autograder.formgrader", "--course", str(course), "--port", str(port)]
-        + ["--token", token, "--no-browser", "--server"],
-        cwd=REPOSITORY,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    started = time.monotonic()
-    while True:
-        assert server.poll() is None, server.stdout.read().decode()[-4000:]
-        try:
-            if get(f"http://127.0.0.1:{port}/formgrader/api/assignments?token={token}")[0] == 200:
-                return server
-        except OSError:
-            pass
-        assert time.monotonic() - started < 90, "Formgrader did not answer within 90 s"
-        time.sleep(0.5)
-
-
-def stop(server: subprocess.Popen):
-    os.killpg(server.pid, signal.SIGTERM)
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(server.pid, signal.SIGKILL)
-        server.wait()
-    server.stdout.close()
-
-
 def test_nothing_runs_where_the_instructor_opens_the_submission(attacked):
     playwright = playwright_or_skip()
     course, _ = attacked
     port, token = free_port(), "test-token-" + os.urandom(8).hex()
     base = f"http://127.0.0.1:{port}"
-    server = start_formgrader(course, port, token)
+    server = start_formgrader(course, port=port, token=token, args=("--server",))
     seen = {}
     try:
-        status, body = get(f"{base}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{NOTEBOOK}?token={token}")
+        status, body = http_get(f"{base}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{NOTEBOOK}?token={token}")
         submission = {row["student"]: row["id"] for row in json.loads(body)}[ATTACKER]
         feedback = course / "feedback" / ATTACKER / ASSIGNMENT / f"{NOTEBOOK}.html"
         with playwright.sync_playwright() as driver:
@@ -138,9 +91,9 @@ def test_nothing_runs_where_the_instructor_opens_the_submission(attacked):
                     seen[name] = open_and_probe(page, url)
             finally:
                 browser.close()
-        written = get(f"{base}/api/contents/{PLANTED}?token={token}")[0]
+        written = http_get(f"{base}/api/contents/{PLANTED}?token={token}")[0]
     finally:
-        stop(server)
+        stop_session(server)
     print(json.dumps(seen, indent=1))
     for name, probe in seen.items():
         assert probe["pwned"] is None, f"{name}: a planted script ran ({probe['pwned']})"

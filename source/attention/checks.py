@@ -539,6 +539,14 @@ def random_mask(rng, rows, columns) -> np.ndarray:
     return mask
 
 
+def randomly_masked_call(rng, rows, columns, d, width) -> Call:
+    """attention on fresh (rows, d) queries and (columns, d) keys and values under a random mask."""
+    queries, keys, values = normal(rng, rows, d), normal(rng, columns, d), normal(rng, columns, width)
+    return Call(
+        "attention", (queries, keys, values), {"mask": random_mask(rng, rows, columns)}, items=2, role="random mask"
+    )
+
+
 def huge_negative_scores(rng, positions, d):
     """Queries and keys whose scores are all near -1e12: a stand-in such as -1e9 for -inf then wins."""
     size = 1e6 / d**0.25
@@ -566,21 +574,9 @@ def masked_attention_calls(rng):
             items=2,
             role="random mask",
         ),
-        Call(
-            "attention",
-            (normal(rng, rows, d), normal(rng, columns, d), normal(rng, columns, width)),
-            {"mask": random_mask(rng, rows, columns)},
-            items=2,
-            role="random mask",
-        ),
+        randomly_masked_call(rng, rows, columns, d, width),
         Call("attention", (q2, k2, v2), {"mask": causal}, items=2, role="last token changed"),
-        Call(
-            "attention",
-            (normal(rng, rows, d), normal(rng, columns, d), normal(rng, columns, width)),
-            {"mask": random_mask(rng, rows, columns)},
-            items=2,
-            role="random mask",
-        ),
+        randomly_masked_call(rng, rows, columns, d, width),
         Call(
             "attention",
             (big_q, big_k, normal(rng, positions, width)),

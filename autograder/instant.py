@@ -20,8 +20,9 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import os
 import re
-import time
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from traitlets.config import Configurable, PyFileConfigLoader
 from autograder import assignments
 from autograder.answer_grading import answer_sources, grade_answers
 from autograder.attempts import Attempt, Attempts, utcnow
+from autograder.grading.worker import unreadable
 
 log = logging.getLogger("autograder.instant")
 
@@ -175,26 +177,39 @@ class NotCheckable(ValueError):
     """The Submit cannot be checked; the message says why, in words for the student."""
 
 
-def read_notebook(path: Path) -> nbformat.NotebookNode:
-    if not path.is_file():
-        raise NotCheckable(f"the Submit holds no {path.name}: submit the assignment's notebook")
-    size = path.stat().st_size
-    if size > LARGEST:
-        raise NotCheckable(
-            f"{path.name} is {size / 2**20:.1f} MB, over the {LARGEST // 2**20} MB that is checked: clear the "
-            "outputs (Edit > Clear Outputs of All Cells), save and submit again"
-        )
-    data = path.read_bytes()
-    if not data.strip():
-        raise NotCheckable(f"{path.name} is empty: submit the notebook again from JupyterLab")
+def submitted_bytes(path: Path) -> bytes:
+    """The bytes of the Submit's file at ``path``, never through a link: the Submit's folder and the file are
+    opened without following one, so a student who swaps either for a link after the scan (they own both) reads
+    nothing of the instructor's through the verdict. Raises NotCheckable for a link, a missing file, anything
+    but a plain file, and a file over LARGEST."""
     try:
-        notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
-    except UnicodeDecodeError as error:
-        raise NotCheckable(f"{path.name} is not text (UTF-8): {error.reason}") from None
-    except (ValueError, KeyError, TypeError, nbformat.reader.NotJSONError) as error:
-        first = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-        raise NotCheckable(f"{path.name} is not a notebook ({first}): open it in JupyterLab and save it") from None
-    return notebook
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            handle = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+        finally:
+            os.close(folder)
+    except FileNotFoundError:
+        raise NotCheckable(f"the Submit holds no {path.name}: submit the assignment's notebook") from None
+    except OSError:  # ELOOP or ENOTDIR: a link where the Submit's folder or notebook should be
+        raise NotCheckable(f"{path.name} is not a plain file in its Submit: submit the notebook itself") from None
+    with os.fdopen(handle, "rb") as file:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise NotCheckable(f"{path.name} is not a plain file in its Submit: submit the notebook itself")
+        if status.st_size > LARGEST:
+            raise NotCheckable(
+                f"{path.name} is {status.st_size / 2**20:.1f} MB, over the {LARGEST // 2**20} MB that is checked: "
+                "clear the outputs (Edit > Clear Outputs of All Cells), save and submit again"
+            )
+        return file.read(LARGEST + 1)
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    data = submitted_bytes(path)
+    reason = unreadable(data)  # the class run's rule (grading.worker): empty, not text, not a notebook, format
+    if reason:
+        raise NotCheckable(f"{path.name}: {reason}; open it in JupyterLab, save it and submit again")
+    return nbformat.reads(data.decode("utf-8"), as_version=4)
 
 
 def cell_points(source_notebook: Path) -> dict[str, float]:
@@ -339,14 +354,3 @@ class Checker:
             self.running[attempt.id] = pool.submit(check_notebook, source=self.source, notebook_path=notebook_path)
             started += 1
         return started
-
-    def drain(self, pool, *, poll: float = 0.2, stop=None) -> None:
-        """Run rounds until nothing is pending, queued with an open window, or running (tests, benchmarks)."""
-        while True:
-            self.step(pool)
-            waiting = self.store.select(status=("pending",))
-            if not self.running and not waiting:
-                return
-            if stop is not None and stop():
-                return
-            time.sleep(poll)

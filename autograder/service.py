@@ -327,7 +327,10 @@ def serve(options: ServiceOptions) -> None:
     finally:
         thread.stopping.set()
         thread.join(10)
-        pool.shutdown() if hasattr(pool, "shutdown") else pool.close()
+        if isinstance(pool, concurrent.futures.Executor):
+            pool.shutdown()
+        else:  # a Dask client
+            pool.close()
 
 
 def main(argv=None) -> int:

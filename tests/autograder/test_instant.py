@@ -4,6 +4,7 @@ recorded and checked exactly once, plain verdicts for what cannot be checked, an
 import concurrent.futures
 import datetime
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,22 @@ def test_each_recorded_check_is_handed_on_once(tmp_path, inline_pool, inbound_su
         checker.step(pool, now=T0)
         checker.collect(now=T0)
     assert [(a.student, a.status, a.points) for a in handed] == [("ada", "done", 29.0)]
+
+
+def test_a_submit_swapped_for_a_link_after_the_scan_reads_nothing_of_the_instructors(tmp_path):
+    secret = tmp_path / "checks.py"
+    secret.write_text('HIDDEN = "the hidden checks"\n')
+    linked_file = tmp_path / "student+attention+1"
+    linked_file.mkdir()
+    (linked_file / "attention.ipynb").symlink_to(secret)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "attention.ipynb").write_text(secret.read_text())
+    (tmp_path / "student+attention+2").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    pipe = tmp_path / "student+attention+3"
+    pipe.mkdir()
+    os.mkfifo(pipe / "attention.ipynb")  # would block a reader that waits for a writer
+    for folder in ("student+attention+1", "student+attention+2", "student+attention+3"):
+        with pytest.raises(NotCheckable) as refused:
+            read_notebook(tmp_path / folder / "attention.ipynb")
+        assert "is not a plain file in its Submit" in str(refused.value)
+        assert "hidden" not in str(refused.value)

@@ -144,6 +144,12 @@ class Page(HubOAuthenticated, web.RequestHandler):
     def is_instructor(self, user: dict) -> bool:
         return bool(user.get("admin")) or user["name"] in self.app["options"].instructors
 
+    def only_for(self, student: str, what: str) -> None:
+        """403 unless the user asking is ``student`` or an instructor."""
+        user = self.get_current_user()
+        if student != user["name"] and not self.is_instructor(user):
+            raise web.HTTPError(403, f"a student sees only their own {what}")
+
     def render_page(self, name: str, **values):
         template = self.app["templates"].get_template(name)
         self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
@@ -217,9 +223,7 @@ class StudentPage(Page):
 
     @web.authenticated
     def get(self, student: str):
-        user = self.get_current_user()
-        if student != user["name"] and not self.is_instructor(user):
-            raise web.HTTPError(403, "a student sees only their own attempts")
+        self.only_for(student, "attempts")
         self.render_page("student.html.j2", **student_values(self.app["checker"], student, utcnow()))
 
 
@@ -231,9 +235,7 @@ class FeedbackPage(Page):
 
     @web.authenticated
     def get(self, student: str):
-        user = self.get_current_user()
-        if student != user["name"] and not self.is_instructor(user):
-            raise web.HTTPError(403, "a student sees only their own feedback")
+        self.only_for(student, "feedback")
         page = released_feedback(self.app["checker"], student)
         if page is None:
             raise web.HTTPError(404, "no feedback has been released to you yet")

@@ -280,7 +280,8 @@ class Platform:
 
 
 def serve_tool(app, port: int):
-    """The tool's tornado application on 127.0.0.1:port from its own thread; returns a function that stops it."""
+    """The tool's tornado application on 127.0.0.1:port from its own thread; returns a function that stops it
+    and waits until it has."""
     ready, holder = threading.Event(), {}
 
     async def run():
@@ -291,6 +292,12 @@ def serve_tool(app, port: int):
         await holder["stop"].wait()
         server.stop()
 
-    threading.Thread(target=lambda: asyncio.run(run()), daemon=True).start()
-    ready.wait(10)
-    return lambda: holder["loop"].call_soon_threadsafe(holder["stop"].set)
+    thread = threading.Thread(target=lambda: asyncio.run(run()), daemon=True)
+    thread.start()
+    assert ready.wait(10), f"the tool did not start on 127.0.0.1:{port}"
+
+    def stop():  # returns once the port is closed: a tool started again on it (reconfigure) can listen
+        holder["loop"].call_soon_threadsafe(holder["stop"].set)
+        thread.join(10)
+
+    return stop

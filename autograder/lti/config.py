@@ -104,7 +104,7 @@ def read_private_key(path: Path) -> str:
 
 
 def hub_secret(path: Path) -> str:
-    from autograder.lti.hub_login import read_secret  # the hub's side reads it the same way
+    from autograder.lti.handoff import read_secret  # the hub's side reads it the same way
 
     return read_secret(path)
 

@@ -5,7 +5,8 @@ After the tool (autograder.lti.tool) has checked a student's launch, it sends th
 secret that only the tool's and the hub's processes read (a file of mode 0600, e.g. ``<hub state>/lti-hub-secret``).
 The hub's ``LtiHandoffAuthenticator`` takes a token once, within its minute, and signs the account in.
 
-The hub's config switches it on when the secret file is there:
+The token itself (made by the tool, read here) is autograder.lti.handoff, which needs no JupyterHub. The hub's
+config switches the login on when the secret file is there:
 
     from autograder.lti.hub_login import enable_if_configured
     enable_if_configured(c, state / "lti-hub-secret")
@@ -13,7 +14,6 @@ The hub's config switches it on when the secret file is there:
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
 from pathlib import Path
@@ -23,26 +23,9 @@ from jupyterhub.auth import Authenticator
 from jupyterhub.handlers import BaseHandler
 from traitlets import Unicode
 
-from autograder.lti.config import ConfigError, read_private_key
+from autograder.lti.config import ConfigError
+from autograder.lti.handoff import AUDIENCE, read_secret
 from autograder.lti.store import USERNAME
-
-AUDIENCE = "attention-hub"
-LIFETIME = 60  # seconds from the launch to the hub
-
-
-def handoff_token(secret: str, username: str, assignment: str) -> str:
-    """The tool's signed word that ``username`` launched ``assignment`` just now."""
-    now = int(time.time())
-    claims = {"sub": username, "assignment": assignment, "aud": AUDIENCE, "iat": now, "exp": now + LIFETIME}
-    return jwt.encode({**claims, "jti": secrets.token_hex(16)}, secret, algorithm="HS256")
-
-
-def read_secret(path: Path) -> str:
-    """The shared secret, refused if others can read it (as the tool's private key)."""
-    secret = read_private_key(Path(path)).strip()
-    if len(secret) < 32:
-        raise ConfigError(f"the hub's LTI secret {path} is too short: write at least 32 random characters in it")
-    return secret
 
 
 class LtiLogin(BaseHandler):

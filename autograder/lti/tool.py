@@ -36,7 +36,7 @@ from pylti1p3.redirect import Redirect
 from pylti1p3.request import Request
 
 from autograder.lti.config import LtiConfig
-from autograder.lti.hub_login import handoff_token
+from autograder.lti.handoff import handoff_token
 from autograder.lti.passback import TimedSession
 from autograder.lti.store import USERNAME, CourseLinks, OneTimeSessions, OneTimeStore
 

@@ -38,7 +38,16 @@ from nbgrader.preprocessors import (
 from traitlets.config import Config
 
 from autograder import REPOSITORY
-from autograder.feedback import NBGRADER_TEMPLATES, TEMPLATE, TEMPLATE_PATHS, TEMPLATES, HandGrades, VerdictStyle
+from autograder.feedback import (
+    NBGRADER_TEMPLATES,
+    TEMPLATE,
+    TEMPLATE_PATHS,
+    TEMPLATES,
+    FeedbackPage,
+    HandGrades,
+    ImageDescriptions,
+    VerdictStyle,
+)
 from autograder.notebook_grading import DropEmptyMetadata, DropPoints, ExternalVerdicts, RestoreCellFlags, StartVerdicts
 from autograder.sanitise import Sanitise
 from autograder.stubs import NamedStubs
@@ -77,8 +86,8 @@ AUTOGRADE = [
     CheckCellMetadata,
 ]
 # The feedback page: nbgrader's, with written answers not marked yet shown as "to be graded by hand" and the
-# header's totals (autograder.feedback)
-FEEDBACK = [GetGrades, HandGrades]
+# header's totals, and a text for each image (autograder.feedback); made by FeedbackPage
+FEEDBACK = [GetGrades, HandGrades, ImageDescriptions]
 CODE_STUB = '# YOUR CODE HERE\nraise NotImplementedError("{function} is not written yet: write it in {place}")'
 
 
@@ -126,6 +135,7 @@ def feedback_config(c: Config) -> None:
     """GenerateFeedback's steps and template, set for its exporter only (Formgrader keeps its own template);
     the pages' inline styles (VerdictStyle: nbconvert's CSSHTMLHeaderPreprocessor with the course's CSS), sanitised."""
     c.GenerateFeedback.preprocessors = list(FEEDBACK)
+    c.GenerateFeedback.exporter_class = FeedbackPage
     c.GenerateFeedback.HTMLExporter.template_name = TEMPLATE
     c.GenerateFeedback.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(NBGRADER_TEMPLATES)]
     c.GenerateFeedback.HTMLExporter.extra_template_paths = TEMPLATE_PATHS

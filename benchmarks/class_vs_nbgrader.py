@@ -122,6 +122,18 @@ def report_seconds(course: Path, grading: float) -> None:
     print(f"autograder.report: {whole:.1f} s, {100 * whole / grading:.1f}% of the grading time (goal < 10%); {page}")
 
 
+def machine_busy() -> float:
+    """The CPU seconds this machine has spent busy since it started, every process counted (/proc/stat: all but
+    idle and iowait); the difference over a side's run is what the side used, its sandboxed processes too."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def busy_line(side: str, busy: float, wall: float) -> str:
+    cores = os.cpu_count() or 1
+    return f"{side}: the machine busy {busy:.0f} CPU s in {wall:.0f} s, {busy / wall:.2f} of {cores} cores on average"
+
+
 def floor(course: Path, students: list[str], wall: float, jobs: int | None) -> float:
     """Print and return the floor: the kernels' and runners' CPU seconds (the ledger's children_cpu) over the
     cores; and the class's wall-clock over it (goal: FLOOR_GOAL)."""
@@ -167,8 +179,8 @@ def main(argv=None) -> int:
             with open(scratch / side / "nbgrader_config.py", "a") as handle:  # nbgrader's side reads it
                 handle.write(f"\n# the same inputs on both sides\nc.ExternalVerdicts.seed = {SEED}\n")
 
-        seconds = {}
-        started = time.monotonic()
+        seconds, busy = {}, {}
+        started, busy_before = time.monotonic(), machine_busy()
         for step in [] if args.project_only else (["autograde", "attention"], ["generate_feedback", "attention"]):
             done = subprocess.run(
                 [str(Path(sys.executable).parent / "nbgrader"), *step],
@@ -178,21 +190,24 @@ def main(argv=None) -> int:
                 text=True,
             )
             print(f"nbgrader {step[0]}: exit {done.returncode}")
-        seconds["nbgrader"] = time.monotonic() - started
+        seconds["nbgrader"], busy["nbgrader"] = time.monotonic() - started, machine_busy() - busy_before
         print(f"nbgrader autograde + generate_feedback: {seconds['nbgrader']:.0f} s")
+        if not args.project_only:
+            print(busy_line("nbgrader", busy["nbgrader"], seconds["nbgrader"]))
 
-        started = time.monotonic()
+        started, busy_before = time.monotonic(), machine_busy()
         summary = dispatch.grade_class(
             scratch / "project",
             "attention",
             students,
             options=dispatch.ClassOptions(jobs=args.jobs, chain=ChainOptions(seed=SEED), progress=True),
         )
-        seconds["project"] = time.monotonic() - started
+        seconds["project"], busy["project"] = time.monotonic() - started, machine_busy() - busy_before
         print(
             f"autograder.grading.grade_class: {seconds['project']:.0f} s "
             f"(graded {len(summary.graded)}, failed {len(summary.failed)})"
         )
+        print(busy_line("this project", busy["project"], seconds["project"]))
         floor(scratch / "project", students, seconds["project"], args.jobs)
         report_seconds(scratch / "project", seconds["project"])
 

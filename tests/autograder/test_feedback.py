@@ -149,3 +149,89 @@ def test_a_verdict_box_is_marked_from_the_stored_verdict_not_its_words():
     assert 'data-check="check_softmax"' in attributes and 'data-points="1"' in attributes
     assert 'data-max-points="2"' in attributes and "&lt;script&gt;" in attributes and "<script>" not in attributes
     assert "FAIL" in page and "&lt;b&gt;off&lt;/b&gt;" in page
+
+
+def images_of(page: str) -> list[dict]:
+    """The attributes of every <img> on ``page``, read by Python's HTML parser."""
+    from html.parser import HTMLParser
+
+    found = []
+
+    class Images(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "img":
+                found.append(dict(attrs))
+
+    Images().feed(page)
+    return found
+
+
+def test_image_descriptions_give_a_text_to_each_image_without_one():
+    """ImageDescriptions alone, on an in-memory notebook: a PNG, a JPEG and an SVG without a text get one, a
+    text already given is kept, other outputs and a markdown cell are left as they were."""
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    from autograder.feedback import NO_DESCRIPTION, ImageDescriptions
+
+    plot = new_code_cell("plot()")
+    plot.outputs = [
+        new_output("display_data", data={"image/png": "iVBO", "text/plain": "<Figure>"}),
+        new_output("display_data", data={"image/jpeg": "/9j/"}, metadata={"image/jpeg": {"alt": "the heads"}}),
+        new_output("display_data", data={"image/svg+xml": "<svg></svg>"}),
+        new_output("stream", name="stdout", text="done\n"),
+    ]
+    notebook = new_notebook(cells=[new_markdown_cell("![a map](map.png)"), plot])
+    notebook, _ = ImageDescriptions()(notebook, {})  # as an exporter calls it: a step off by default does nothing
+    png, jpeg, svg, stream = notebook.cells[1].outputs
+    assert png.metadata == {"image/png": {"alt": NO_DESCRIPTION}}
+    assert jpeg.metadata == {"image/jpeg": {"alt": "the heads"}}
+    assert svg.metadata == {"image/svg+xml": {"alt": NO_DESCRIPTION}}
+    assert "metadata" not in stream and "outputs" not in notebook.cells[0]
+
+
+def test_every_image_on_a_feedback_page_has_a_text(graded_class):
+    """The pages are made by FeedbackPage (no second pass over the page): each image still has a text, and the
+    plots are on the page."""
+    from autograder.feedback import NO_DESCRIPTION
+
+    images = images_of(page_of(graded_class.course, STUDENT))
+    plots = [image for image in images if image.get("src", "").startswith("data:image/png;base64,")]
+    assert len(plots) >= 2, "the notebook's plots are missing from the page"
+    assert [image for image in images if not image.get("alt")] == []
+    assert {plot["alt"] for plot in plots} == {NO_DESCRIPTION}
+
+
+def test_the_feedback_page_renders_images_as_html_exporter_does_with_their_texts():
+    """FeedbackPage and nbconvert's HTMLExporter, on the same in-memory notebook with the course's template: the
+    same images, in the same order, each with its text (an SVG too, which the classic template leaves without)."""
+    from nbconvert import HTMLExporter
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    from autograder.feedback import (
+        NBGRADER_TEMPLATES,
+        NO_DESCRIPTION,
+        TEMPLATE,
+        TEMPLATE_PATHS,
+        TEMPLATES,
+        FeedbackPage,
+        ImageDescriptions,
+    )
+
+    plot = new_code_cell("plot()")
+    plot.outputs = [
+        new_output("display_data", data={"image/png": "iVBORw0KGgo="}),
+        new_output("display_data", data={"image/svg+xml": "<svg xmlns='http://www.w3.org/2000/svg'></svg>"}),
+    ]
+    notebook, _ = ImageDescriptions()(new_notebook(cells=[plot]), {})
+    totals = {"pending": 0, "summary": "0 of 0 automatic"}
+    resources = {"nbgrader": {"notebook": "n", "score": 0, "max_score": 0, "late_penalty": 0, "totals": totals}}
+    pages = {}
+    for kind in (HTMLExporter, FeedbackPage):
+        exporter = kind(
+            template_name=TEMPLATE,
+            extra_template_basedirs=[str(TEMPLATES), str(NBGRADER_TEMPLATES)],
+            extra_template_paths=TEMPLATE_PATHS,
+        )
+        pages[kind] = images_of(exporter.from_notebook_node(notebook, resources=dict(resources))[0])
+    assert [image["src"][:24] for image in pages[FeedbackPage]] == [image["src"][:24] for image in pages[HTMLExporter]]
+    assert [image["alt"] for image in pages[FeedbackPage]] == [NO_DESCRIPTION, NO_DESCRIPTION]

@@ -5,6 +5,7 @@ nbgrader's steps for one notebook (nbgrader_config.py lists them in order):
 - RestoreCellFlags (sanitising): a test or grade cell whose nbgrader flags the student changed is restored
   from the assignment, so nbgrader's OverwriteCells can restore it and the rest is graded as usual;
 - DropEmptyMetadata (sanitising): a cell that nbgrader's DeduplicateIds emptied becomes the student's own;
+- CheckMetadata (sanitising, and last): nbgrader's CheckCellMetadata with its schema compiled once;
 - StartVerdicts (before the kernel): the hidden checks start on the answers at once, in their own process;
 - SurvivingExecute (autograder.student_kernel): the student's kernel runs the notebook, for the visible checks
   and plots;
@@ -22,15 +23,20 @@ Other cells (manually graded answers, unknown grade ids) are left as they are.
 
 from __future__ import annotations
 
+import functools
+import json
 import time
+import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as WaitedTooLong
 from dataclasses import dataclass
 from pathlib import Path
 
+import jsonschema
 from nbformat.v4 import new_code_cell, new_output
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
+from nbgrader.nbgraderformat import MetadataValidator, ValidationError
+from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests, NbGraderPreprocessor
 from nbgrader.utils import is_grade
 from traitlets import Float, Integer, Unicode
 
@@ -287,3 +293,41 @@ class DropEmptyMetadata(NbGraderPreprocessor):
         if cell.get("metadata", {}).get("nbgrader", None) == {}:
             del cell.metadata["nbgrader"]
         return cell, resources
+
+
+@functools.cache
+def compiled_schema(version: int, schema: str) -> jsonschema.protocols.Validator:
+    """A validator of nbgrader's cell metadata schema (as JSON text), its own schema checked once."""
+    loaded = jsonschema.validators.validator_for(json.loads(schema))
+    loaded.check_schema(json.loads(schema))
+    return loaded(json.loads(schema))
+
+
+class CompiledMetadataValidator(MetadataValidator):
+    """nbgrader's MetadataValidator, validating each cell against a schema compiled once per process:
+    nbgrader's own calls jsonschema.validate, which checks the schema itself again for every cell (about 2 ms a
+    cell, 0.17 CPU s a notebook of 84 cells, each time the chain checks it). The same schema, the same first error
+    (jsonschema's best_match); a cell of another schema version gets nbgrader's own error."""
+
+    def validate_cell(self, cell) -> None:
+        flags = cell.metadata.get("nbgrader")
+        if flags is None or flags.get("schema_version", 0) != self.schema_version:
+            return super().validate_cell(cell)
+        validator = compiled_schema(self.schema_version, json.dumps(self.schema, sort_keys=True))
+        error = jsonschema.exceptions.best_match(validator.iter_errors(flags))
+        if error is not None:
+            raise error
+        return None
+
+
+class CheckMetadata(CheckCellMetadata):
+    """nbgrader's CheckCellMetadata (every graded cell's nbgrader metadata valid for its schema), validated by
+    CompiledMetadataValidator; a notebook that fails is refused with nbgrader's message."""
+
+    def preprocess(self, nb, resources):
+        try:
+            CompiledMetadataValidator().validate_nb(nb)
+        except ValidationError:
+            self.log.error(traceback.format_exc())
+            raise ValidationError("Notebook failed to validate; the nbgrader metadata may be corrupted.") from None
+        return nb, resources

@@ -24,7 +24,6 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import (
     AssignLatePenalties,
-    CheckCellMetadata,
     ClearOutput,
     ClearSolutions,
     DeduplicateIds,
@@ -48,7 +47,14 @@ from autograder.feedback import (
     ImageDescriptions,
     VerdictStyle,
 )
-from autograder.notebook_grading import DropEmptyMetadata, DropPoints, ExternalVerdicts, RestoreCellFlags, StartVerdicts
+from autograder.notebook_grading import (
+    CheckMetadata,
+    DropEmptyMetadata,
+    DropPoints,
+    ExternalVerdicts,
+    RestoreCellFlags,
+    StartVerdicts,
+)
 from autograder.sanitise import Sanitise
 from autograder.stubs import NamedStubs
 from autograder.student_kernel import SurvivingExecute
@@ -62,7 +68,8 @@ KERNEL_STARTUP = 120  # seconds for the sandboxed kernel to start
 IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "checks.py"]
 
 # nbgrader's own sanitising steps, with two fixes: a duplicated grade cell no longer fails the submission, and a
-# cell whose nbgrader flags were changed (grade: false on a test cell) is restored instead of failing it
+# cell whose nbgrader flags were changed (grade: false on a test cell) is restored instead of failing it; its
+# metadata check (CheckCellMetadata, in both lists) validates against a schema compiled once (CheckMetadata)
 SANITISE = [
     ClearOutput,
     DeduplicateIds,
@@ -70,7 +77,7 @@ SANITISE = [
     OverwriteKernelspec,
     RestoreCellFlags,
     OverwriteCells,
-    CheckCellMetadata,
+    CheckMetadata,
 ]
 AUTOGRADE = [
     StartVerdicts,  # the hidden checks start at once, in their own process, while the kernel runs
@@ -83,7 +90,7 @@ AUTOGRADE = [
     SaveAutoGrades,
     DropPoints,  # the points are in the gradebook now: no "Out[n]: 2" after each verdict
     AssignLatePenalties,
-    CheckCellMetadata,
+    CheckMetadata,
 ]
 # The feedback page: nbgrader's, with written answers not marked yet shown as "to be graded by hand" and the
 # header's totals, and a text for each image (autograder.feedback); made by FeedbackPage

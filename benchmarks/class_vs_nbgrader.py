@@ -136,10 +136,11 @@ def busy_line(side: str, busy: float, wall: float) -> str:
 
 def floor(course: Path, students: list[str], wall: float, jobs: int | None) -> float:
     """Print and return the floor: the kernels' and runners' CPU seconds (the ledger's children_cpu) over the
-    cores; and the class's wall-clock over it (goal: FLOOR_GOAL)."""
+    cores the workers can use (the machine's, or fewer with fewer --jobs); and the class's wall-clock over it
+    (goal: FLOOR_GOAL)."""
     from autograder.grading.ledger import ledger
 
-    cores = jobs or os.cpu_count() or 1
+    cores = min(jobs or os.cpu_count() or 1, os.cpu_count() or 1)
     cpu = sum(ledger(course, "attention", student).get("children_cpu", 0.0) for student in students)
     least = cpu / cores
     print(
@@ -182,6 +183,7 @@ def main(argv=None) -> int:
         seconds, busy = {}, {}
         started, busy_before = time.monotonic(), machine_busy()
         for step in [] if args.project_only else (["autograde", "attention"], ["generate_feedback", "attention"]):
+            step_started = time.monotonic()
             done = subprocess.run(
                 [str(Path(sys.executable).parent / "nbgrader"), *step],
                 cwd=scratch / "nbgrader",
@@ -189,7 +191,7 @@ def main(argv=None) -> int:
                 capture_output=True,
                 text=True,
             )
-            print(f"nbgrader {step[0]}: exit {done.returncode}")
+            print(f"nbgrader {step[0]}: exit {done.returncode}, {time.monotonic() - step_started:.0f} s")
         seconds["nbgrader"], busy["nbgrader"] = time.monotonic() - started, machine_busy() - busy_before
         print(f"nbgrader autograde + generate_feedback: {seconds['nbgrader']:.0f} s")
         if not args.project_only:

@@ -56,7 +56,7 @@ class Listener:
 class GradedClass:
     course: Path
     submissions: Path
-    stdout: str
+    run: object  # autograder.course.CourseRun
     seconds: float
     before: dict  # {relative path: bytes} of every submitted file, before the run
     cases: dict  # {student: hostile.Case}
@@ -93,16 +93,16 @@ def private_forward_cache(tmp_path_factory):
         os.environ[FORWARD_CACHE_HOME] = previous
 
 
-def run_classroom(course: Path, submissions: Path, *options: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    """``python -m autograder.classroom`` on a course and a submissions folder, as an instructor runs it; without
-    bubblewrap with --unsandboxed (the suite then grades only the course's own examples, never hostile work)."""
-    from autograder import sandbox
+def grade_folder(course: Path, submissions: Path, **options):
+    """autograder.course.grade_course, the library under ``python -m autograder.classroom``, on a course and a
+    submissions folder (``options``: CourseOptions' other fields); returns its CourseRun. Every upload must be
+    graded: a student left out, or an upload not graded, fails the test with the reasons."""
+    from autograder.course import CourseOptions, grade_course
 
-    unsandboxed = [] if sandbox.bubblewrap() is not None else ["--unsandboxed"]
-    command = [sys.executable, "-m", "autograder.classroom", "--course", str(course), "--submissions", str(submissions)]
-    return subprocess.run(
-        [*command, *options, *unsandboxed], cwd=REPOSITORY, capture_output=True, text=True, timeout=timeout
-    )
+    run = grade_course(CourseOptions(course=course, submissions=submissions, **options))
+    problems = {**run.summary.failed, **run.uploads.students_not_graded, **run.uploads.not_graded}
+    assert not problems, "not graded:\n" + "\n".join(f"  {who}: {why}" for who, why in problems.items())
+    return run
 
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's, driven by Playwright (no downloaded browser builds)
@@ -123,16 +123,17 @@ def files_under(folder: Path) -> dict:
 
 @pytest.fixture(scope="session")
 def graded_class(tmp_path_factory) -> GradedClass:
-    """One class graded by `python -m autograder.classroom`: the bundled submissions and every hostile case
+    """One class graded by autograder.course.grade_course: the bundled submissions and every hostile case
     (tests/hostile.py), together, on the machine's cores. The slowest fixture of the suite (a few minutes).
 
     Without bubblewrap the hostile cases are left out (they would run with the grader's rights) and the
-    bundled submissions, the course's own examples, are graded with --unsandboxed."""
+    bundled submissions, the course's own examples, are graded unsandboxed (trusted_code_may_run_unsandboxed)."""
     if not (Path(sys.executable).parent / "nbgrader").exists():
         pytest.skip("nbgrader is not installed next to this Python")
     import hostile
 
     from autograder import sandbox
+    from autograder.pipeline import ChainOptions
 
     sandboxed = sandbox.bubblewrap() is not None
 
@@ -153,14 +154,13 @@ def graded_class(tmp_path_factory) -> GradedClass:
     started = time.monotonic()
     # 30 s a cell, not the course's 60: never_ends's loop is interrupted after 30 s of a worker's time, not 60; the
     # slowest cell of a correct notebook takes under 3 s (the report's slow_cells.csv), the memory bomb's about 11
-    done = run_classroom(course, submissions, "--cell-timeout", "30", timeout=1500)
+    run = grade_folder(course, submissions, chain=ChainOptions(cell_timeout=30))
     seconds = time.monotonic() - started
-    assert done.returncode == 0, f"the pipeline failed:\n{done.stdout[-6000:]}\n{done.stderr[-4000:]}"
-    print(f"\nclass of {len(list(submissions.iterdir()))} graded in {seconds:.0f} s\n{done.stdout[-3000:]}")
+    print(f"\nclass of {len(list(submissions.iterdir()))} graded in {seconds:.0f} s")
     return GradedClass(
         course,
         submissions,
-        done.stdout,
+        run,
         seconds,
         before,
         cases,

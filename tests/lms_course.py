@@ -19,6 +19,14 @@ HOSTILE = "=HYPERLINK(1)"
 _made: dict[str, bytes] = {}  # the gradebook's bytes, made once per test session (alembic takes seconds)
 
 
+# the roster a course's LMS gives: ada with her Canvas identity, cy without one, bob not in it
+ROSTER = (
+    "student_id,name,email,username,canvas_id,sis_user_id,sis_login_id,section\n"
+    'ada,"Lovelace, Ada",ada@school.edu,alovelace,4021,S1001,alovelace,Section 1\n'
+    "cy,Cy Young,cy@school.edu,cyoung,,,,Section 2\n"
+)
+
+
 def make_gradebook(folder: Path, monkeypatch) -> str:
     """Write <folder>/gradebook.db as above; returns its URL."""
     # a new gradebook runs `alembic` from PATH: the one next to this Python

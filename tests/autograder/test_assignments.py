@@ -2,8 +2,9 @@
 
 tests/assignments/positions/ is a small assignment of its own (three functions on rotary positions, its own
 hidden checks in checks.py). Beside the graded attention class (a copy of the session's course folder),
-`python -m autograder.classroom --assignment positions --source tests/assignments` releases it, grades three
-students and exports: one gradebook then holds both assignments, and both exports list both.
+the course's grade_course (what `python -m autograder.classroom --assignment positions --source
+tests/assignments` runs) releases it, grades three students and exports: one gradebook then holds both
+assignments, and both exports list both.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_classroom
+from conftest import grade_folder
 from nbgrader.api import Gradebook
+
+from autograder.table import show
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = Path(__file__).resolve().parents[1] / "assignments"
@@ -61,10 +64,8 @@ def both(graded_class, tmp_path_factory):
         folder = submissions / student / "positions"
         folder.mkdir(parents=True)
         (folder / "positions.ipynb").write_text(json.dumps(submission(student, release)))
-    done = run_classroom(course, submissions, "--assignment", "positions", "--source", str(ASSIGNMENTS))
-    assert done.returncode == 0, f"{done.stdout[-4000:]}\n{done.stderr[-3000:]}"
-    print(done.stdout[-2500:])
-    return course, graded_class, done.stdout
+    run = grade_folder(course, submissions, assignment="positions", source=ASSIGNMENTS)
+    return course, graded_class, show(run.table)
 
 
 def test_one_gradebook_holds_both_assignments(both):
@@ -99,9 +100,9 @@ def test_both_exports_list_both_assignments(both):
 
 
 def test_the_release_holds_no_checks_and_the_feedback_names_the_mistake(both):
-    course, _, stdout = both
+    course, _, table = both
     assert sorted(path.name for path in (course / "release" / "positions").iterdir()) == ["positions.ipynb"]
     page = (course / "feedback" / "pairs_interleaved" / "positions" / "positions.html").read_text()
     assert "the pairs are interleaved" in page
     assert (course / "reports" / "positions.html").exists()
-    assert "pairs_interleaved" in stdout and "rotate" in stdout
+    assert "pairs_interleaved" in table and "rotate" in table

@@ -1,4 +1,6 @@
-"""The whole class through nbgrader, end to end: `python -m autograder.classroom` on the bundled submissions.
+"""The whole class through nbgrader, end to end: autograder.course.grade_course, the library under
+`python -m autograder.classroom`, on the bundled submissions; and the command line's own messages and exit
+statuses (at the end).
 
 Each bundled student must get exactly the points of examples/expected.json (written by hand from the mistakes)
 for every graded cell, read back from nbgrader's gradebook and from both exports; the submitted notebooks stay
@@ -18,15 +20,19 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from lms_course import ROSTER, make_gradebook
 from nbgrader.api import Gradebook
 
-from autograder import model
+from autograder import classroom, model, sandbox
 from autograder.checks import ATOL
+from autograder.pipeline import course_config_text
+from autograder.table import show
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLES = REPOSITORY / "examples"
@@ -157,17 +163,17 @@ def test_feedback_page_per_student_names_the_failed_property(pipeline):
 
 
 def test_class_table_shows_totals_and_notes(pipeline):
-    lines = {
-        line.split()[0]: line for line in pipeline.stdout.splitlines() if line.split() and line.split()[0] in STUDENTS
-    }
-    assert sorted(lines) == STUDENTS, pipeline.stdout
+    table = show(pipeline.run.table)  # as the command line prints it
+    lines = {line.split()[0]: line for line in table.splitlines() if line.split() and line.split()[0] in STUDENTS}
+    assert sorted(lines) == STUDENTS, table
     for student in STUDENTS:
         total = sum(p for k, p in expected_points(student).items() if k.startswith("check_"))
         assert f" {total:g} / 29 " in lines[student], lines[student]
         note = EXPECTED["students"][student]["note"]
         for possible in ("kernel died", "timed out"):  # never_ends: the cell limit interrupts the loop
             assert (possible in lines[student]) == (possible == note), f"{student}: {lines[student]}"
-    assert "[7/7]" in pipeline.stdout and "done in" in pipeline.stdout
+    steps = ["prepare", "gradebook", "release", "collect", "grade", "export", "report"]
+    assert list(pipeline.run.seconds) == steps, "every step ran, in order"
 
 
 def test_bundled_submissions_are_up_to_date(tmp_path):
@@ -237,3 +243,54 @@ def test_a_course_refuses_a_folder_it_did_not_make(tmp_path):
     with pytest.raises(PipelineError, match="inside its source/ or examples/"):
         grade_course(CourseOptions(course=REPOSITORY / "examples" / "course", submissions=SUBMISSIONS))
     assert not (REPOSITORY / "examples" / "course").exists()
+
+
+# --- the command line itself (autograder.classroom): its messages and exit statuses ---------------------------------
+
+
+def test_classroom_refuses_without_the_sandbox_and_grades_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
+    sandbox.bubblewrap.cache_clear()
+    try:
+        code = classroom.main(["--course", str(tmp_path / "course"), "--submissions", str(tmp_path / "none")])
+    finally:
+        sandbox.bubblewrap.cache_clear()
+    assert code == 3
+    error = capsys.readouterr().err
+    assert "REFUSED: bubblewrap is not installed" in error and "pass --unsandboxed" in error
+    assert not (tmp_path / "course").exists()
+
+
+def test_classroom_says_a_course_that_is_a_file_is_refused_and_exits_with_1(tmp_path, capsys):
+    (tmp_path / "course").write_text("a file")
+    (tmp_path / "submissions" / "ada" / ASSIGNMENT).mkdir(parents=True)
+    (tmp_path / "submissions" / "ada" / ASSIGNMENT / "attention.ipynb").write_text("{}")
+    code = classroom.main(["--course", str(tmp_path / "course"), "--submissions", str(tmp_path / "submissions")])
+    assert code == 1 and "FAILED: --course" in capsys.readouterr().err, "the command says it and exits with 1"
+    assert (tmp_path / "course").read_text() == "a file"
+
+
+@pytest.fixture
+def lms_course(tmp_path, monkeypatch):
+    make_gradebook(tmp_path, monkeypatch)
+    (tmp_path / "roster.csv").write_text(ROSTER)
+    return tmp_path
+
+
+def test_classroom_export_flag_writes_the_file_and_lists_who_needs_the_instructor(lms_course, capsys):
+    assert classroom.main(["--course", str(lms_course), "--export", "canvas"]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote {lms_course / 'lms' / 'canvas.csv'}: 4 students" in out
+    assert "NO LMS IDENTITY: bob: not in the roster" in out
+    missing = lms_course / "nope.csv"
+    assert classroom.main(["--course", str(lms_course), "--export", "moodle", "--roster", str(missing)]) == 1
+    assert "cannot read the roster" in capsys.readouterr().err
+
+
+def test_classroom_feedback_only_says_how_many_pages_it_made_again(graded_class, tmp_path, capsys):
+    course = tmp_path / "course"
+    shutil.copytree(graded_class.course, course, symlinks=True, ignore=shutil.ignore_patterns("forward", "lock"))
+    (course / "nbgrader_config.py").write_text(course_config_text(course))
+    assert classroom.main(["--course", str(course), "--feedback-only"]) == 0
+    assert "feedback regenerated for 0 students (hand grades changed)" in capsys.readouterr().out

@@ -1,7 +1,7 @@
 """The feedback pages of the class graded once for the suite (``graded_class``): the verdicts whole, without the
 points as a stray output; written answers nobody has marked "to be graded by hand"; and after hand grading,
-`python -m autograder.classroom --feedback-only` makes again the page of exactly the student whose hand grades
-changed (autograder.feedback)."""
+the course's feedback_only (`--feedback-only`) makes again the page of exactly the student whose hand grades
+changed (autograder.feedback, reached through autograder.course.feedback_only)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from conftest import CHROMIUM, playwright_or_skip
 from nbgrader.api import Gradebook
 
-from autograder import classroom
+from autograder.course import CourseOptions, feedback_only
 from autograder.feedback import FIELD, PAGE_CSS
 from autograder.grading.ledger import ledger
 from autograder.pipeline import course_config_text
@@ -90,7 +90,7 @@ def course(graded_class, tmp_path) -> Path:
     return copy
 
 
-def test_feedback_made_again_for_exactly_the_students_whose_hand_grades_changed(course, capsys):
+def test_feedback_made_again_for_exactly_the_students_whose_hand_grades_changed(course):
     pages = sorted((course / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
     before = {path: path.read_bytes() for path in pages}
     assert len(before) >= 3
@@ -102,8 +102,7 @@ def test_feedback_made_again_for_exactly_the_students_whose_hand_grades_changed(
         comment.manual_comment = "A careful reading: this head looks at the previous token."
         gradebook.db.commit()
 
-    assert classroom.main(["--course", str(course), "--feedback-only"]) == 0
-    assert f"feedback regenerated for 1 students (hand grades changed): {STUDENT}" in capsys.readouterr().out
+    assert feedback_only(CourseOptions(course=course)) == [STUDENT]
     changed = [path for path in pages if path.read_bytes() != before[path]]
     assert changed == [course / "feedback" / STUDENT / ASSIGNMENT / f"{NOTEBOOK}.html"]
     page = page_of(course, STUDENT)
@@ -112,8 +111,7 @@ def test_feedback_made_again_for_exactly_the_students_whose_hand_grades_changed(
     assert "A careful reading: this head looks at the previous token." in page
     assert FIELD in ledger(course, ASSIGNMENT, STUDENT) and FIELD not in ledger(course, ASSIGNMENT, "blank_release")
 
-    assert classroom.main(["--course", str(course), "--feedback-only"]) == 0  # nothing changed since
-    assert "feedback regenerated for 0 students (hand grades changed)" in capsys.readouterr().out
+    assert feedback_only(CourseOptions(course=course)) == []  # nothing changed since
     assert page_of(course, STUDENT) == page
 
 

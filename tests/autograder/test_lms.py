@@ -1,21 +1,15 @@
 """The LMS import files (autograder.lms): Canvas's gradebook CSV and Moodle's grade import CSV, from a small
-gradebook (tests/lms_course.py) and a roster; `python -m autograder.classroom --export` writes them."""
+gradebook (tests/lms_course.py) and a roster (`python -m autograder.classroom --export` is tested with the command
+line, tests/autograder/test_classroom.py)."""
 
 import csv
 
 import pytest
-from lms_course import HOSTILE, make_gradebook
+from lms_course import HOSTILE, ROSTER, make_gradebook
 
-from autograder import classroom
 from autograder.lms import ExportError, ExportOptions, export_lms
 
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's add_submission
-
-ROSTER = (
-    "student_id,name,email,username,canvas_id,sis_user_id,sis_login_id,section\n"
-    'ada,"Lovelace, Ada",ada@school.edu,alovelace,4021,S1001,alovelace,Section 1\n'
-    "cy,Cy Young,cy@school.edu,cyoung,,,,Section 2\n"
-)
 
 
 @pytest.fixture
@@ -96,12 +90,3 @@ def test_moodle_without_a_roster_and_a_course_without_gradebook_are_refused(cour
     empty = tmp_path_factory.mktemp("empty")
     with pytest.raises(ExportError, match="no gradebook in .*grade the class first"):
         export_lms(ExportOptions(course=empty, lms="canvas"))
-
-
-def test_classroom_export_flag_writes_the_file_and_lists_who_needs_the_instructor(course, capsys):
-    assert classroom.main(["--course", str(course), "--export", "canvas"]) == 0
-    out = capsys.readouterr().out
-    assert f"wrote {course / 'lms' / 'canvas.csv'}: 4 students" in out
-    assert "NO LMS IDENTITY: bob: not in the roster" in out
-    assert classroom.main(["--course", str(course), "--export", "moodle", "--roster", str(course / "nope.csv")]) == 1
-    assert "cannot read the roster" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """Each of the course's nbgrader steps alone, on an in-memory notebook (as nbgrader's own tests/preprocessors do):
-RestoreCellFlags, DropEmptyMetadata, ExternalVerdicts, StartVerdicts, DropPoints (autograder.notebook_grading)
-and NamedStubs (autograder.stubs). The hidden checks are replaced by a fixed verdict where a step only moves it."""
+RestoreCellFlags, DropEmptyMetadata, ExternalVerdicts, StartVerdicts, DropPoints, CheckMetadata
+(autograder.notebook_grading) and NamedStubs (autograder.stubs). The hidden checks are replaced by a fixed verdict
+where a step only moves it."""
 
 import os
 import sys
@@ -14,6 +15,7 @@ from autograder import notebook_grading
 from autograder.notebook_grading import (
     EARLY,
     RESTORED,
+    CheckMetadata,
     DropEmptyMetadata,
     DropPoints,
     EarlyVerdicts,
@@ -168,3 +170,38 @@ def test_check_cells_are_the_assignments_grade_cells_only():
     assert [c.metadata["nbgrader"]["grade_id"] for c in notebook_grading.check_cells(notebook, attention)] == [
         "check_causal_mask"
     ]
+
+
+def metadata_verdict(step, notebook) -> str:
+    """What a metadata check says of ``notebook``: "valid", or the error it raised and its message."""
+    try:
+        step.preprocess(notebook, {})
+    except Exception as error:  # noqa: BLE001 - the verdicts of two steps are compared, whatever they raise
+        return f"{type(error).__name__}: {error}"
+    return "valid"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        None,  # a valid notebook
+        {"points": "two"},  # not a number
+        {"grade_id": 7},
+        {"schema_version": 1},  # an older schema: nbgrader's own error
+        {"schema_version": 9},
+        {"solution": "yes"},
+    ],
+)
+def test_check_metadata_says_what_nbgraders_check_cell_metadata_says(broken):
+    """CheckMetadata (its schema compiled once) and nbgrader's CheckCellMetadata, on the same notebooks: the same
+    verdict, the same error and message; a valid notebook passes both."""
+    from nbgrader.preprocessors import CheckCellMetadata
+
+    cells = [answer(), check(), new_markdown_cell("notes")]
+    for cell in cells[:2]:
+        cell.metadata["nbgrader"]["schema_version"] = 3
+    if broken is not None:
+        cells[1].metadata["nbgrader"].update(broken)
+    ours, theirs = (metadata_verdict(step(), new_notebook(cells=cells)) for step in (CheckMetadata, CheckCellMetadata))
+    assert ours == theirs
+    assert (ours == "valid") == (broken is None), ours

@@ -17,6 +17,7 @@ from conftest import CANARY_TEXT, REPOSITORY
 from nbgrader.api import Gradebook
 
 from autograder import sandbox
+from autograder.table import show
 
 ASSIGNMENT = NOTEBOOK = "attention"
 NAMES = sorted(hostile.build(hostile.Context(Path("/nonexistent/course"), Path("/nonexistent/canary"), 9)))
@@ -43,8 +44,9 @@ def autograded_text(course: Path, student: str) -> str:
 NOTES = ("kernel died", "timed out", "ran out of time", "graded as blank", "not graded", "not autograded")
 
 
-def table_line(stdout: str, student: str) -> str:
-    return next(line for line in stdout.splitlines() if line.split() and line.split()[0] == student)
+def table_line(run, student: str) -> str:
+    """``student``'s line of the class's table as the command line shows it (autograder.table.show)."""
+    return next(line for line in show(run.table).splitlines() if line.split() and line.split()[0] == student)
 
 
 @pytest.mark.parametrize("student", NAMES)
@@ -59,7 +61,7 @@ def test_hostile_submission_gets_the_points_it_earned(graded_class, student):
                 wrong.append(f"{grade_id}: {grade.auto_score} (manual: {grade.needs_manual_grade}), expected {points}")
     assert not wrong, f"{student} ({case.why}):\n" + "\n".join(wrong)
 
-    line = table_line(graded_class.stdout, student)
+    line = table_line(graded_class.run, student)
     if case.note:  # the table fits 120 columns: a long note is cut (…) after its first words
         shown = line.rstrip().removesuffix("…")
         assert case.note in line or any(shown.endswith(case.note[:cut]) for cut in range(6, len(case.note))), (
@@ -121,5 +123,5 @@ def test_gradebook_is_consistent(graded_class):
                 else:
                     assert grade.auto_score is not None and 0 <= grade.auto_score <= cells[grade.name].max_score
             automatic = sum(grade.auto_score for grade in notebook.grades if grade.name.startswith("check_"))
-            line = table_line(graded_class.stdout, submission.student.id)
+            line = table_line(graded_class.run, submission.student.id)
             assert f" {round(automatic, 2):g} / 29 " in line, line

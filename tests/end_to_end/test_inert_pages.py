@@ -1,4 +1,4 @@
-"""An attacker's notebook, graded by `python -m autograder.classroom`, then opened as the instructor opens it: in
+"""An attacker's notebook, graded by the course's grade_course, then opened as the instructor opens it: in
 Formgrader (the submission's manual-grading page, the lists of submissions and students) and as the feedback
 page. The notebook plants every kind of active content (a <script> output, an <img onerror>, a Javascript display
 output, raw <script>, <iframe> and javascript: links in a markdown cell, and a script that writes a file through
@@ -31,7 +31,7 @@ def attacked(graded_class):
     (tests/hostile.py, "mallory") when bubblewrap is there: a hostile notebook never runs unsandboxed."""
     if ATTACKER not in graded_class.cases:
         pytest.skip("no bubblewrap: a hostile notebook is never run unsandboxed (apt-get install bubblewrap)")
-    return graded_class.course, graded_class.stdout
+    return graded_class.course, graded_class.run
 
 
 def test_the_autograded_notebook_holds_nothing_active(attacked):

@@ -197,7 +197,7 @@ def main(argv=None) -> int:
         if not args.project_only:
             print(busy_line("nbgrader", busy["nbgrader"], seconds["nbgrader"]))
 
-        started, busy_before = time.monotonic(), machine_busy()
+        started, busy_before, coordinator = time.monotonic(), machine_busy(), time.process_time()
         summary = dispatch.grade_class(
             scratch / "project",
             "attention",
@@ -205,11 +205,13 @@ def main(argv=None) -> int:
             options=dispatch.ClassOptions(jobs=args.jobs, chain=ChainOptions(seed=SEED), progress=True),
         )
         seconds["project"], busy["project"] = time.monotonic() - started, machine_busy() - busy_before
+        coordinator = time.process_time() - coordinator
         print(
             f"autograder.grading.grade_class: {seconds['project']:.0f} s "
             f"(graded {len(summary.graded)}, failed {len(summary.failed)})"
         )
         print(busy_line("this project", busy["project"], seconds["project"]))
+        print(f"this project's coordinator (dispatch, the scheduler, recording): {coordinator:.1f} CPU s")
         floor(scratch / "project", students, seconds["project"], args.jobs)
         report_seconds(scratch / "project", seconds["project"])
 

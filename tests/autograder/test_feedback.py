@@ -233,3 +233,44 @@ def test_the_feedback_page_renders_images_as_html_exporter_does_with_their_texts
         pages[kind] = images_of(exporter.from_notebook_node(notebook, resources=dict(resources))[0])
     assert [image["src"][:24] for image in pages[FeedbackPage]] == [image["src"][:24] for image in pages[HTMLExporter]]
     assert [image["alt"] for image in pages[FeedbackPage]] == [NO_DESCRIPTION, NO_DESCRIPTION]
+
+
+def test_a_page_made_with_remembered_templates_and_highlighting_is_the_page_made_without():
+    """FeedbackPage keeps compiled templates (CompiledTemplates) and highlighted code (RememberedHighlight) for the
+    process: a page made with both warm is byte for byte the page made with both empty, and a remembered
+    highlight is nbconvert's own."""
+    from nbconvert.filters.highlight import Highlight2HTML
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    from autograder.feedback import (
+        COMPILED,
+        NBGRADER_TEMPLATES,
+        TEMPLATE,
+        TEMPLATE_PATHS,
+        TEMPLATES,
+        FeedbackPage,
+        RememberedHighlight,
+        highlighted,
+    )
+
+    source = "def softmax(scores):\n    return np.exp(scores) / np.exp(scores).sum(-1, keepdims=True)  # (T, T)\n"
+    notebook = new_notebook(cells=[new_markdown_cell("## Softmax"), new_code_cell(source), new_code_cell("%%time\n1")])
+    totals = {"pending": 0, "summary": "0 of 0 automatic"}
+    resources = {"nbgrader": {"notebook": "n", "score": 0, "max_score": 0, "late_penalty": 0, "totals": totals}}
+
+    def page() -> str:
+        exporter = FeedbackPage(
+            template_name=TEMPLATE,
+            extra_template_basedirs=[str(TEMPLATES), str(NBGRADER_TEMPLATES)],
+            extra_template_paths=TEMPLATE_PATHS,
+        )
+        return exporter.from_notebook_node(notebook, resources=dict(resources))[0]
+
+    COMPILED.compiled.clear()
+    highlighted.cache_clear()
+    cold = page()
+    assert COMPILED.compiled and highlighted.cache_info().currsize == 2
+    warm = page()
+    assert highlighted.cache_info().hits == 2
+    assert warm == cold
+    assert RememberedHighlight(pygments_lexer="ipython3")(source) == Highlight2HTML(pygments_lexer="ipython3")(source)

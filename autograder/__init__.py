@@ -12,16 +12,16 @@
   answer_sandbox is its view, answer_budget its time budget, stand_ins what the grader computes for it);
 - checks: one check -> its calls and properties; an assignment's own are source/<assignment>/checks.py.
 
-Beside the path: assignments (an assignment found by name), verdicts (a verdict as data, stored in its check
-cell, read by every page), sanitise (student HTML and markdown made inert when graded), students (the safe id
-rule), sandbox (bubblewrap and limits for student code), model (the store's model, measured for the checks),
-export (ChecksExport, one CSV row per student per check), feedback (the feedback page's template and its
-regeneration after hand grading), formgrader (nbgrader's Formgrader on a course folder), report (a package:
+Beside the path: assignments (an assignment found by name), verdicts (a verdict as data, stored in its check cell,
+read by every page), sanitise (student HTML and markdown made inert when graded), students (the safe id rule),
+sandbox (bubblewrap and limits for student code), model (the store's model, measured for the checks), export
+(ChecksExport, one CSV row per student per check), feedback (the feedback page: its exporter, steps and template,
+and its regeneration after hand grading), formgrader (nbgrader's Formgrader on a course folder), report (a package:
 course, tables, mistakes, page, command; the instructor's page after a run) and similarity (its similar
 submissions). On a hub: hub (the course on JupyterHub, an account per student), collect (Collect that takes only
 what each student made), bridge (a student's server's one door out, to the proxy), attempts, instant and service
-(each Submit checked within seconds, a JupyterHub service). For the school: lms (Canvas and Moodle gradebook
-files) and lti (an LTI 1.3 tool: launch, deep linking, scores back).
+(each Submit checked within seconds, a JupyterHub service). For the school: lms (Canvas and Moodle gradebook files)
+and lti (an LTI 1.3 tool: launch, deep linking, scores back).
 """
 
 from pathlib import Path

@@ -112,7 +112,10 @@ class RememberedHighlight(Highlight2HTML):
     def __call__(self, source, language=None, metadata=None):
         magics = (metadata or {}).get("magics_language")
         options = tuple(sorted(self.extra_formatter_options.items()))
-        return highlighted(source, language or self.pygments_lexer, magics, options)
+        try:
+            return highlighted(source, language or self.pygments_lexer, magics, options)
+        except TypeError:  # an option whose value cannot be a key (a list): highlighted each time, as nbconvert does
+            return super().__call__(source, language, metadata)
 
 
 class FeedbackPage(HTMLExporter):

@@ -274,3 +274,7 @@ def test_a_page_made_with_remembered_templates_and_highlighting_is_the_page_made
     assert highlighted.cache_info().hits == 2
     assert warm == cold
     assert RememberedHighlight(pygments_lexer="ipython3")(source) == Highlight2HTML(pygments_lexer="ipython3")(source)
+    numbered = {"linenos": "inline", "hl_lines": [1]}  # a list cannot be a key: highlighted without the memory
+    assert RememberedHighlight(pygments_lexer="ipython3", extra_formatter_options=numbered)(source) == Highlight2HTML(
+        pygments_lexer="ipython3", extra_formatter_options=numbered
+    )(source)

@@ -178,3 +178,23 @@ def instant(assignment: task.Assignment, submission: task.Submission) -> task.Ou
     result = outcome(submission.student, 1, a=float(submission.files[f"{NOTEBOOK}.ipynb"].decode() or 0))
     result.fingerprint = submission.fingerprint
     return result
+
+
+DIES_ONCE = "ATTENTION_TEST_DIES_ONCE"  # the file that says the worker has died once (tests/autograder/grading)
+
+
+def dies_once(assignment: task.Assignment, submission: task.Submission) -> task.Outcome:
+    """``instant`` after 0.4 s, its worker named in the outcome; the worker grading s03 dies the first time (its
+    process exits, as one the system killed would), having written its process id into the file $DIES_ONCE."""
+    import time
+
+    from autograder.grading.worker import worker_name
+
+    time.sleep(0.4)
+    marker = Path(os.environ[DIES_ONCE])
+    if submission.student == "s03" and not marker.exists():
+        marker.write_text(str(os.getpid()))
+        os._exit(1)
+    result = instant(assignment, submission)
+    result.worker = worker_name()
+    return result

@@ -204,7 +204,11 @@ def dispatch(run: Run, options: ClassOptions) -> None:
         good, run.summary.refused_workers = usable_workers(client, where, options.wait_for_workers)
         for address, why in run.summary.refused_workers.items():
             print(f"WARNING: Dask worker {address} is not used: {why}", file=sys.stderr, flush=True)
-        shared = client.scatter(run.assignment, broadcast=True, workers=good)
+        # held to the workers that can grade only when some cannot: a worker that died and was started again by
+        # its nanny has a new address, and held to the first list it would never be given a task again (a class
+        # of 200 ran on one of two cores after one worker died)
+        only = good if run.summary.refused_workers else None
+        shared = client.scatter(run.assignment, broadcast=True, workers=only)
         name = file_key(run.assignment.name)
         futures = [
             client.submit(
@@ -214,7 +218,7 @@ def dispatch(run: Run, options: ClassOptions) -> None:
                 key=f"grade-{name}-{file_key(submission.student)}-{submission.fingerprint[:12]}",
                 pure=False,
                 retries=0,
-                workers=good,
+                workers=only,
                 allow_other_workers=False,
             )
             for submission in run.todo

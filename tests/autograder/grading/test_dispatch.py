@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 from conftest import grade_folder
+from gradebooks import DIES_ONCE, dies_once, synthetic_course
 from nbgrader.api import Gradebook
 
 from autograder.assignments import Layout
-from autograder.grading import forward, task
+from autograder.grading import dispatch, forward, task
 from autograder.grading import gradebook as gradebook_writer
 from autograder.grading import ledger as books
 
@@ -308,3 +309,20 @@ def test_the_forward_cache_is_shared_per_model_and_built_only_for_a_class_it_pay
     assert built == [home / digest], "built more than once"
     assert forward.class_forward_cache(None, course=bob, new=100, wanted=True) is None, "no texts declared: none"
     assert forward.cache_name([[1, 2]]) != digest, "another assignment's texts get a cache of their own"
+
+
+def test_a_worker_that_dies_is_started_again_and_given_work(tmp_path, monkeypatch):
+    """A local worker whose process dies (here it exits while grading s03) is started again by its nanny, under a
+    new address; the new one must be given tasks like the others, and every student is graded. (The tasks were
+    once held to the workers found at the start: a class of 200 then ran on one core after a worker died.)"""
+    marker = tmp_path / "died"
+    monkeypatch.setenv(DIES_ONCE, str(marker))
+    students = {f"s{n:02d}": str(n % 3) for n in range(24)}
+    course, _ = synthetic_course(tmp_path, students)
+    summary = dispatch.grade_class(
+        course, "attention", list(students), options=dispatch.ClassOptions(jobs=2, progress=False, task=dies_once)
+    )
+    assert sorted(summary.graded) == sorted(students) and summary.failed == {}
+    dead = int(marker.read_text())
+    pids = {int(books.ledger(course, "attention", student)["worker"].rsplit(":", 1)[1]) for student in students}
+    assert len(pids - {dead}) == 2, f"graded by {pids}: the worker started again ({dead} died) was given no task"

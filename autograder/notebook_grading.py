@@ -23,8 +23,6 @@ Other cells (manually graded answers, unknown grade ids) are left as they are.
 
 from __future__ import annotations
 
-import functools
-import json
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -295,25 +293,23 @@ class DropEmptyMetadata(NbGraderPreprocessor):
         return cell, resources
 
 
-@functools.cache
-def compiled_schema(version: int, schema: str) -> jsonschema.protocols.Validator:
-    """A validator of nbgrader's cell metadata schema (as JSON text), its own schema checked once."""
-    loaded = jsonschema.validators.validator_for(json.loads(schema))
-    loaded.check_schema(json.loads(schema))
-    return loaded(json.loads(schema))
-
-
 class CompiledMetadataValidator(MetadataValidator):
     """nbgrader's MetadataValidator, validating each cell against a schema compiled once per process:
     nbgrader's own calls jsonschema.validate, which checks the schema itself again for every cell (about 2 ms a
     cell, 0.17 CPU s a notebook of 84 cells, each time the chain checks it). The same schema, the same first error
     (jsonschema's best_match); a cell of another schema version gets nbgrader's own error."""
 
+    compiled: dict = {}  # {schema version: its validator}, for the process
+
     def validate_cell(self, cell) -> None:
         flags = cell.metadata.get("nbgrader")
         if flags is None or flags.get("schema_version", 0) != self.schema_version:
             return super().validate_cell(cell)
-        validator = compiled_schema(self.schema_version, json.dumps(self.schema, sort_keys=True))
+        validator = self.compiled.get(self.schema_version)
+        if validator is None:
+            kind = jsonschema.validators.validator_for(self.schema)
+            kind.check_schema(self.schema)
+            validator = self.compiled[self.schema_version] = kind(self.schema)
         error = jsonschema.exceptions.best_match(validator.iter_errors(flags))
         if error is not None:
             raise error

@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
-import pytest
 from conftest import CHROMIUM, playwright_or_skip
 from nbgrader.api import Gradebook
 
 from autograder.course import CourseOptions, feedback_only
 from autograder.feedback import FIELD, PAGE_CSS
 from autograder.grading.ledger import ledger
-from autograder.pipeline import course_config_text
 
 ASSIGNMENT = NOTEBOOK = "attention"
 STUDENT = "full_solution"  # every check passed, the four written answers waiting for a grader
@@ -81,16 +78,8 @@ def test_verdict_lines_wrap_inside_their_box_in_a_browser(graded_class):
     assert any("set masked scores to -inf BEFORE softmax" in text for _, _, text in verdicts)
 
 
-@pytest.fixture
-def course(graded_class, tmp_path) -> Path:
-    """A copy of the graded course (not the class's shared forward cache), its configuration rooted there."""
-    copy = tmp_path / "course"
-    shutil.copytree(graded_class.course, copy, symlinks=True, ignore=shutil.ignore_patterns("forward", "lock"))
-    (copy / "nbgrader_config.py").write_text(course_config_text(copy))
-    return copy
-
-
-def test_feedback_made_again_for_exactly_the_students_whose_hand_grades_changed(course):
+def test_feedback_made_again_for_exactly_the_students_whose_hand_grades_changed(graded_course_copy):
+    course = graded_course_copy
     pages = sorted((course / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
     before = {path: path.read_bytes() for path in pages}
     assert len(before) >= 3

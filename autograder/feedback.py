@@ -98,7 +98,12 @@ class CompiledTemplates(jinja2.BytecodeCache):
 COMPILED = CompiledTemplates()
 
 
-@functools.lru_cache(maxsize=4096)
+REMEMBERED_UP_TO = 10_000  # characters: a longer cell is highlighted each time, so no student's outsized cell
+# stays in a worker's memory for the rest of the class (at most REMEMBERED cells of this size are kept)
+REMEMBERED = 1024
+
+
+@functools.lru_cache(maxsize=REMEMBERED)
 def highlighted(source: str, language: str, magics: str | None, options: tuple) -> str:
     """nbconvert's Highlight2HTML of one cell's source, remembered: most code cells of an assignment are the
     same for every student (the given code, the visible checks), so a worker highlights each of them once."""
@@ -107,9 +112,12 @@ def highlighted(source: str, language: str, magics: str | None, options: tuple) 
 
 
 class RememberedHighlight(Highlight2HTML):
-    """Highlight2HTML through ``highlighted``: the same HTML for the same source, language and options."""
+    """Highlight2HTML through ``highlighted``: the same HTML for the same source, language and options; a cell
+    over REMEMBERED_UP_TO characters is highlighted as nbconvert does, each time."""
 
     def __call__(self, source, language=None, metadata=None):
+        if len(source) > REMEMBERED_UP_TO:
+            return super().__call__(source, language, metadata)
         magics = (metadata or {}).get("magics_language")
         options = tuple(sorted(self.extra_formatter_options.items()))
         try:
@@ -151,16 +159,21 @@ NO_DESCRIPTION = "An image drawn by the code above; no description was given"
 
 class ImageDescriptions(Preprocessor):
     """Each image in an output (PNG, JPEG, SVG) without an alternative text gets NO_DESCRIPTION as one, in the
-    output's metadata (``output.metadata[mime]['alt']``) where the page's template reads it."""
+    output's metadata (``output.metadata[mime]['alt']``) where the page's template reads it. An image's metadata
+    that is not a mapping (a student's ``display(..., metadata={'image/png': 'x'}, raw=True)``), which no page can
+    read and on which nbconvert's template fails, is replaced by that text alone."""
 
     enabled = Bool(True, help="on wherever it is listed").tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):
         for output in cell.get("outputs", []):
             for mime in IMAGE_TYPES:
-                if mime in output.get("data", {}):
-                    described = output.setdefault("metadata", {}).setdefault(mime, {})
-                    described.setdefault("alt", NO_DESCRIPTION)
+                if mime not in output.get("data", {}):
+                    continue
+                metadata = output.setdefault("metadata", {})  # a mapping: nbformat's schema holds it to one
+                if not isinstance(metadata.get(mime, {}), dict):
+                    metadata[mime] = {}
+                metadata.setdefault(mime, {}).setdefault("alt", NO_DESCRIPTION)
         return cell, resources
 
 

@@ -267,3 +267,55 @@ def test_a_page_made_with_remembered_templates_and_highlighting_is_the_page_made
     assert RememberedHighlight(pygments_lexer="ipython3", extra_formatter_options=numbered)(source) == Highlight2HTML(
         pygments_lexer="ipython3", extra_formatter_options=numbered
     )(source)
+
+
+def test_image_metadata_a_page_cannot_read_is_replaced_by_the_text_and_the_page_is_made():
+    """A student's display(..., metadata={'image/png': 'x'}, raw=True): nbconvert's template fails on an image's
+    metadata that is not a mapping (the page, then the grade, was lost: graded as blank); ImageDescriptions gives
+    those images the text alone, keeps the rest of the metadata, and FeedbackPage makes the page."""
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    from autograder.feedback import (
+        NBGRADER_TEMPLATES,
+        NO_DESCRIPTION,
+        TEMPLATE,
+        TEMPLATE_PATHS,
+        TEMPLATES,
+        FeedbackPage,
+        ImageDescriptions,
+    )
+
+    cell = new_code_cell("display(...)")
+    cell.outputs = [
+        new_output("display_data", data={"image/png": "iVBORw0KGgo="}, metadata={"image/png": "<b>x</b>"}),
+        new_output("display_data", data={"image/svg+xml": "<svg></svg>"}, metadata={"image/svg+xml": 7}),
+        new_output("display_data", data={"image/jpeg": "/9j/"}, metadata={"image/jpeg": ["a list"], "isolated": True}),
+    ]
+    notebook, _ = ImageDescriptions()(new_notebook(cells=[cell]), {})
+    png, svg, jpeg = notebook.cells[0].outputs
+    assert png.metadata == {"image/png": {"alt": NO_DESCRIPTION}} and svg.metadata == {
+        "image/svg+xml": {"alt": NO_DESCRIPTION}
+    }
+    assert jpeg.metadata == {"image/jpeg": {"alt": NO_DESCRIPTION}, "isolated": True}
+    exporter = FeedbackPage(
+        template_name=TEMPLATE,
+        extra_template_basedirs=[str(TEMPLATES), str(NBGRADER_TEMPLATES)],
+        extra_template_paths=TEMPLATE_PATHS,
+    )
+    totals = {"pending": 0, "summary": "0 of 0 automatic"}
+    resources = {"nbgrader": {"notebook": "n", "score": 0, "max_score": 0, "late_penalty": 0, "totals": totals}}
+    page, _ = exporter.from_notebook_node(notebook, resources=resources)
+    assert [image["alt"] for image in images_of(page)] == [NO_DESCRIPTION] * 3 and "<b>x</b>" not in page
+
+
+def test_an_outsized_cell_is_highlighted_without_being_remembered():
+    """A code cell over REMEMBERED_UP_TO characters (a student's pasted data) is highlighted as nbconvert does and
+    not kept in the worker's memory for the rest of the class."""
+    from nbconvert.filters.highlight import Highlight2HTML
+
+    from autograder.feedback import REMEMBERED_UP_TO, RememberedHighlight, highlighted
+
+    source = "data = [" + "1.0, " * (REMEMBERED_UP_TO // 5) + "]\n"
+    before = highlighted.cache_info().currsize
+    assert RememberedHighlight(pygments_lexer="ipython3")(source) == Highlight2HTML(pygments_lexer="ipython3")(source)
+    assert highlighted.cache_info().currsize == before

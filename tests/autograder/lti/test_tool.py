@@ -322,9 +322,11 @@ def test_in_chromium_a_student_from_the_lms_lands_in_their_notebook_server_on_th
     sync_api = playwright_or_skip()
     from conftest import CHROMIUM
 
-    from autograder import hub
+    from autograder import hub, sandbox
 
     why = hub.why_unavailable()
+    if sandbox.bubblewrap() is None:
+        why = "bubblewrap is not available (apt-get install bubblewrap): a student's server starts only in it"
     if why is not None:
         pytest.skip(why)
     state = open_state  # a folder the students' accounts can reach (pytest's own are closed to them)

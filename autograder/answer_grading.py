@@ -45,7 +45,7 @@ from autograder.answer_budget import CALL_LIMIT, TIMEOUT, Budget, Limits
 from autograder.answer_session import Session, Usage
 from autograder.assignments import AssignmentChecks
 from autograder.checks import Broken, Check, Outputs, Unavailable, call_order, changed_inputs, lazy
-from autograder.verdicts import Property, Verdict
+from autograder.verdicts import Property, Verdict, quoted
 
 __all__ = ["CALL_LIMIT", "TIMEOUT", "Limits", "answer_sources", "grade_answers", "unfinished"]
 
@@ -131,7 +131,7 @@ def evaluate(check: Check, outputs: Outputs) -> list[Property]:
             properties.append(Property(name, False, str(reason)))
         except Exception as error:  # noqa: BLE001 - malformed output reached a comparison
             properties.append(
-                Property(name, False, f"the result could not be compared ({type(error).__name__}: {error})")
+                Property(name, False, f"the result could not be compared ({type(error).__name__}: {quoted(error)})")
             )
     return properties
 

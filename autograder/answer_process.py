@@ -28,11 +28,11 @@ from autograder import answer_runner, sandbox, stand_ins
 from autograder.answer_budget import GRACE, RECEIVED, STARTUP, WALL_FACTOR, WALL_SLACK, Budget, BudgetSpent
 from autograder.answer_sandbox import files_inside, runner_command, runner_environment
 from autograder.checks import Mapped, Result
+from autograder.verdicts import quoted
 
 WATCH_EVERY = 0.1  # seconds between two looks at the runner's CPU time and the clock
 WALK_EVERY = 0.5  # seconds between two walks over /proc for the processes below the runner
 CHUNK = 2**16  # bytes written to the runner's pipe at a time
-TEXT_LIMIT = 2000  # characters kept of a text the runner sends (an error, a cell's failure)
 MALFORMED = (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError)
 CRASHES = {  # signal -> (what it likely means, the limit hit)
     "SIGKILL": ("killed: out of memory?", "memory"),
@@ -74,7 +74,9 @@ def is_index(value, expected: int) -> bool:
 
 
 def short_text(value) -> str | None:
-    return None if value is None else str(value)[:TEXT_LIMIT]
+    """A text the runner sends (an error, a cell's failure) as a verdict may quote it: the student's code may have
+    written it, so one line with its numbers rounded (verdicts.quoted), whatever reads the verdict."""
+    return None if value is None else quoted(value)
 
 
 def changed_labels(claimed, args: tuple, kwargs: dict) -> tuple:
@@ -182,7 +184,7 @@ class Runner:
     def forged(self, message: dict, during: str):
         """End the student's answers: the runner sent a message it may not send now (the student's code wrote
         to the grader's pipe, or broke the runner)."""
-        op = str(message.get("op"))[:40]
+        op = quoted(message.get("op"), 40)
         self.kill(
             f"the process running your functions sent the grader a message it did not expect ({op!r}) {during}; "
             "your answers were not graded further: does your code write to file descriptors it did not open?",
@@ -228,7 +230,7 @@ class Runner:
             self.died()
         except MALFORMED as error:
             self.kill(
-                f"the process running your functions sent the grader something malformed ({str(error)[:120]}) "
+                f"the process running your functions sent the grader something malformed ({quoted(error, 120)}) "
                 f"during {self.what()}; your answers were not graded further",
                 fatal=True,
                 limit="message",

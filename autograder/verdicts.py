@@ -17,11 +17,42 @@ A notebook autograded before verdicts were stored (``FORMAT`` absent or older) h
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 KEY = "autograder_verdict"  # a check cell's metadata key, in the autograded notebook
 FORMAT = 1  # the version of the stored form; a reader refuses another one with StaleVerdicts
 SAME = "the same failure as above"  # what text() writes for a message already said in the same verdict
+QUOTED = 300  # characters a verdict quotes of a text the student's code wrote (an exception's message)
+DIGITS = 3  # significant digits a quoted number keeps
+NUMBER = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+PLACE = re.compile(r"\s*(\(answer cell \d+, line \d+(?:, in [\w<>.]+)?\))\s*$")  # answer_runner.describe_error's
+
+
+def rounded_number(match: re.Match) -> str:
+    token = match.group(0)
+    if not any(mark in token for mark in ".eE") and len(token) <= 2 * DIGITS:
+        return token  # a count, a shape, a line number
+    try:
+        value = f"{float(token):.{DIGITS}g}"
+    except (ValueError, OverflowError):
+        return token
+    return value[1:] if token.startswith(".") and value.startswith("0.") else value
+
+
+def quoted(text, most: int = QUOTED) -> str:
+    """What a verdict may quote of a text the student's code wrote (an exception's message): its first line,
+    at most ``most`` characters, every number with a fraction or an exponent (and every integer of more than six
+    digits) rounded to DIGITS significant digits, so an input drawn at grading time is never shown whole; the
+    place in the answers at its end ("(answer cell 3, line 7, in softmax)") is kept."""
+    text = str(text)
+    place = PLACE.search(text)
+    body = text[: place.start()] if place else text
+    lines = body.strip().splitlines() or [""]
+    line = NUMBER.sub(rounded_number, lines[0].strip()) + (" …" if len(lines) > 1 else "")
+    if len(line) > most:
+        line = line[: most - 1] + "…"
+    return f"{line} {place.group(1)}" if place else line
 
 
 class StaleVerdicts(ValueError):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from autograder import assignments, model, sandbox
-from autograder.answer_grading import answer_sources
+from autograder.answer_grading import answer_sources, check_generator
 from autograder.answer_grading import grade_answers as grade_with
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -896,3 +896,24 @@ def test_the_verdicts_words_are_the_ones_students_read():
         "Graded outside your notebook on inputs drawn at grading time (seed 7; grading again with seed=7, "
         "autograder.answer_grading.grade_answers(checks, sources, seed=7), reproduces them)."
     )
+
+
+@needs_bubblewrap
+def test_a_students_exception_never_shows_the_hidden_inputs_whole(solution):
+    """A softmax that raises with its input in the message: the verdict quotes one line, its numbers rounded."""
+    leaking = edit(
+        solution,
+        "softmax",
+        "    ### BEGIN SOLUTION\n",
+        "    ### BEGIN SOLUTION\n"
+        "    raise ValueError(repr(float(np.asarray(scores).flat[0])) + '\\n' + repr(scores))\n",
+    )
+    verdict = grade_answers(leaking, seed=SEED, checks=["check_softmax"])["check_softmax"]
+    plan = CHECKS["check_softmax"].calls(check_generator(SEED, "check_softmax"))
+    drawn = {repr(float(call.args[0].flat[0])) for call in plan}  # the first number of each hidden input
+    messages = [p.message for p in verdict.properties if p.passed is False]
+    assert messages and all("ValueError: " in m and "\n" not in m for m in messages), messages
+    for message in messages:
+        assert not any(value in message for value in drawn), message
+        assert re.search(r"ValueError: -?\d\.?\d* …", message), message  # the first number, rounded
+        assert not re.search(r"\d\.\d{4,}", message), message  # no number with more than 3 significant digits

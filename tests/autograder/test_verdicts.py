@@ -4,7 +4,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.verdicts import KEY, Property, StaleVerdicts, Verdict, read_verdicts
+from autograder.verdicts import KEY, QUOTED, Property, StaleVerdicts, Verdict, quoted, read_verdicts
 
 VERDICT = Verdict(
     check="check_softmax",
@@ -78,3 +78,17 @@ def test_a_verdict_planted_in_an_answer_cell_is_not_read():
 
 def test_a_notebook_without_graded_cells_has_no_verdicts():
     assert read_verdicts(new_notebook(cells=[answer_cell()])) == {}
+
+
+def test_a_quoted_exception_is_one_line_with_its_numbers_rounded_and_its_place_kept():
+    hidden = "0.8347293412, -1.2345678e-07, 12345678"
+    text = f"ValueError: the inputs were\n[{hidden}]\nand more (answer cell 3, line 7, in softmax)"
+    assert quoted(text) == "ValueError: the inputs were … (answer cell 3, line 7, in softmax)"
+    assert quoted(f"ValueError: [{hidden}] (answer cell 2, line 1)") == (
+        "ValueError: [0.835, -1.23e-07, 1.23e+07] (answer cell 2, line 1)"
+    )
+    assert quoted("IndexError: index 5 is out of bounds for axis 0 with size 3") == (
+        "IndexError: index 5 is out of bounds for axis 0 with size 3"  # counts and shapes stay as they are
+    )
+    assert quoted("x" * 5000) == "x" * (QUOTED - 1) + "…"
+    assert quoted("a\x0bb\u2028c") == "a …"  # every line break Python knows ends the line

@@ -41,10 +41,10 @@ from pathlib import Path
 
 from autograder import REPOSITORY, sandbox
 from autograder.course import CourseOptions, CourseRun, PipelineError, feedback_only, grade_course, say
-from autograder.grading.gradebook import shown_url
 from autograder.lms import ExportOptions, export_command
 from autograder.lti.passback import passback_lines
 from autograder.pipeline import ChainOptions
+from autograder.settings import shown_url
 from autograder.table import show
 
 FLAGS = (  # (flags, argparse's settings), in the order --help lists them

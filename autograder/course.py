@@ -5,10 +5,11 @@
 
 The steps, each checked (autograder.classroom is the command line over them):
 
-1. the course folder (``prepare_course``): made on the first run (a ``nbgrader_config.py`` for nbgrader's own
-   commands and Formgrader, autograder.pipeline.course_config_text; ``lib`` linked in, so the notebooks' setup cell
+1. the course folder (``prepare_course``): made on the first run (``lib`` linked in, so the notebooks' setup cell
    finds the course library as it does in the repository); later runs keep it and its gradebook; each run copies
-   the assignment's folder (its notebook and checks.py) from the source folder into the course's source/;
+   the assignment's folder (its notebook and checks.py) from the source folder into the course's source/, writes
+   the configuration the project generates (autograder_config.py, autograder.course_config) and, only when it is
+   missing, the instructor's nbgrader_config.py, then reads the course's settings (autograder.settings);
 2. the assignment and the new students in the gradebook (``register``: nbgrader's Gradebook API, as
    ``nbgrader db assignment add`` and ``nbgrader db student import`` do);
 3. ``release``: nbgrader's generate_assignment (NbGraderAPI, in this process), skipped when source/ has not
@@ -40,16 +41,16 @@ from nbgrader.plugins import CsvExportPlugin
 
 from autograder import REPOSITORY
 from autograder.assignments import Layout, NoAssignment, find
+from autograder.course_config import write_course_files
 from autograder.export import ChecksExport
 from autograder.feedback import refresh
 from autograder.grading.dispatch import ClassOptions, Summary, grade_class
-from autograder.grading.gradebook import course_db as named_db
-from autograder.grading.gradebook import shown_url, sqlite_url
 from autograder.grading.ledger import assignment_folder, atomic_path, write_json
 from autograder.grading.lock import CourseLock
 from autograder.grading.task import LEDGER, GradingError, digest, folder_files
-from autograder.pipeline import ChainOptions, course_config_text, nbgrader_api
+from autograder.pipeline import ChainOptions, nbgrader_api
 from autograder.report import ReportOptions, write_report
+from autograder.settings import GENERATED_FILE, INSTRUCTOR_FILE, CourseSettings, SettingsError, shown_url
 from autograder.table import grade_table, kernel_notes
 from autograder.uploads import PipelineError, Uploads, collect, survey
 
@@ -67,13 +68,15 @@ class CourseOptions:
     submissions: Path | None = None  # <student>/<assignment>/<notebook>.ipynb folders (not for feedback_only)
     assignment: str | None = None  # a folder of ``source`` (default: the only one there)
     source: Path = REPOSITORY / "source"  # the folder holding the assignments
-    chain: ChainOptions = ChainOptions()  # the grading chain's options (--cell-timeout: chain.cell_timeout)
+    chain: ChainOptions = (
+        ChainOptions()
+    )  # the grading chain's options (--cell-timeout: chain.cell_timeout, else the course's)
     jobs: int | None = None  # local worker processes (default: one per core)
     scheduler: str | None = None  # a Dask scheduler's address (default: this machine)
     regrade: bool = False  # grade every submission again
-    fresh: bool = False  # delete the course folder (its gradebook.db included) first
+    fresh: bool = False  # delete the course folder (its gradebook.db included, not its configuration) first
     progress: bool = True  # a progress bar
-    db: str | None = None  # the gradebook's URL (default: the course's configuration's, else its gradebook.db)
+    db: str | None = None  # the gradebook's URL (default: the course's settings', autograder.settings)
     wait: bool = False  # wait for another run grading the course instead of refusing
 
 
@@ -103,15 +106,6 @@ def nbgrader_environment() -> dict:
     env["PYTHONPATH"] = os.pathsep.join([str(REPOSITORY), *filter(None, [env.get("PYTHONPATH")])])
     env.setdefault("MPLBACKEND", "Agg")
     return env
-
-
-def write_course_config(course: Path, *, db: str | None = None, cell_timeout: int | None = None) -> Path:
-    """The course folder's nbgrader_config.py (for nbgrader's own commands and Formgrader; grading does not read
-    it): the repository's chain rooted here, with the gradebook ``db`` when it is not the course's gradebook.db."""
-    path = course / "nbgrader_config.py"
-    own = db is None or db == sqlite_url(course)
-    path.write_text(course_config_text(course, db=None if own else db, cell_timeout=cell_timeout))
-    return path
 
 
 def release_notebook(source: Path, scratch: Path) -> bytes:
@@ -152,6 +146,22 @@ def remove(entry: Path) -> None:
     shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
 
 
+def forget(course: Path, db: str | None) -> None:
+    """--fresh: everything in the course folder but the lock this run holds and the course's configuration (the
+    instructor's nbgrader_config.py, and what the project generates with the gradebook it names)."""
+    kept = course_db(course, db)
+    for entry in course.iterdir():
+        if entry.name in (INSTRUCTOR_FILE, GENERATED_FILE) or entry.name.startswith(f"{INSTRUCTOR_FILE}.bak"):
+            continue
+        inner = [path for path in entry.iterdir() if path.name != "lock"] if entry.name == LEDGER else [entry]
+        for path in inner:
+            remove(path)
+    if not kept.startswith("sqlite"):
+        say(
+            f"      --fresh: the gradebook at {shown_url(kept)} is kept (only the course's own gradebook.db is deleted)"
+        )
+
+
 def prepare_course(
     course: Path,
     *,
@@ -160,22 +170,15 @@ def prepare_course(
     cell_timeout: int | None = None,
     fresh: bool = False,
     db: str | None = None,
-) -> None:
-    """Make the course folder, or keep the one an earlier run made (with its gradebook); copy the assignment's
-    folder from ``source`` into its source/. ``db``: the gradebook's URL when it is not the course's
-    gradebook.db (written into the course's nbgrader_config.py, so nbgrader's own commands and Formgrader use
-    it too); ``cell_timeout`` likewise."""
+) -> CourseSettings:
+    """Make the course folder, or keep the one an earlier run made (with its gradebook and configuration); copy the
+    assignment's folder from ``source`` into its source/; write what the project generates for the course
+    (autograder.course_config's autograder_config.py: ``db`` and ``cell_timeout``, when given, are recorded there,
+    so nbgrader's own commands, Formgrader and later runs use them too) and the instructor's nbgrader_config.py
+    only when it is missing. Returns the course's settings as they now are (autograder.settings)."""
     check_course_folder(course)
-    if fresh and course.exists():  # everything but the lock this run holds
-        for entry in course.iterdir():
-            inner = [path for path in entry.iterdir() if path.name != "lock"] if entry.name == LEDGER else [entry]
-            for path in inner:
-                remove(path)
-        if db is not None and not db.startswith("sqlite"):
-            say(
-                f"      --fresh: the gradebook at {shown_url(db)} is kept"
-                " (only the course's own gradebook.db is deleted)"
-            )
+    if fresh and course.exists():
+        forget(course, db)
     course.mkdir(parents=True, exist_ok=True)
     (course / MARKER).write_text(MARKER_TEXT)
     shutil.rmtree(course / "source" / layout.name, ignore_errors=True)
@@ -186,16 +189,25 @@ def prepare_course(
     )
     if not (course / "lib").is_symlink():
         (course / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
-    write_course_config(course, db=db, cell_timeout=cell_timeout)
+    try:
+        for note in write_course_files(course, db=db, cell_timeout=cell_timeout):
+            say(f"      {note}")
+        return CourseSettings.read(course)
+    except SettingsError as error:
+        raise PipelineError(str(error)) from None
+
+
+def course_settings(course: Path, db: str | None = None) -> CourseSettings:
+    """The course's settings (autograder.settings), a PipelineError when its configuration cannot be read."""
+    try:
+        return CourseSettings.read(course, db=db)
+    except SettingsError as error:
+        raise PipelineError(str(error)) from None
 
 
 def course_db(course: Path, db: str | None = None) -> str:
-    """The gradebook's URL (autograder.grading.gradebook.course_db), a PipelineError when the course's
-    configuration is broken."""
-    try:
-        return named_db(course, db)
-    except GradingError as error:
-        raise PipelineError(str(error)) from None
+    """The gradebook's URL: ``db``, else the course's settings'; a PipelineError when they cannot be read."""
+    return course_settings(course, db).db
 
 
 def register(course: Path, layout: Layout, students: list[str], db: str | None = None) -> list[str]:
@@ -301,16 +313,17 @@ class Steps:
 def run_steps(options: CourseOptions, layout: Layout, uploads: Uploads) -> CourseRun:
     """Steps 1 to 7 (see the module's docstring), the course locked."""
     course, students, steps = options.course, uploads.students, Steps()
-    db = course_db(course, options.db)  # before the course's configuration is written again
     steps.start(1, "prepare", f"the course folder {course}, assignment {layout.name}")
-    prepare_course(
+    settings = prepare_course(
         course,
         source=options.source,
         layout=layout,
         cell_timeout=options.chain.cell_timeout,
         fresh=options.fresh,
-        db=db,
+        db=options.db,
     )
+    db = settings.db  # the run grades with the course's settings, as nbgrader's commands and Formgrader do
+    options = dataclasses.replace(options, chain=dataclasses.replace(options.chain, cell_timeout=settings.cell_timeout))
     steps.start(2, "gradebook", f"the assignment and {len(students)} students in the gradebook {shown_url(db)}")
     say(f"      {len(register(course, layout, students, db))} new students")
     steps.start(3, "release", "releasing: nbgrader generate_assignment")

@@ -35,6 +35,8 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 from traitlets import Bool
 
+from autograder.settings import CourseSettings
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"  # course_feedback/, extending nbgrader's feedback/
 NBGRADER_TEMPLATES = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates"
 TEMPLATE = "course_feedback"
@@ -291,11 +293,10 @@ class Pages:
     def __init__(self, course: Path, db: str | None = None):
         from nbgrader.converters import GenerateFeedback
 
-        from autograder.grading.gradebook import course_db
         from autograder.pipeline import nbgrader_api
 
         self.course = Path(course)
-        api = nbgrader_api(self.course, db=course_db(self.course, db))
+        api = nbgrader_api(self.course, db=CourseSettings.read(self.course, db=db).db)
         self.db = db or api.coursedir.db_url
         converter = GenerateFeedback(coursedir=api.coursedir, parent=api)
         self.exporter = converter.exporter_class(parent=converter, config=converter.config)
@@ -323,11 +324,10 @@ def refresh(course: Path, assignment: str, db: str | None = None) -> list[str]:
     ledger's FIELD), and record the new ones in their ledger entries; returns those students. Students the
     classroom has not graded (no ledger entry, no autograded notebook) are left alone. The caller holds the
     course's lock (grading.CourseLock)."""
-    from autograder.grading.gradebook import course_db
     from autograder.grading.ledger import ledger, ledger_path, write_json
 
     course = Path(course).absolute()
-    db = course_db(course, db)
+    db = CourseSettings.read(course, db=db).db
     digests, notebooks = hand_grades(db, assignment)
     pages, changed = None, []
     for student, now in sorted(digests.items()):

@@ -10,8 +10,8 @@ SurvivingExecute, ..., Sanitise, ExternalVerdicts, SaveAutoGrades, DropPoints, .
 template, GenerateAssignment's stubs. Options (``ChainOptions``) reach their step as values: ``cell_timeout`` is
 SurvivingExecute.timeout, ``seed`` is ExternalVerdicts.seed, ``forward_cache`` is
 SandboxedKernelManager.forward_cache. The repository's nbgrader_config.py merges the same Config, so nbgrader's
-own commands and Formgrader run the same chain; a course folder gets a small nbgrader_config.py that loads it
-(``course_config_text``), for them only: grading never parses generated text.
+own commands and Formgrader run the same chain; a course folder's autograder_config.py loads it
+(autograder.course_config), for them only: grading never parses generated text.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from nbgrader.preprocessors import (
 )
 from traitlets.config import Config
 
-from autograder import REPOSITORY
 from autograder.feedback import (
     NBGRADER_TEMPLATES,
     TEMPLATE,
@@ -158,29 +157,3 @@ def feedback_config(c: Config) -> None:
 def nbgrader_api(root: Path, *, options: ChainOptions = ChainOptions(), db: str | None = None) -> NbGraderAPI:
     """nbgrader's NbGraderAPI on the course folder ``root``, running the course's chain (chain_config)."""
     return NbGraderAPI(config=chain_config(options, root=Path(root), db=db))
-
-
-COURSE_CONFIG = '''"""nbgrader configuration of this course folder, for nbgrader's own commands and Formgrader: the
-repository's ({repository_config}), rooted here. Written by autograder; grading does not read it."""
-import os
-
-c = get_config()  # noqa: F821 (nbgrader provides it)
-_repository_config = {repository_config!r}
-if not os.path.exists(_repository_config):  # load_subconfig would skip a missing file without a word
-    raise FileNotFoundError(f"the course configuration {{_repository_config}} is missing")
-load_subconfig(_repository_config)  # noqa: F821
-c.CourseDirectory.root = {root!r}
-'''
-
-
-def course_config_text(root: Path, *, db: str | None = None, cell_timeout: int | None = None) -> str:
-    """The nbgrader_config.py of a course folder: the repository's, rooted at ``root``, with the gradebook
-    ``db`` when it is not the course's gradebook.db, and the run's cell limit when one was given."""
-    text = COURSE_CONFIG.format(repository_config=str(REPOSITORY / "nbgrader_config.py"), root=str(root))
-    if cell_timeout is not None:
-        text += f"\n# --cell-timeout\nc.SurvivingExecute.timeout = {int(cell_timeout)}\n"
-    if db is not None:
-        text += (
-            f"\n# --db: the gradebook, for nbgrader's commands and Formgrader too\nc.CourseDirectory.db_url = {db!r}\n"
-        )
-    return text

@@ -172,13 +172,13 @@ def graded_class(tmp_path_factory) -> GradedClass:
 
 @pytest.fixture
 def graded_course_copy(graded_class, tmp_path) -> Path:
-    """A copy of the graded class's course folder (not its lock, nor the class's shared forward cache), its
-    nbgrader_config.py rooted there: for a test that changes the course."""
-    from autograder.pipeline import course_config_text
+    """A copy of the graded class's course folder (not its lock, nor the class's shared forward cache), the
+    configuration the project generates (autograder_config.py) rooted there: for a test that changes the course."""
+    from autograder.course_config import write_course_files
 
     copy = tmp_path / "course"
     shutil.copytree(graded_class.course, copy, symlinks=True, ignore=shutil.ignore_patterns("forward", "lock"))
-    (copy / "nbgrader_config.py").write_text(course_config_text(copy))
+    write_course_files(copy)
     return copy
 
 

@@ -32,43 +32,12 @@ from nbgrader.api import (
     new_uuid,
 )
 from sqlalchemy import create_engine, event, insert, inspect, select, text
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, SADeprecationWarning, SAWarning
 from sqlalchemy.orm import scoped_session, sessionmaker
-from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.grading import ledger
-from autograder.grading.task import GradingError, Outcome, temporary_prefix
-
-
-def sqlite_url(course: Path) -> str:
-    """nbgrader's default database of a course folder (CourseDirectory.db_url's default)."""
-    return f"sqlite:///{Path(course).absolute() / 'gradebook.db'}"
-
-
-def course_db(course: Path, db: str | None = None) -> str:
-    """The gradebook's URL: ``db`` (--db), else the one the course's nbgrader_config.py names
-    (CourseDirectory.db_url, as nbgrader reads it), else the course's gradebook.db. GradingError when that file
-    cannot be read."""
-    if db:
-        return db
-    if (Path(course) / "nbgrader_config.py").exists():
-        try:
-            config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
-        except Exception as error:  # noqa: BLE001 - a broken file: say which
-            raise GradingError(
-                f"cannot read {Path(course) / 'nbgrader_config.py'}: {type(error).__name__}: {error}"
-            ) from None
-        named = config.CourseDirectory.get("db_url") if "CourseDirectory" in config else None
-        if named:
-            return str(named)
-    return sqlite_url(course)
-
-
-def shown_url(url: str) -> str:
-    """The database URL without its password, for messages."""
-    return make_url(url).render_as_string(hide_password=True)
-
+from autograder.grading.task import Outcome, temporary_prefix
+from autograder.settings import sqlite_url
 
 BUSY_TIMEOUT_MS = 60_000  # how long a write waits for another writer (Formgrader, nbgrader db, a second run)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.attempts import read_attempts
-from autograder.grading.gradebook import course_db
+from autograder.settings import CourseSettings
 from autograder.verdicts import StaleVerdicts, Verdict, read_verdicts
 
 KERNEL_ERRORS = {
@@ -249,8 +249,8 @@ def ledger_entries(course: Path, assignment: str) -> dict:
 
 
 def database_url(course: Path) -> str:
-    """The course's gradebook: the CourseDirectory.db_url its nbgrader_config.py names, else its gradebook.db."""
-    return course_db(course)
+    """The course's gradebook, as its settings name it (autograder.settings)."""
+    return CourseSettings.read(course).db
 
 
 def assignments_of(*, course: Path, db: str | None = None) -> list[str]:

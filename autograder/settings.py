@@ -1,0 +1,249 @@
+"""The course's settings, read in one place from its folder: the gradebook's URL, the limits, the instant checks'
+policy and the due date.
+
+    settings = CourseSettings.read(course)          # read(course, db=url): a --db given on a command line wins
+    settings.db, settings.cell_timeout, settings.policy
+    settings.due("attention")                       # the policy's due date, else the gradebook's
+
+The course's configuration is nbgrader's: the course folder's nbgrader_config.py (the instructor's), which loads
+autograder_config.py (what the project generates, autograder.course_config) first. It is read here as nbgrader reads
+it, so the class command, the grading service, the LMS export and the LTI tool see what nbgrader's own commands
+and Formgrader see, and none of them holds a default of its own: the gradebook is the database
+``c.CourseDirectory.db_url`` names, else the course's gradebook.db.
+
+A reader that runs for weeks (the grading service) holds a LiveSettings: the files are read again when one of them
+changes, and the gradebook's due date each time the policy is asked for, so a changed policy or due date applies
+without a restart.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlalchemy
+from nbgrader.api import Assignment
+from sqlalchemy.engine import make_url
+from traitlets import TraitError
+from traitlets.config import Config, PyFileConfigLoader
+
+from autograder.policy import InstantChecks
+
+INSTRUCTOR_FILE = "nbgrader_config.py"  # the instructor's: written once when missing, never again
+GENERATED_FILE = "autograder_config.py"  # the project's: written again by every run, loaded first by the other
+log = logging.getLogger("autograder.settings")
+
+
+class SettingsError(ValueError):
+    """The course's settings cannot be read; the message names the file and says what to change."""
+
+
+def sqlite_url(course: Path) -> str:
+    """nbgrader's default database of a course folder (CourseDirectory.db_url's default)."""
+    return f"sqlite:///{Path(course).absolute() / 'gradebook.db'}"
+
+
+def shown_url(url: str) -> str:
+    """The database URL without its password, for messages."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+class OwnLines(PyFileConfigLoader):
+    """A configuration file's own lines, without the files it loads with ``load_subconfig``."""
+
+    def load_subconfig(self, fname, path=None):
+        return None
+
+
+def load_file(path: Path, loader: type[PyFileConfigLoader] = PyFileConfigLoader) -> Config:
+    """One configuration file as nbgrader reads it (``loader``: OwnLines for its own lines only)."""
+    try:
+        return loader(path.name, path=str(path.parent)).load_config()
+    except Exception as error:  # noqa: BLE001 - any error in the instructor's Python: say which file
+        raise SettingsError(
+            f"cannot read {path}: {type(error).__name__}: {error}; correct it (nbgrader's commands and Formgrader "
+            "read it too)"
+        ) from None
+
+
+def course_config(course: Path) -> Config:
+    """The course's configuration: its nbgrader_config.py (which loads autograder_config.py), or autograder_config.py
+    alone while the instructor's file is missing, or nothing (an empty Config) in a folder with neither."""
+    for name in (INSTRUCTOR_FILE, GENERATED_FILE):
+        if (Path(course) / name).is_file():
+            return load_file(Path(course) / name)
+    return Config()
+
+
+def own_lines(path: Path) -> Config:
+    """The settings ``path`` itself writes (none when it does not exist), without the files it loads."""
+    return load_file(path, OwnLines) if path.is_file() else Config()
+
+
+def file_stamps(course: Path) -> tuple:
+    """(name, modification time, size) of each file the settings are read from: a change to one changes this."""
+    stamps = []
+    for name in (INSTRUCTOR_FILE, GENERATED_FILE):
+        try:
+            status = (Path(course) / name).stat()
+        except OSError:
+            continue
+        stamps.append((name, status.st_mtime_ns, status.st_size))
+    return tuple(stamps)
+
+
+def checked_policy(config: Config, source: Path) -> InstantChecks:
+    """The instant checks' policy in ``config``; SettingsError naming the line for a value or name it cannot take."""
+    names = set(InstantChecks.class_trait_names(config=True))
+    for name in config.InstantChecks if "InstantChecks" in config else ():
+        if name not in names:
+            near = difflib.get_close_matches(name, names, n=1)
+            hint = f"did you mean c.InstantChecks.{near[0]}?" if near else f"the policy's names: {', '.join(names)}"
+            raise SettingsError(f"{source}: c.InstantChecks.{name} is not a setting of the policy: {hint}")
+    try:
+        policy = InstantChecks(config=config)
+        policy.due_date()
+    except TraitError as error:
+        raise SettingsError(f"{source}: a c.InstantChecks value is not allowed: {error}") from None
+    except ValueError:
+        raise SettingsError(
+            f"{source}: c.InstantChecks.due = {policy.due!r} is not a date: write it as ISO 8601, "
+            "e.g. '2026-12-14T17:00:00+01:00' (UTC when it names no zone), or remove it to use the gradebook's"
+        ) from None
+    return policy
+
+
+def gradebook_exists(url: str) -> bool:
+    """Whether the gradebook is there to read: a SQLite file is looked for, another database is taken to exist."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        return True
+    return parsed.query.get("mode") == "memory" or Path(parsed.database).is_file()
+
+
+class GradebookDates:
+    """The assignments' due dates in the gradebook (nbgrader's ``assignment`` table), on one connection pool, so
+    asking each round costs one small query; nothing is created where there is no gradebook yet."""
+
+    def __init__(self, url: str):
+        self.url, self.engine = url, None
+
+    def due(self, assignment: str) -> datetime.datetime | None:
+        """The assignment's due date (naive UTC, as nbgrader keeps it), None without one or without a gradebook."""
+        if not gradebook_exists(self.url):
+            return None
+        try:
+            if self.engine is None:
+                self.engine = sqlalchemy.create_engine(self.url)
+            with self.engine.connect() as connection:
+                if not sqlalchemy.inspect(connection).has_table(Assignment.__tablename__):
+                    return None
+                query = sqlalchemy.select(Assignment.duedate).where(Assignment.name == assignment)
+                return connection.execute(query).scalar()
+        except sqlalchemy.exc.SQLAlchemyError as error:
+            raise SettingsError(
+                f"cannot read the due date of {assignment} from the gradebook {shown_url(self.url)}: "
+                f"{type(error).__name__}: {error}"
+            ) from None
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.dispose()
+
+
+@dataclass(frozen=True)
+class CourseSettings:
+    """What a course folder sets, read once (``read``): every command takes this instead of a default of its own."""
+
+    course: Path
+    db: str  # the gradebook's URL (and the grading service's attempts, beside it)
+    cell_timeout: int | None  # seconds per cell in the student's kernel (c.SurvivingExecute.timeout); None: the chain's
+    policy: InstantChecks  # the instant checks' policy (c.InstantChecks.*), its due date as written (maybe none)
+    stamps: tuple = ()  # the files' stamps when read (file_stamps)
+
+    @classmethod
+    def read(cls, course: Path, *, db: str | None = None) -> CourseSettings:
+        """The settings of ``course``; ``db``: a gradebook named on a command line, over the configuration's.
+        SettingsError when a file cannot be read or a value is not allowed."""
+        course = Path(course).absolute()
+        stamps = file_stamps(course)
+        config = course_config(course)
+        named = config.CourseDirectory.get("db_url") if "CourseDirectory" in config else None
+        timeout = config.SurvivingExecute.get("timeout") if "SurvivingExecute" in config else None
+        policy = checked_policy(config, course / INSTRUCTOR_FILE)
+        return cls(
+            course=course,
+            db=str(db or named or sqlite_url(course)),
+            cell_timeout=None if timeout is None else int(timeout),
+            policy=policy,
+            stamps=stamps,
+        )
+
+    def has_gradebook(self) -> bool:
+        return gradebook_exists(self.db)
+
+    def due(self, assignment: str, dates: GradebookDates | None = None) -> datetime.datetime | None:
+        """The due date in force for ``assignment``: the policy's (c.InstantChecks.due), else the gradebook's."""
+        return self.policy.due_date() or (dates or GradebookDates(self.db)).due(assignment)
+
+    def policy_for(self, assignment: str, dates: GradebookDates | None = None) -> InstantChecks:
+        """The policy with the due date in force for ``assignment`` (a new object; this one is left as read)."""
+        due = self.due(assignment, dates)
+        return InstantChecks(config=self.policy.config, due=due.isoformat() if due else "")
+
+
+class LiveSettings:
+    """The course's settings as they are now, for the grading service: ``policy()`` reads the files again when
+    one changed (its modification time or size) and the gradebook's due date each time, and returns the same
+    object while nothing changed. A file that cannot be read keeps the last settings in force, and ``error`` says
+    why (the instructor's page shows it) until the file is corrected. The gradebook stays the one read first."""
+
+    def __init__(self, course: Path, assignment: str, *, db: str | None = None):
+        self.assignment = assignment
+        self.settings = CourseSettings.read(course, db=db)
+        self.dates = GradebookDates(self.settings.db)
+        self.error, self.failed_stamps = "", None
+        self.due = self.settings.due(assignment, self.dates)
+        self.current = self.settings.policy_for(assignment, self.dates)
+
+    @property
+    def db(self) -> str:
+        return self.settings.db
+
+    def reread(self) -> bool:
+        """The files read again if one changed since; returns whether the settings changed."""
+        stamps = file_stamps(self.settings.course)
+        if stamps in (self.settings.stamps, self.failed_stamps):
+            return False
+        try:
+            settings = CourseSettings.read(self.settings.course)
+        except SettingsError as error:
+            self.error, self.failed_stamps = f"{error}. The settings read before stay in force.", stamps
+            log.warning("%s", self.error)
+            return False
+        self.error, self.failed_stamps = "", None
+        if settings.db != self.settings.db:
+            self.error = (
+                f"the gradebook is now {shown_url(settings.db)} in {settings.course / INSTRUCTOR_FILE}: the service "
+                f"goes on with {shown_url(self.settings.db)} until it is restarted"
+            )
+        self.settings = CourseSettings(
+            settings.course, self.settings.db, settings.cell_timeout, settings.policy, settings.stamps
+        )
+        return True
+
+    def policy(self) -> InstantChecks:
+        """The policy in force now, with its due date (the policy's, else the gradebook's)."""
+        changed = self.reread()
+        try:
+            due = self.settings.due(self.assignment, self.dates)
+        except SettingsError as error:  # the gradebook is unreachable for a moment: the last due date stays
+            log.warning("%s", error)
+            due = self.due
+        if changed or due != self.due:
+            self.due = due
+            self.current = InstantChecks(config=self.settings.policy.config, due=due.isoformat() if due else "")
+        return self.current

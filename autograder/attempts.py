@@ -15,6 +15,12 @@ States: ``pending`` (waiting for a worker), ``queued`` (over the policy's window
 says why), ``late`` (after the due date: never checked). A row is written in one transaction; a service
 stopped while ``checking`` puts its rows back to ``pending`` on restart (``recover``), so each Submit is
 checked exactly once.
+
+``submitted`` is when the grader received the Submit: its folder's (and notebook's) change time as the service
+first observed it, never later than when it first saw it (``received``); the timestamp a student's folder name
+states is never trusted. A round of the checker reads only what it needs (each student's first waiting attempt,
+the starts within the policy's period of the students waiting), never the whole table, so its cost does not
+grow with the attempts stored.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import sqlalchemy as sa
 
 TABLE = "autograder_attempts"
 STATES = ("pending", "queued", "checking", "done", "refused", "late")
+CHUNK = 500  # keys or students per IN (...) of one query
 
 metadata = sa.MetaData()
 attempts_table = sa.Table(
@@ -36,8 +43,8 @@ attempts_table = sa.Table(
     sa.Column("key", sa.String(400), nullable=False, unique=True),  # the Submit's inbound folder name
     sa.Column("student", sa.String(128), nullable=False, index=True),
     sa.Column("assignment", sa.String(128), nullable=False),
-    sa.Column("submitted", sa.DateTime, nullable=False),  # nbgrader's timestamp of the Submit (UTC)
-    sa.Column("received", sa.DateTime, nullable=False),  # when the service found it (UTC)
+    sa.Column("submitted", sa.DateTime, nullable=False),  # when the grader received it (UTC; never the name's time)
+    sa.Column("received", sa.DateTime, nullable=False),  # when the service first saw it (UTC)
     sa.Column("status", sa.String(16), nullable=False, index=True),
     sa.Column("started", sa.DateTime),
     sa.Column("checked", sa.DateTime),
@@ -116,9 +123,96 @@ class Attempts:
             connection.execute(attempts_table.insert().values(**row))
         return True
 
+    def add_many(self, rows: list[dict], now: datetime.datetime | None = None) -> dict[str, str]:
+        """Record many Submits (each a dict of ``add``'s keywords) in one transaction; those already recorded are
+        left as they are. Returns {key: why it could not be recorded} for rows the database refused: those are
+        then tried one by one, so one row never costs the others."""
+        received = now or utcnow()
+        for row in rows:
+            if row.get("status", "pending") not in STATES:
+                raise ValueError(f"unknown attempt status {row['status']!r}: one of {', '.join(STATES)}")
+        try:
+            with self.engine.begin() as connection:
+                known = self.existing((row["key"] for row in rows), connection)
+                fresh = [
+                    {"status": "pending", "message": "", "received": received, **row}
+                    for row in rows
+                    if row["key"] not in known
+                ]
+                if fresh:
+                    connection.execute(attempts_table.insert(), fresh)
+            return {}
+        except sa.exc.SQLAlchemyError:
+            pass
+        failed = {}
+        for row in rows:  # one by one: the database names the row it refuses
+            try:
+                self.add(now=received, **row)
+            except sa.exc.SQLAlchemyError as error:
+                failed[row["key"]] = f"the database refused it ({type(getattr(error, 'orig', None) or error).__name__})"
+        return failed
+
+    def existing(self, keys, connection=None) -> set[str]:
+        """Which of ``keys`` are recorded (looked up in chunks: the cost is that of the keys asked about)."""
+        keys, found = list(dict.fromkeys(keys)), set()
+        if connection is None:
+            with self.engine.connect() as connection:
+                return self.existing(keys, connection)
+        for start in range(0, len(keys), CHUNK):
+            chunk = keys[start : start + CHUNK]
+            query = sa.select(attempts_table.c.key).where(attempts_table.c.key.in_(chunk))
+            found.update(connection.execute(query).scalars())
+        return found
+
     def known_keys(self) -> set[str]:
         with self.engine.connect() as connection:
             return set(connection.execute(sa.select(attempts_table.c.key)).scalars())
+
+    def waiting_heads(self) -> list[Attempt]:
+        """Each student's first waiting (pending or queued) attempt, by when it was received."""
+        table = attempts_table
+        rank = (
+            sa.func.row_number()
+            .over(partition_by=table.c.student, order_by=(table.c.submitted, table.c.id))
+            .label("rank_in_line")
+        )
+        inner = sa.select(*table.columns, rank).where(table.c.status.in_(("pending", "queued"))).subquery()
+        query = sa.select(*(inner.c[column.name] for column in table.columns)).where(inner.c.rank_in_line == 1)
+        with self.engine.connect() as connection:
+            return [Attempt.from_row(row) for row in connection.execute(query)]
+
+    def students_in(self, status: str) -> set[str]:
+        """The students with an attempt in ``status`` (the status's index: the cost is that of those rows)."""
+        query = sa.select(attempts_table.c.student).where(attempts_table.c.status == status).distinct()
+        with self.engine.connect() as connection:
+            return set(connection.execute(query).scalars())
+
+    def starts(self, students, since: datetime.datetime) -> tuple[dict, dict]:
+        """({student: [starts after ``since``]}, {student: their latest start}) of ``students`` (the student's
+        index: the cost is that of those students' attempts)."""
+        students, recent, latest = sorted(set(students)), {}, {}
+        table = attempts_table
+        with self.engine.connect() as connection:
+            for begin in range(0, len(students), CHUNK):
+                chunk = students[begin : begin + CHUNK]
+                query = sa.select(table.c.student, table.c.started).where(
+                    table.c.student.in_(chunk), table.c.started.is_not(None)
+                )
+                for student, started in connection.execute(query):
+                    if started > since:
+                        recent.setdefault(student, []).append(started)
+                    latest[student] = max(started, latest.get(student, started))
+        return recent, latest
+
+    def queue_pending(self, student: str) -> int:
+        """The student's pending attempts become queued (over the policy's window); how many did."""
+        statement = (
+            attempts_table.update()
+            .where(attempts_table.c.student == student, attempts_table.c.status == "pending")
+            .values(status="queued")
+        )
+        with self.engine.begin() as connection:
+            return connection.execute(statement).rowcount
 
     def select(self, *, student: str | None = None, status: tuple[str, ...] = ()) -> list[Attempt]:
         """Attempts, oldest Submit first (one student's, or those in some states)."""

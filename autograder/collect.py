@@ -37,23 +37,36 @@ def account_id(name: str) -> int | None:
         return None
 
 
+MOST_ENTRIES = 10_000  # files and folders one submission may hold (a notebook's Submit holds a handful)
+
+
+class NotTheirs(str):
+    """A refusal saying the submission is not the named student's own (another account made it, or no account
+    of that name exists, or it is not a folder): shown to the instructor only, never on that student's pages."""
+
+
 def refusal(submission: Path, student: str) -> str | None:
-    """Why ``submission`` (a folder of the inbound) cannot be collected as ``student``'s, or None."""
+    """Why ``submission`` (a folder of the inbound) cannot be collected as ``student``'s, or None (a NotTheirs
+    when it is not that student's own)."""
     uid = account_id(student)
     if uid is None:
-        return f"{submission.name}: no account {student!r} on this machine"
+        return NotTheirs(f"{submission.name}: no account {student!r} on this machine")
     try:
         top = os.lstat(submission)
     except OSError as error:
-        return f"{submission.name}: {error.strerror}"
+        return NotTheirs(f"{submission.name}: {error.strerror}")
     if not stat.S_ISDIR(top.st_mode):
-        return f"{submission.name} is not a folder (a link or a file)"
+        return NotTheirs(f"{submission.name} is not a folder (a link or a file)")
     if top.st_uid != uid:
-        return f"{submission.name} names {student} but was made by another account (uid {top.st_uid})"
+        return NotTheirs(f"{submission.name} names {student} but was made by another account (uid {top.st_uid})")
     unreadable: list[OSError] = []  # what the instructor could not list or read
+    seen = 0
     for folder, folders, files in os.walk(submission, followlinks=False, onerror=unreadable.append):
         if not os.access(folder, os.R_OK | os.X_OK):
             unreadable.append(PermissionError(f"{Path(folder).relative_to(submission)}/"))
+        seen += len(folders) + len(files)
+        if seen > MOST_ENTRIES:
+            return f"{submission.name} holds more than {MOST_ENTRIES:,} files and folders (a Submit holds a few)"
         for name in folders + files:
             path = Path(folder) / name
             entry = os.lstat(path)

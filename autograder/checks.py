@@ -142,9 +142,15 @@ class Outputs:
         A result in float32 (or less) is compared within what float32 arithmetic gets wrong: relative
         SINGLE of the expected values, plus SINGLE times the largest finite number of the call's
         float inputs (a softmax of scores near 1000 is off by 1000 x float32's rounding). Anything less
-        precise than float32 gets float32's tolerance.
+        precise than float32 (float16) is not accepted: Broken, naming the dtype found and what is accepted,
+        whatever the draw (float16's rounding passes a loose comparison on some inputs and not on others).
         """
         returned = self.results[number].returned
+        coarse = [
+            r["dtype"] for r in returned if np.dtype(r["dtype"]).kind == "f" and np.dtype(r["dtype"]).itemsize < 4
+        ]
+        if coarse:
+            raise Broken(coarse_message(self.calls[number], coarse[0]))
         single = any(np.dtype(r["dtype"]).kind == "f" and np.dtype(r["dtype"]).itemsize < 8 for r in returned)
         if not single:
             return EXACT
@@ -155,6 +161,18 @@ class Outputs:
         ]
         finite = [np.abs(value[np.isfinite(value)]).max(initial=0.0) for value in inputs]
         return Tolerance(ATOL + SINGLE * max([1.0, *finite]), SINGLE)
+
+
+ACCEPTED = "the checks accept float64, or float32 within its rounding"
+
+
+def coarse_message(call: Call, dtype: str) -> str:
+    """Why a result in a float type less precise than float32 fails: the dtype found, and what is accepted."""
+    return (
+        f"{describe_call(call)} returned {dtype} numbers, which keep about "
+        f"{np.finfo(np.dtype(dtype)).precision} significant digits: {ACCEPTED}; compute in float64 "
+        "(np.asarray(x, dtype=float))"
+    )
 
 
 def describe_argument(value) -> str:

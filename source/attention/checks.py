@@ -182,9 +182,15 @@ def normal(rng, *shape, scale=1.0) -> np.ndarray:
     return rng.normal(0.0, scale, shape)
 
 
-def sizes(rng, low, high, count) -> list[int]:
-    """``count`` different integers in low..high (inclusive), in random order."""
-    return [int(x) for x in rng.choice(np.arange(low, high + 1), size=count, replace=False)]
+def sizes(rng, low, high, count, avoid=()) -> list[int]:
+    """``count`` different integers in low..high (inclusive), none of them in ``avoid``, in random order.
+
+    ``avoid`` keeps a drawn size apart from the other sizes of the same call (the number of keys from d, a value
+    width from the key width): a mistake that swaps two sizes then changes a shape or a value on every draw,
+    not only on the draws where the two sizes differ.
+    """
+    choices = np.setdiff1d(np.arange(low, high + 1), np.asarray(avoid, dtype=int))
+    return [int(x) for x in rng.choice(choices, size=count, replace=False)]
 
 
 WINDOW = 160  # the store's model's window (lib.transformer): the checks reach it and go beyond
@@ -208,12 +214,21 @@ def causal_pattern(rng, heads, positions) -> np.ndarray:
     return ops.softmax(np.where(ops.causal_mask(positions), scores, -np.inf))
 
 
-def softmax_along(scores, axis) -> np.ndarray:
-    exps = np.exp(scores - scores.max(axis=axis, keepdims=True))
+def softmax_along(scores, axis, shift=True) -> np.ndarray:
+    """Softmax over ``axis``, its maximum subtracted first (shift=False: exp of the scores as they are)."""
+    exps = np.exp(scores - scores.max(axis=axis, keepdims=True) if shift else scores)
     return exps / exps.sum(axis=axis, keepdims=True)
 
 
 # --- check_softmax ------------------------------------------------------------------------------
+
+
+def near_1000(rng, rows, width) -> np.ndarray:
+    """Scores near 1000 (exp(1000) overflows to inf): each row 1000 +- 60 as a whole, its entries within a few units
+    of each other, so that every row spreads its weight over several entries. A softmax that is wrong anywhere but
+    in its largest weight (no division, a coarse dtype) then fails on every draw, not only where a row's largest
+    score happens to stand far above the rest."""
+    return 1000.0 + rng.uniform(-60.0, 60.0, (rows, 1)) + normal(rng, rows, width)
 
 
 def softmax_calls(rng):
@@ -221,7 +236,7 @@ def softmax_calls(rng):
     and beyond, a 2-d case, and scores near 1000: six calls, made in an order drawn from the seed."""
     a, b, n = sizes(rng, 2, 7, 3)
     rows, width = sizes(rng, 3, 8, 2)
-    big = 1000.0 + rng.uniform(-60.0, 60.0, (rows, width))  # exp(1000) overflows to inf
+    big = near_1000(rng, rows, width)
     positions = window_size(rng)
     return [
         *[Call("softmax", (normal(rng, a, b, n, scale=2.0),), role="random") for _ in range(3)],
@@ -243,22 +258,45 @@ def softmax_variants(scores):
         )
         for axis in range(scores.ndim - 1)
     ]
+    shifted = lambda: np.exp(scores - scores.max(-1, keepdims=True))  # noqa: E731 - each row less its maximum
     return variants + [
         (
             "the whole array sums to 1: divide each row by its own total (sum over axis=-1, keepdims=True)",
             lambda: np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum(),
         ),
         (
-            "the weights are exp(scores) without dividing by the row total",
-            lambda: np.exp(scores - scores.max(-1, keepdims=True)),
+            "the whole array sums to 1: divide each row by its own total (sum over axis=-1, keepdims=True)",
+            lambda: shifted() / shifted().sum(),
         ),
+        ("the weights are exp(scores) without dividing by the row total", shifted),
+        *[
+            (
+                f"each column's maximum (axis={axis}) is subtracted, which changes a row's weights: subtract each "
+                "row's own maximum, scores.max(axis=-1, keepdims=True)",
+                lambda axis=axis: softmax_along(scores - scores.max(axis=axis, keepdims=True), -1, shift=False),
+            )
+            for axis in range(scores.ndim - 1)
+        ],
     ]
+
+
+def softmax_result(out, number) -> np.ndarray:
+    """Call ``number``'s weights; a call that failed to broadcast says which reductions must keep their axis."""
+    try:
+        return out.value(number)
+    except Broken as broken:
+        if "broadcast" in (out.results[number].error or ""):
+            raise Broken(
+                f"{broken}. A row's maximum and total must keep their axis to broadcast against the scores: "
+                "scores.max(axis=-1, keepdims=True), exps.sum(axis=-1, keepdims=True)"
+            ) from None
+        raise
 
 
 def softmax_shape(out):
     for number in out.numbers():
         shape = out.arg(number).shape
-        actual = out.value(number)
+        actual = softmax_result(out, number)
         if actual.shape != shape:
             return (
                 f"{describe_call(out.calls[number])} returned shape {actual.shape}: softmax keeps the shape of its"
@@ -273,7 +311,7 @@ def rows_sum_to_one(weights, tolerance: Tolerance = EXACT) -> bool:
 
 def softmax_rows(out):
     for number in out.numbers("random"):
-        message = rows_message(out.value(number), out.tolerance(number))
+        message = rows_message(softmax_result(out, number), out.tolerance(number))
         if message:
             return message
     return None
@@ -295,7 +333,7 @@ def rows_message(weights, tolerance: Tolerance) -> str | None:
 
 def softmax_values(out):
     for number in out.numbers("random"):
-        scores, actual = out.arg(number), out.value(number)
+        scores, actual = out.arg(number), softmax_result(out, number)
         expected = ops.softmax(scores)
         message = mistake(
             out,
@@ -313,7 +351,7 @@ def softmax_values(out):
 
 def softmax_overflow(out):
     number = out.number("near 1000")
-    scores, actual = out.arg(number), out.value(number)
+    scores, actual = out.arg(number), softmax_result(out, number)
     if not np.isfinite(actual).all():
         return (
             "NaN or inf on scores near 1000: np.exp(1000) overflows; subtract each row's maximum before np.exp "
@@ -334,10 +372,14 @@ def softmax_overflow(out):
 
 
 def attention_calls(rng):
-    queries, keys = sizes(rng, 3, 9, 2)
+    """attention on (Tq, d), (Tk, d), (Tk, dv) arrays, on a heads axis twice (one shape, new values), and on one
+    head over the model's window. Every size differs from every other one in the same call (Tq, Tk, d, dv, heads,
+    T), so using keys for values, or one size for another (d from the values, from the number of keys), shows
+    on every draw."""
     d = int(rng.choice([4, 8, 16]))
-    width = int(rng.integers(2, 7))
-    heads, positions = int(rng.integers(2, 5)), int(rng.integers(4, 9))
+    queries, keys = sizes(rng, 3, 9, 2, avoid=[d])
+    (width,) = sizes(rng, 2, 7, 1, avoid=[d, queries, keys])
+    heads, positions = sizes(rng, 2, 4, 1, avoid=[d, width])[0], sizes(rng, 5, 9, 1, avoid=[d, width])[0]
     window = window_size(rng)
 
     def stacked(heads, positions):
@@ -382,6 +424,12 @@ def attention_shapes(out):
                 f" {wanted}"
             )
         if output.shape != (*q.shape[:-1], v.shape[-1]):
+            if output.shape == (*q.shape[:-1], k.shape[-1]):
+                return (
+                    f"{describe_call(out.calls[number])}: output has shape {output.shape}, the keys' width d ="
+                    f" {k.shape[-1]}, not the values' width dv = {v.shape[-1]}: the output is weights @ values, not"
+                    " weights @ keys"
+                )
             return (
                 f"{describe_call(out.calls[number])}: output has shape {output.shape}, expected (..., Tq, dv) = "
                 f"{(*q.shape[:-1], v.shape[-1])}: output = weights @ values"
@@ -404,10 +452,22 @@ def attention_rows(out):
     return None
 
 
-def scaling_variants(q, k, mask=None):
-    """Weights with the wrong scaling (the mask, if any, applied right), each with its message."""
+def scaling_variants(q, k, mask=None, v=None):
+    """Weights with the wrong scaling (the mask, if any, applied right), each with its message; ``v``: the values,
+    for a scaling by their width."""
     scores = q @ np.swapaxes(k, -1, -2)
     d = q.shape[-1]
+    others = (
+        []
+        if v is None
+        else [
+            (
+                f"the scores are divided by sqrt(dv) = sqrt({v.shape[-1]}), the values' width: divide by sqrt(d), d ="
+                f" queries.shape[-1] = {d}",
+                lambda: weights(scores / np.sqrt(v.shape[-1])),
+            )
+        ]
+    )
 
     def weights(scaled):
         return ops.softmax(scaled if mask is None else np.where(mask, scaled, -np.inf))
@@ -420,18 +480,24 @@ def scaling_variants(q, k, mask=None):
             "the weights are transposed: row i must hold query i's weights over the keys",
             lambda: np.swapaxes(weights(scores / np.sqrt(d)), -1, -2),
         ),
+        (
+            f"the scores are divided by sqrt(Tk) = sqrt({k.shape[-2]}), the number of keys: divide by sqrt(d), d ="
+            f" queries.shape[-1] = {d}",
+            lambda: weights(scores / np.sqrt(k.shape[-2])),
+        ),
+        *others,
     ]
 
 
 def attention_scaled(out):
     for number in out.numbers():
-        q, k, _ = out.calls[number].args
+        q, k, v = out.calls[number].args
         weights = out.value(number, 0)
         expected, _ = expected_attention(out, number)
         if not close(weights, expected, out.tolerance(number)):
             return diagnose(
                 weights,
-                scaling_variants(q, k),
+                scaling_variants(q, k, v=v),
                 f"the weights are not softmax(queries @ keys^T / sqrt(d)) ({largest_difference(weights, expected)})",
                 out.tolerance(number),
             )
@@ -446,7 +512,7 @@ def attention_values(out):
         if not close(weights, expected_weights, out.tolerance(number)):
             return diagnose(
                 weights,
-                scaling_variants(q, k),
+                scaling_variants(q, k, v=v),
                 f"{describe_call(out.calls[number])}: weights are wrong"
                 f" ({largest_difference(weights, expected_weights)})",
                 out.tolerance(number),
@@ -458,7 +524,8 @@ def attention_values(out):
                     (
                         "the output is values @ weights^T: it is weights @ values",
                         lambda: np.swapaxes(expected_weights, -1, -2) @ v,
-                    )
+                    ),
+                    ("the output is weights @ keys: it is weights @ values", lambda: expected_weights @ k),
                 ],
                 f"{describe_call(out.calls[number])}: the weights are right but the output is not weights @ values "
                 f"({largest_difference(output, expected_output)})",
@@ -496,37 +563,43 @@ def causal_mask_shape(out):
     return None
 
 
+CAUSAL_VARIANTS = [  # (message, the wrong mask of n positions)
+    (
+        "True above the diagonal: mask[i, j] is True where position i may look at position j, that is j <= i (the "
+        "lower triangle)",
+        lambda n: np.triu(np.ones((n, n))),
+    ),
+    (
+        "the diagonal is False: a position may look at itself (j <= i, not j < i)",
+        lambda n: np.tril(np.ones((n, n)), -1),
+    ),
+    (
+        "True where a position must NOT look: True means 'may look there' (j <= i)",
+        lambda n: np.triu(np.ones((n, n)), 1),
+    ),
+    ("every entry is True: hide the later positions (j > i)", lambda n: np.ones((n, n))),
+]
+
+
 def causal_mask_triangle(out):
-    for number in out.numbers():
-        n, actual = out.arg(number), out.value(number)
-        expected = ops.causal_mask(n)
-        if not close(actual, expected, out.tolerance(number)):
-            ones = np.ones((n, n))
-            found = diagnose(
-                actual,
-                [
-                    (
-                        (
-                            "True above the diagonal: mask[i, j] is True where position i may look at position j, "
-                            "that is j <= i (the lower triangle)"
-                        ),
-                        lambda: np.triu(ones),
-                    ),
-                    (
-                        "the diagonal is False: a position may look at itself (j <= i, not j < i)",
-                        lambda: np.tril(ones, -1),
-                    ),
-                    (
-                        "True where a position must NOT look: True means 'may look there' (j <= i)",
-                        lambda: np.triu(ones, 1),
-                    ),
-                    ("every entry is True: hide the later positions (j > i)", lambda: ones),
-                ],
-                "not the lower triangle including the diagonal",
-                out.tolerance(number),
-            )
-            return f"{found} (seen in {describe_call(out.calls[number])})"
-    return None
+    """The wrong masks are told apart on every call that is wrong, not on the first alone: on one position,
+    "no diagonal" and "True where hidden" are the same mask ([[False]])."""
+    wrong = [
+        number
+        for number in out.numbers()
+        if not close(out.value(number), ops.causal_mask(out.arg(number)), out.tolerance(number))
+    ]
+    if not wrong:
+        return None
+    found = next(
+        (
+            message
+            for message, variant in CAUSAL_VARIANTS
+            if all(close(out.value(n), variant(out.arg(n)), out.tolerance(n)) for n in wrong)
+        ),
+        "not the lower triangle including the diagonal",
+    )
+    return f"{found} (seen in {describe_call(out.calls[wrong[-1]])})"
 
 
 # --- check_masked_attention -----------------------------------------------------------------------
@@ -556,13 +629,14 @@ def huge_negative_scores(rng, positions, d):
 
 
 def masked_attention_calls(rng):
-    heads, positions = int(rng.integers(2, 5)), int(rng.integers(5, 10))
-    d, width = int(rng.choice([4, 8])), int(rng.integers(2, 6))
+    d = int(rng.choice([4, 8]))
+    (width,) = sizes(rng, 2, 6, 1, avoid=[d])  # the value width is never the key width (check_attention's rule)
+    heads, positions = sizes(rng, 2, 4, 1, avoid=[d, width])[0], sizes(rng, 5, 9, 1, avoid=[d, width])[0]
     q, k, v = normal(rng, heads, positions, d), normal(rng, heads, positions, d), normal(rng, heads, positions, width)
     q2, k2, v2 = q.copy(), k.copy(), v.copy()  # the same text with its last token changed
     q2[:, -1], k2[:, -1], v2[:, -1] = normal(rng, heads, d), normal(rng, heads, d), normal(rng, heads, width)
     causal = ops.causal_mask(positions)
-    rows, columns = sizes(rng, 4, 9, 2)
+    rows, columns = sizes(rng, 3, 10, 2, avoid=[d, width])
     big_q, big_k = huge_negative_scores(rng, positions, d)
     window = window_size(rng)
     calls = [
@@ -721,15 +795,18 @@ def masked_values(out):
         if not close(weights, expected_weights, out.tolerance(number)):
             return diagnose(
                 weights,
-                mask_variants(q, k, mask) + scaling_variants(q, k, mask),
+                mask_variants(q, k, mask) + scaling_variants(q, k, mask, v),
                 f"{describe_call(out.calls[number])}: weights are wrong"
                 f" ({largest_difference(weights, expected_weights)})",
                 out.tolerance(number),
             )
         if not close(output, expected_output, out.tolerance(number)):
-            return (
+            return diagnose(
+                output,
+                [("the output is weights @ keys: it is weights @ values", lambda: expected_weights @ k)],
                 f"{describe_call(out.calls[number])}: the output is not weights @ values"
-                f" ({largest_difference(output, expected_output)})"
+                f" ({largest_difference(output, expected_output)})",
+                out.tolerance(number),
             )
     return None
 
@@ -1499,7 +1576,7 @@ def safe_softmax_calls(rng):
     window = window_size(rng)
     causal = np.where(ops.causal_mask(window), normal(rng, window, window, scale=2.0), -np.inf)
     return [
-        Call("safe_softmax", (1000.0 + rng.uniform(-60.0, 60.0, (width, rows)),), role="near 1000"),
+        Call("safe_softmax", (near_1000(rng, width, rows),), role="near 1000"),
         Call("safe_softmax", (masked,), role="masked"),
         *[Call("safe_softmax", (normal(rng, a, b, n, scale=2.0),), role="random") for _ in range(2)],
         Call("safe_softmax", (causal,), role="random"),  # a causal head's scores over the model's window

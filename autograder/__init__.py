@@ -12,7 +12,9 @@
   answer_sandbox is its view, answer_budget its time budget, stand_ins what the grader computes for it);
 - checks: one check -> its calls and properties; an assignment's own are source/<assignment>/checks.py.
 
-Beside the path: assignments (an assignment found by name), verdicts (a verdict as data, stored in its check cell,
+Beside the path: settings (the course's settings, read in one place: the gradebook, the limits, the instant
+checks' policy and the due date; course_config writes what the project generates for a course, policy holds the
+policy's traits), assignments (an assignment found by name), verdicts (a verdict as data, stored in its check cell,
 read by every page), sanitise (student HTML and markdown made inert when graded), students (the safe id rule),
 sandbox (bubblewrap and limits for student code), model (the store's model, measured for the checks), export
 (ChecksExport, one CSV row per student per check), feedback (the feedback page: its exporter, steps and template,

@@ -15,8 +15,9 @@ into a ``CourseOptions``, checks the sandbox, and prints the table and where eve
 One run grades a course at a time: a second one stops, naming the running one (host, process, since when),
 or waits for it with ``--wait``; the lock of a run that was killed is taken over (autograder.grading.CourseLock).
 The gradebook is the course's gradebook.db (SQLite), or the database ``--db URL`` names (PostgreSQL:
-``postgresql://user@host/db``), which is written into the course's nbgrader_config.py so that nbgrader's own
-commands and Formgrader use it too; later runs read it from there.
+``postgresql://user@host/db``), which is recorded in the course's autograder_config.py (the file the project
+generates, loaded by the instructor's nbgrader_config.py) so that nbgrader's own commands and Formgrader use it
+too; later runs read it from there, with the rest of the course's settings (autograder.settings).
 
 An assignment is a folder of the source folder: its notebook and its hidden checks (checks.py), chosen with
 ``--assignment`` (default: the only one there); nothing here knows an assignment by name.
@@ -56,17 +57,18 @@ FLAGS = (  # (flags, argparse's settings), in the order --help lists them
         "checks.py (default: the only one there)")),
     ("--source", dict(type=Path, default=REPOSITORY / "source", help="the folder holding the assignments "
         "(default: the repository's source/)")),
-    ("--cell-timeout", dict(type=int, default=None, help="seconds per cell in the student's kernel (default: "
-        "autograder.pipeline.CELL_TIMEOUT)")),
+    ("--cell-timeout", dict(type=int, default=None, help="seconds per cell in the student's kernel, kept by "
+        "later runs (default: the course's c.SurvivingExecute.timeout, else autograder.pipeline.CELL_TIMEOUT)")),
     ("--jobs", dict(type=int, default=None, help="local worker processes, each grading one notebook at a time "
         "(default: one per core)")),
     ("--scheduler", dict(default=None, help="address of a Dask scheduler (tcp://host:8786) whose workers grade; "
         "default: this machine")),
     ("--regrade", dict(action="store_true", help="grade every submission again, not only new or changed ones")),
-    ("--fresh", dict(action="store_true", help="delete the course folder (gradebook included) and start again")),
+    ("--fresh", dict(action="store_true", help="delete the course folder (gradebook included, "
+        "not its nbgrader_config.py and autograder_config.py) and start again")),
     ("--db", dict(default=None, metavar="URL", help="the gradebook's database (nbgrader's CourseDirectory.db_url), "
-        "e.g. postgresql://grader@dbhost/attention; default: the one the course's nbgrader_config.py names, else "
-        "the course's gradebook.db (SQLite)")),
+        "e.g. postgresql://grader@dbhost/attention, kept by later runs; default: the one the course's settings name "
+        "(c.CourseDirectory.db_url), else the course's gradebook.db (SQLite)")),
     ("--wait", dict(action="store_true", help="when another run is grading this course, wait for it instead of "
         "stopping")),
     ("--unsandboxed", dict(action="store_true", help="grade even without bubblewrap: every student's code can then "

@@ -7,7 +7,8 @@ The hub starts it (``c.JupyterHub.services``, see hub/jupyterhub_config.py) and 
 its OAuth: a student sees only their own attempts (another student's page answers 403), an instructor (the hub's
 admins, or ``--instructors``) sees everyone's and the queue. Each Submit nbgrader places in the exchange's inbound
 folder is recorded once (autograder.attempts, in the course's database beside nbgrader's gradebook) and checked
-by autograder.instant under the course's policy (``c.InstantChecks.*`` in the course's nbgrader_config.py). The
+by autograder.instant under the course's policy (``c.InstantChecks.*`` in the course's nbgrader_config.py, read
+with the course's settings, autograder.settings, and read again when it or the gradebook's due date changes). The
 official grade stays the class run's.
 """
 
@@ -26,16 +27,19 @@ from pathlib import Path
 import jinja2
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook
 from nbgrader.utils import notebook_hash
 from tornado import ioloop, web
 
 from autograder import assignments, collect, sandbox, students
 from autograder.attempts import Attempt, Attempts, utcnow
-from autograder.instant import Checker, explain, load_policy
+from autograder.instant import Checker
+from autograder.policy import explain
+from autograder.settings import LiveSettings, SettingsError
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "service"
 POLL = 0.5  # seconds between two rounds of the checker
+BACKOFF = 30.0  # seconds between two rounds at most, while rounds fail
 log = logging.getLogger("autograder.service")
 
 
@@ -44,7 +48,7 @@ class ServiceOptions:
     course: Path  # the instructor's course folder: source/<assignment>/, nbgrader_config.py, the gradebook
     exchange: Path  # the exchange's folder of this course (holding inbound/)
     assignment: str | None = None  # default: the only one in the course's source/
-    db: str | None = None  # the course database's URL (default: the course's gradebook.db)
+    db: str | None = None  # the course database's URL (default: the course's settings', autograder.settings)
     workers: int = 2  # checks at the same time on this machine
     scheduler: str | None = None  # a Dask scheduler's address: the checks run on its workers
     instructors: tuple[str, ...] = ()  # accounts that see everyone (the hub's admins always do)
@@ -67,16 +71,6 @@ def course_students(db: str, named: tuple[str, ...] = ()):
     return students
 
 
-def gradebook_due(db: str, assignment: str) -> str:
-    """The assignment's due date in the gradebook (naive UTC, as nbgrader keeps it), "" when it has none."""
-    with Gradebook(db) as gradebook:
-        try:
-            due = gradebook.find_assignment(assignment).duedate
-        except MissingEntry:
-            return ""
-    return due.isoformat() if due else ""
-
-
 def make_pool(options: ServiceOptions):
     if options.scheduler:
         from distributed import Client
@@ -93,12 +87,19 @@ class CheckerThread(threading.Thread):
         self.checker, self.pool, self.poll, self.stopping = checker, pool, poll, threading.Event()
 
     def run(self):
+        failures = 0
         while not self.stopping.is_set():
             try:
                 self.checker.step(self.pool)
-            except Exception:
-                log.exception("a round of instant checks failed; trying again")
-            self.stopping.wait(self.poll)
+            except Exception as error:
+                failures += 1
+                trouble = f"{type(error).__name__}: {str(error)[:300]}"
+                if trouble != self.checker.trouble:  # the traceback once, not every round
+                    log.exception("a round of instant checks failed; trying again")
+                self.checker.trouble = trouble
+            else:
+                failures, self.checker.trouble = 0, ""
+            self.stopping.wait(min(self.poll * 2**failures, BACKOFF))  # a failing round is tried less often
 
 
 # --- what a page shows ------------------------------------------------------------------------------
@@ -137,9 +138,16 @@ def shown_attempt(attempt: Attempt, shown: str) -> dict:
 
 
 class Page(HubOAuthenticated, web.RequestHandler):
+    FRAMES = "frame-ancestors 'none'"  # no page frames the service's (on its own origin: hub/jupyterhub_config.py)
+
     @property
     def app(self) -> dict:
         return self.settings["grading"]
+
+    def set_default_headers(self) -> None:
+        """Every answer, errors included: no page of another origin frames it or keeps a hold on it as a popup."""
+        self.set_header("Content-Security-Policy", f"default-src 'none'; {self.FRAMES}")
+        self.set_header("Cross-Origin-Opener-Policy", "same-origin")
 
     def is_instructor(self, user: dict) -> bool:
         return bool(user.get("admin")) or user["name"] in self.app["options"].instructors
@@ -152,7 +160,7 @@ class Page(HubOAuthenticated, web.RequestHandler):
 
     def render_page(self, name: str, **values):
         template = self.app["templates"].get_template(name)
-        self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+        self.set_header("Content-Security-Policy", f"default-src 'none'; style-src 'unsafe-inline'; {self.FRAMES}")
         self.finish(template.render(prefix=self.app["prefix"], **values))
 
 
@@ -187,8 +195,19 @@ def student_values(checker: Checker, student: str, now: datetime.datetime) -> di
     }
 
 
+def settings_values(checker: Checker) -> dict:
+    """The policy in force, where it is read from, and why a change to it is not applied (a file that cannot be
+    read), for the instructor's page."""
+    live = checker.settings
+    return {
+        "policy": checker.policy.describe(),
+        "policy_file": str(live.settings.course / "nbgrader_config.py") if live is not None else "",
+        "settings_error": live.error if live is not None else "",
+    }
+
+
 def instructor_values(checker: Checker) -> dict:
-    """What the instructor's page shows: the queue, and each student's attempts and scores."""
+    """What the instructor's page shows: the queue, each student's attempts and scores, the policy in force."""
     attempts = checker.store.select()
     students: dict[str, list[Attempt]] = {}
     for attempt in attempts:
@@ -203,7 +222,17 @@ def instructor_values(checker: Checker) -> dict:
         for name, items in sorted(students.items())
     ]
     queue = [a for a in attempts if a.status in ("pending", "queued", "checking")]
-    return {"assignment": checker.assignment, "queue": queue, "summary": summary}
+    refused_count, refused = checker.refused_entries()
+    return {
+        "assignment": checker.assignment,
+        "queue": queue,
+        "summary": summary,
+        "refused_count": refused_count,
+        "refused": refused,
+        "trouble": checker.trouble,
+        "wall": checker.wall,
+        **settings_values(checker),
+    }
 
 
 class Home(Page):
@@ -242,7 +271,7 @@ class FeedbackPage(Page):
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.set_header(
             "Content-Security-Policy",
-            "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:",
+            f"sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; {self.FRAMES}",
         )
         self.finish(page.read_bytes())
 
@@ -265,8 +294,14 @@ def make_app(options: ServiceOptions, checker: Checker) -> web.Application:
 
 def lms_sender(options: ServiceOptions, policy):
     """None, or a function that sends a checked attempt's score to the LMS on a thread of its own (an LMS that is
-    slow or down never holds the checks; what is not taken waits in the course's outbox)."""
-    if not (policy.lms and options.lti):
+    slow or down never holds the checks; what is not taken waits in the course's outbox), when the policy in
+    force (``policy()``, read when the score is ready) asks for it. Only a Submit checked as its student's own
+    (own_submissions_only) is sent: under --any-owner a folder made in a classmate's name would put a score on
+    their LMS grade, so nothing is sent then."""
+    if not options.lti:
+        return None
+    if not options.own_submissions_only:
+        log.warning("instant scores are not sent to the LMS: with --any-owner no Submit is known to be its student's")
         return None
     from autograder.lti.config import load_config
     from autograder.lti.passback import send_instant
@@ -274,6 +309,9 @@ def lms_sender(options: ServiceOptions, policy):
     config, sending = load_config(options.lti), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="lms")
 
     def send(attempt):
+        if not policy().lms:
+            return
+
         def work():
             try:
                 send_instant(
@@ -294,18 +332,17 @@ def lms_sender(options: ServiceOptions, policy):
 def make_checker(options: ServiceOptions) -> Checker:
     source_root = options.course / "source"
     layout = assignments.find(source_root, options.assignment)
-    db = options.db or f"sqlite:///{(options.course / 'gradebook.db').resolve()}"
-    policy = load_policy(options.course)
-    policy.due = policy.due or gradebook_due(db, layout.name)  # one due date: the gradebook's, unless the policy's
+    settings = LiveSettings(options.course, layout.name, db=options.db)  # read again each round (Checker.step)
     return Checker(
         source=source_root / layout.name,
         inbound=options.exchange / "inbound",
-        store=Attempts(db),
-        policy=policy,
-        students=course_students(db, options.students),
+        store=Attempts(settings.db),
+        policy=settings.policy(),
+        settings=settings,
+        students=course_students(settings.db, options.students),
         slots=options.workers,
         admit=collect.refusal if options.own_submissions_only else None,
-        checked=lms_sender(options, policy),
+        checked=lms_sender(options, lambda: settings.current),
     )
 
 
@@ -340,7 +377,7 @@ def main(argv=None) -> int:
     parser.add_argument("--course", type=Path, required=True, help="the instructor's course folder")
     parser.add_argument("--exchange", type=Path, required=True, help="the exchange's folder of this course")
     parser.add_argument("--assignment", help="the assignment (default: the only one in the course's source/)")
-    parser.add_argument("--db", help="the course database's URL (default: the course's gradebook.db)")
+    parser.add_argument("--db", help="the course database's URL (default: the one the course's settings name)")
     parser.add_argument("--workers", type=int, default=2, help="checks at the same time here (default 2)")
     parser.add_argument("--scheduler", help="a Dask scheduler's address: the checks run on its workers")
     parser.add_argument("--instructors", default="", help="accounts that see every attempt (comma-separated)")
@@ -370,7 +407,7 @@ def main(argv=None) -> int:
     )
     try:
         serve(options)
-    except (ServiceError, assignments.NoAssignment) as error:
+    except (ServiceError, SettingsError, assignments.NoAssignment) as error:
         parser.exit(2, f"python -m autograder.service: {error}\n")
     return 0
 

@@ -16,7 +16,7 @@ pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub se
 
 from nbgrader.utils import notebook_hash
 
-from autograder import service
+from autograder import collect, service
 from autograder.attempts import Attempts
 from autograder.instant import Checker, InstantChecks
 
@@ -24,7 +24,7 @@ SOURCE = Path(__file__).resolve().parents[2] / "source" / "attention"
 USERS = {"ada": {"name": "ada", "admin": False}, "bo": {"name": "bo", "admin": False}, "prof": {"name": "prof"}}
 
 
-def hostile_check(*, source, notebook_path):
+def hostile_check(*, source, notebook_path, **_):
     verdict = {
         "check": "check_attention",
         "function": "attention",
@@ -52,8 +52,15 @@ def running(tmp_path, monkeypatch, inline_pool, inbound_submit):
         slots=2,
     )
     now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-    inbound_submit(tmp_path / "exchange" / "inbound", "ada", now - datetime.timedelta(minutes=2))
-    inbound_submit(tmp_path / "exchange" / "inbound", "ada", now - datetime.timedelta(minutes=1))  # queued
+    inbound = tmp_path / "exchange" / "inbound"
+    inbound_submit(inbound, "ada", now - datetime.timedelta(minutes=2))
+    inbound_submit(inbound, "ada", now - datetime.timedelta(minutes=1))  # queued
+    inbound_submit(inbound, "bo", now)  # made in bo's name by another account: refused, for the instructor only
+    (inbound / "<b>bold<b>+attention+2026-12-01 10:00:00 UTC+1").mkdir()
+    (inbound / "ada+attention+9999-12-31 23:59:59-01:00+1\nforged line").mkdir()
+    checker.admit = lambda folder, student: (
+        collect.NotTheirs(f"{folder.name} names bo but was made by another account") if student == "bo" else None
+    )
     checker.step(inline_pool(hostile_check), now=now)
     checker.collect(now=now)
     checker.step(inline_pool(hostile_check), now=now)
@@ -138,3 +145,51 @@ def test_a_student_reaches_their_released_feedback_in_one_click_and_only_theirs(
     assert get(running + "students/ada/feedback", "bo")[0] == 403
     assert get(running + "students/ada/feedback", "prof")[0] == 200
     assert get(running + "students/..%2F..%2Fetc/feedback", "prof")[0] == 404
+
+
+def test_a_folder_made_in_a_students_name_by_another_account_is_shown_to_the_instructor_only(running):
+    status, page = get(running, "bo")
+    assert status == 200 and "No Submit yet" in page and "another account" not in page
+    status, page = get(running, "prof")
+    assert status == 200 and "Not checked: entries in the exchange's inbound (3)" in page
+    assert "not that student&#39;s own Submit: bo+attention+" in page and "made by another account" in page
+    assert ">bo<" not in page.split('id="refused"')[0]  # not among the students' Submits and totals
+
+
+def test_the_instructor_sees_each_bad_inbound_name_with_its_reason_as_text(running):
+    status, page = get(running, "prof")
+    assert "<code>&lt;b&gt;bold&lt;b&gt;+attention+2026-12-01 10:00:00 UTC+1</code>" in page
+    assert "its student part is not a student id" in page and "<b>bold" not in page
+    assert "ada+attention+9999-12-31 23:59:59-01:00+1\\nforged line" in page  # the newline as an escape
+    assert "is not a date and time" in page
+    assert "A check is stopped after 30 s by the clock" in page
+
+
+def test_a_failing_round_is_logged_once_shown_to_the_instructor_and_tried_again_less_often(caplog):
+    class Failing:  # the database is down for two rounds, then back
+        trouble, rounds, seen = "", 0, []
+
+        def step(self, pool):
+            self.seen.append(self.trouble)
+            self.rounds += 1
+            if self.rounds <= 3:
+                raise RuntimeError("database is locked")
+
+    class Waits:  # the thread's stop event: records each wait instead of waiting, stops after six
+        waited = []
+
+        def is_set(self):
+            return len(self.waited) >= 6
+
+        def wait(self, seconds):
+            self.waited.append(seconds)
+
+    checker = Failing()
+    thread = service.CheckerThread(checker, pool=None, poll=10.0)
+    thread.stopping = Waits()
+    with caplog.at_level("ERROR", logger="autograder.service"):
+        thread.run()
+    assert thread.stopping.waited == [20.0, 30.0, 30.0, 10.0, 10.0, 10.0]  # twice as long each time, at most 30 s
+    assert checker.seen[1:5] == ["RuntimeError: database is locked"] * 3 + [""]  # what the instructor's page says
+    assert checker.trouble == ""
+    assert [r.message for r in caplog.records] == ["a round of instant checks failed; trying again"]  # once

@@ -1,0 +1,193 @@
+"""What one round of the grading service's checker costs when the inbound is full of junk and the table is large.
+
+    .venv/bin/python benchmarks/service_rounds.py                  # 20,000 junk folders, 5,000 stored attempts
+    .venv/bin/python benchmarks/service_rounds.py --quick          # 500 and 200: checks that it runs (tests)
+
+An exchange's inbound folder gets ``--folders`` junk folders, made the way one student with a shell makes them:
+half named as Submits of accounts that are not in the class (``x00042+attention+<time>+r``), half not named as
+Submits at all. The course's table holds ``--attempts`` checked attempts of 200 students. Then the checker
+(autograder.instant.Checker) runs rounds as the service does, every POLL seconds, with nothing to check: the first
+round (every entry new), steady rounds (nothing new), and a round after one honest Submit arrives. Printed: CPU
+seconds of this process per round (time.process_time: Python and SQLite alike), for this checker and, measured in
+the same run on the same inbound and table, the checker as it was before (``--baseline``, a git revision of
+autograder/instant.py, run against today's attempts store), and their ratio; and the floor, a round over an empty
+inbound and table, so "the cost does not grow with the entries seen or the attempts stored" is a ratio too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPOSITORY))
+
+from autograder import instant  # noqa: E402
+from autograder.attempts import Attempts, utcnow  # noqa: E402
+
+BASELINE = "fa283f793ef13b31aebd15cf0cab8cfe5963e280"  # autograder/instant.py before issue 24
+SOURCE = REPOSITORY / "source" / "attention"
+STAMP = "2026-12-01 10:00:00.000000 UTC"
+STUDENTS = [f"s{number:03d}" for number in range(200)]
+POLL = 0.5  # seconds between two rounds, as the service (autograder.service.POLL)
+
+
+class NoPool:
+    """A pool that is never given anything here (no Submit is waiting); counts what it is given."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def submit(self, function, **keywords):
+        self.calls += 1
+        raise AssertionError("nothing should be checked in this benchmark")
+
+
+def make_junk(inbound: Path, folders: int) -> None:
+    inbound.mkdir(parents=True)
+    for number in range(folders):
+        name = f"x{number:05d}+attention+{STAMP}+r" if number % 2 == 0 else f"junk-{number:05d}"
+        (inbound / name).mkdir()
+
+
+def seed_attempts(url: str, count: int) -> None:
+    """``count`` checked attempts of the 200 students, spread over the last days."""
+    store, now, rows = Attempts(url), utcnow(), []
+    for number in range(count):
+        when = now - datetime.timedelta(minutes=10 * number)
+        rows.append(
+            dict(
+                key=f"{STUDENTS[number % len(STUDENTS)]}+attention+{when:%Y-%m-%d %H:%M:%S.%f} UTC+{number}",
+                student=STUDENTS[number % len(STUDENTS)],
+                assignment="attention",
+                submitted=when,
+                status="done",
+                started=when,
+                checked=when,
+                points=20.0,
+                max_points=29.0,
+                verdicts="[]",
+            )
+        )
+    store.add_many(rows, now=now)
+    store.close()
+
+
+def old_instant(revision: str) -> types.ModuleType | str:
+    """The checker's module at ``revision`` (loaded from git), or why it cannot be."""
+    try:
+        text = subprocess.run(
+            ["git", "show", f"{revision}:autograder/instant.py"],
+            cwd=REPOSITORY,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        return f"git show {revision[:10]}:autograder/instant.py failed ({getattr(error, 'stderr', '') or error})"
+    module = types.ModuleType("old_instant")
+    module.__file__ = f"{revision[:10]}:autograder/instant.py"
+    sys.modules["old_instant"] = module  # dataclasses look their module up by name
+    exec(compile(text, module.__file__, "exec"), module.__dict__)
+    return module
+
+
+def measure(module, scratch: Path, url: str, rounds: int, label: str) -> dict:
+    """CPU seconds of the first round, the steady rounds and a round after one new Submit, for ``module``'s
+    Checker over the inbound in ``scratch``."""
+    store = Attempts(url)
+    checker = module.Checker(
+        source=SOURCE,
+        inbound=scratch / "inbound",
+        store=store,
+        policy=module.InstantChecks(attempts=3, period=3600),
+        students=lambda: set(STUDENTS),
+        slots=2,
+    )
+    pool = NoPool()
+
+    def one_round() -> float:
+        began = time.process_time()
+        checker.step(pool)
+        return time.process_time() - began
+
+    first = one_round()
+    steady = []
+    for _ in range(rounds):
+        time.sleep(POLL)
+        steady.append(one_round())
+    time.sleep(POLL)
+    honest = scratch / "inbound" / f"{STUDENTS[0]}+attention+{STAMP}+{label}"
+    honest.mkdir()
+    (honest / "attention.ipynb").write_bytes(b"{}")
+    checker.store.start = lambda attempt_id, now=None: False  # recorded, not started: the round's own cost only
+    arrival = one_round()
+    shutil.rmtree(honest)
+    store.close()
+    return {"first": first, "steady": statistics.median(steady), "arrival": arrival}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--folders", type=int, default=20_000, help="junk folders in the inbound")
+    parser.add_argument("--attempts", type=int, default=5_000, help="checked attempts stored")
+    parser.add_argument("--rounds", type=int, default=8, help="steady rounds measured (the median is printed)")
+    parser.add_argument("--baseline", default=BASELINE, help="the git revision of the checker to compare with")
+    parser.add_argument("--quick", action="store_true", help="500 folders, 200 attempts, 3 rounds (tests)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.folders, args.attempts, args.rounds = min(args.folders, 500), min(args.attempts, 200), 3
+    with tempfile.TemporaryDirectory(prefix="service-rounds-") as scratch:
+        scratch = Path(scratch)
+        began = time.monotonic()
+        make_junk(scratch / "full" / "inbound", args.folders)
+        made = time.monotonic() - began
+        seed_attempts(f"sqlite:///{scratch / 'seeded.db'}", args.attempts)
+        (scratch / "empty" / "inbound").mkdir(parents=True)
+        print(
+            f"inbound: {args.folders:,} junk folders made in {made:.1f} s (half in the names of accounts not in the "
+            f"class, half not named as Submits); {args.attempts:,} checked attempts of {len(STUDENTS)} students stored"
+        )
+        results = {}
+        for label, module in (("new", instant), ("old", old_instant(args.baseline))):
+            if isinstance(module, str):
+                print(f"the old checker: not measured: {module}")
+                continue
+            database = scratch / f"{label}.db"
+            shutil.copy(scratch / "seeded.db", database)
+            results[label] = measure(module, scratch / "full", f"sqlite:///{database}", args.rounds, label)
+        floor = measure(instant, scratch / "empty", f"sqlite:///{scratch / 'empty.db'}", args.rounds, "floor")
+    new = results["new"]
+    print(
+        f"this checker: first round {new['first']:.3f} s CPU, steady round {new['steady']:.4f} s CPU, "
+        f"round after one new Submit {new['arrival']:.4f} s CPU"
+    )
+    print(
+        f"floor (empty inbound and table): steady round {floor['steady']:.4f} s CPU; "
+        f"steady at {args.folders:,} folders and {args.attempts:,} attempts / floor: "
+        f"{new['steady'] / max(floor['steady'], 1e-6):.2f}"
+    )
+    if "old" in results:
+        old = results["old"]
+        print(
+            f"the old checker (git {args.baseline[:10]}): first round {old['first']:.3f} s CPU, steady round "
+            f"{old['steady']:.4f} s CPU, round after one new Submit {old['arrival']:.4f} s CPU"
+        )
+        print(
+            f"old / new, CPU per round: first {old['first'] / max(new['first'], 1e-6):.1f}, "
+            f"steady {old['steady'] / max(new['steady'], 1e-6):.1f}, "
+            f"after one new Submit {old['arrival'] / max(new['arrival'], 1e-6):.1f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -30,10 +30,12 @@ from sqlalchemy.engine import make_url
 from traitlets import TraitError
 from traitlets.config import Config, PyFileConfigLoader
 
+from autograder import REPOSITORY
 from autograder.policy import InstantChecks
 
 INSTRUCTOR_FILE = "nbgrader_config.py"  # the instructor's: written once when missing, never again
 GENERATED_FILE = "autograder_config.py"  # the project's: written again by every run, loaded first by the other
+CHAIN_FILE = REPOSITORY / "nbgrader_config.py"  # the grading chain, which the generated file loads
 log = logging.getLogger("autograder.settings")
 
 
@@ -58,6 +60,16 @@ class OwnLines(PyFileConfigLoader):
         return None
 
 
+class CourseLines(PyFileConfigLoader):
+    """The course's configuration files as nbgrader reads them, but for the repository's grading chain: it sets
+    none of the settings read here (the cell limit's default aside, CELL_TIMEOUT where the chain is built), and
+    loading it imports the whole chain into the reader (the service, the LMS export, the LTI tool)."""
+
+    def load_subconfig(self, fname, path=None):
+        if Path(path or self.path, fname).resolve() != CHAIN_FILE.resolve():
+            super().load_subconfig(fname, path)
+
+
 def load_file(path: Path, loader: type[PyFileConfigLoader] = PyFileConfigLoader) -> Config:
     """One configuration file as nbgrader reads it (``loader``: OwnLines for its own lines only)."""
     try:
@@ -69,12 +81,13 @@ def load_file(path: Path, loader: type[PyFileConfigLoader] = PyFileConfigLoader)
         ) from None
 
 
-def course_config(course: Path) -> Config:
+def course_config(course: Path, loader: type[PyFileConfigLoader] = PyFileConfigLoader) -> Config:
     """The course's configuration: its nbgrader_config.py (which loads autograder_config.py), or autograder_config.py
-    alone while the instructor's file is missing, or nothing (an empty Config) in a folder with neither."""
+    alone while the instructor's file is missing, or nothing (an empty Config) in a folder with neither.
+    ``loader``: CourseLines to leave the repository's grading chain out."""
     for name in (INSTRUCTOR_FILE, GENERATED_FILE):
         if (Path(course) / name).is_file():
-            return load_file(Path(course) / name)
+            return load_file(Path(course) / name, loader)
     return Config()
 
 
@@ -161,6 +174,7 @@ class CourseSettings:
     course: Path
     db: str  # the gradebook's URL (and the grading service's attempts, beside it)
     cell_timeout: int | None  # seconds per cell in the student's kernel (c.SurvivingExecute.timeout); None: the chain's
+    # default (autograder.pipeline.CELL_TIMEOUT)
     policy: InstantChecks  # the instant checks' policy (c.InstantChecks.*), its due date as written (maybe none)
     stamps: tuple = ()  # the files' stamps when read (file_stamps)
 
@@ -170,7 +184,7 @@ class CourseSettings:
         SettingsError when a file cannot be read or a value is not allowed."""
         course = Path(course).absolute()
         stamps = file_stamps(course)
-        config = course_config(course)
+        config = course_config(course, CourseLines)
         named = config.CourseDirectory.get("db_url") if "CourseDirectory" in config else None
         timeout = config.SurvivingExecute.get("timeout") if "SurvivingExecute" in config else None
         policy = checked_policy(config, course / INSTRUCTOR_FILE)

@@ -311,7 +311,7 @@ def make_pipe(inbound: Path, name: bytes):
 
 
 ATTACKS = {  # name: (how it is made, the entry's name, words of the reason the instructor's page gives)
-    "not UTF-8": (make_folder, b"ada+attention+\xff\xfe 10:00+1", "its name is not UTF-8"),
+    "not UTF-8": (make_folder, f"ada+attention+{STAMP}+".encode() + b"\xff\xfe", "its name is not UTF-8"),
     "a time that overflows": (make_folder, b"ada+attention+9999-12-31 23:59:59-01:00+1", "is not a date and time"),
     "a time that is no time": (make_folder, b"ada+attention+nan+1", "is not a date and time"),
     "a student part over 128 characters": (
@@ -506,3 +506,46 @@ def test_a_submit_the_grader_may_not_read_gets_that_reason(tmp_path, inbound_sub
     monkeypatch.setattr(instant.os, "open", closed)
     with pytest.raises(NotCheckable, match="the grader may not read attention.ipynb"):
         read_notebook(tmp_path / "inbound" / key / "attention.ipynb")
+
+
+def test_the_attacks_leave_a_round_whole_on_sqlite_and_postgresql(tmp_path, inline_pool, inbound_submit, database):
+    (tmp_path / "course").mkdir()
+    long_student = "a" * 130  # over PostgreSQL's 128-character column: a DataError stopped every round
+    checker = make_checker(tmp_path, InstantChecks(attempts=1, period=3600), students=("ada", "bo", long_student))
+    checker.store = Attempts(database(tmp_path))
+    inbound = tmp_path / "inbound"
+    inbound.mkdir()
+    for make, name, _ in ATTACKS.values():
+        make(inbound, name)
+    inbound_submit(inbound, "ada", T0)
+    inbound_submit(inbound, "ada", T0 + datetime.timedelta(seconds=1))  # queued: one per hour
+    inbound_submit(inbound, "bo", T0 + datetime.timedelta(seconds=2))
+    pool = inline_pool(fake_check)
+    for _ in range(2):
+        checker.step(pool, now=T0)
+        checker.collect(now=T0)
+    assert sorted((a.student, a.status) for a in checker.store.select()) == [
+        ("ada", "done"),
+        ("ada", "queued"),
+        ("bo", "done"),
+    ]
+    assert checker.refused_entries()[0] == len(ATTACKS)
+    checker.store.close()
+
+
+def test_a_submit_refused_as_not_in_the_class_is_judged_again_once_the_class_has_them(
+    tmp_path, inline_pool, inbound_submit, monkeypatch
+):
+    monkeypatch.setattr(instant, "RETRY", 0.0)
+    students = {"ada"}
+    checker = make_checker(tmp_path)
+    checker.students = lambda: set(students)
+    inbound_submit(tmp_path / "inbound", "dee", T0)
+    checker.scan(T0)
+    assert checker.store.select() == [] and checker.refused_entries()[1][0].unknown == "dee"
+    checker.scan(T0)
+    assert checker.store.select() == []  # the class has not changed: nothing judged again
+    students.add("dee")  # the instructor adds the account
+    assert checker.scan(T0) == 1
+    assert [(a.student, a.status) for a in checker.store.select()] == [("dee", "pending")]
+    assert checker.refused_entries() == (0, [])

@@ -34,6 +34,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from autograder.grading.ledger import atomic_path
 
 ROSTER_COLUMNS = ("student_id", "name", "email", "username", "canvas_id", "sis_user_id", "sis_login_id", "section")
+# the LTI tool's (autograder.lti.accounts): the LMS user (LTI 1.3 sub, issuer, deployment) who is this student_id
+ROSTER_COLUMNS += ("lti_sub", "lti_issuer", "lti_deployment_id")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "    Points Possible"  # Canvas's own export writes the row's label indented so
 MOODLE_IDENTIFIERS = {"email": "Email address", "username": "Username", "idnumber": "ID number"}
@@ -57,6 +59,9 @@ class Identity:
     sis_user_id: str = ""
     sis_login_id: str = ""
     section: str = ""
+    lti_sub: str = ""
+    lti_issuer: str = ""
+    lti_deployment_id: str = ""
 
     def moodle(self, identifier: str) -> str:
         return {"email": self.email, "username": self.username, "idnumber": self.sis_user_id}[identifier]

@@ -96,7 +96,7 @@ c.JupyterHub.authenticator_class = "dummy"  # any password: see above for a publ
 c.Authenticator.allowed_users = {instructor, *students}
 c.Authenticator.admin_users = {instructor}
 # students from the LMS (autograder.lti.hub_login): on when the secret shared with the LTI tool is there
-enable_if_configured(c, state / "lti-hub-secret")
+enable_if_configured(c, state / "lti-hub-secret", staff={instructor})  # never signs in the instructor
 
 # --- each account's server: a process of its own system account, in its home -----------------------------
 c.JupyterHub.spawner_class = "localprocess"

@@ -1,7 +1,8 @@
 """An LTI 1.3 platform (an LMS's side) for the tests, built on lti1p3platform, served by tornado on 127.0.0.1.
 
 It knows a few users (students and one instructor), starts launches (``/start?user=ada&assignment=ps1``, or
-``/start?user=teacher&deep=1`` for Deep Linking), answers the tool's OIDC authorization request with a signed
+``/start?user=teacher&deep=1`` for Deep Linking; ``&context=course-999`` launches from another course than
+``context_id``), answers the tool's OIDC authorization request with a signed
 id_token posted to the tool, takes Deep Linking responses (creating a line item per placed assignment), issues
 access tokens (the tool's signed client assertion, checked against the tool's JWKS) and records the scores posted
 to a line item. ``refuse_scores`` makes the score endpoint answer 503, as an LMS that is down.
@@ -51,8 +52,10 @@ class PlatformState:
     tool_url: str
     client_id: str = "attention-tool"
     deployment_id: str = "deployment-1"
-    users: dict = field(default_factory=dict)  # name -> {"sub", "roles"}
-    lineitems: dict = field(default_factory=dict)  # id -> {"label", "scoreMaximum", "resourceId", "custom"}
+    context_id: str = "course-101"  # the course launches come from, unless the start names another
+    users: dict = field(default_factory=dict)  # login -> {"sub", "roles", "username" (default the login)}
+    # id -> {"label", "scoreMaximum", "resourceId", "custom", "context"}
+    lineitems: dict = field(default_factory=dict)
     scores: dict = field(default_factory=dict)  # lineitem id -> {sub: score JSON}
     refuse_scores: bool = False
     id_token_lifetime: int = 300
@@ -112,15 +115,22 @@ class Launch(LTIAdvantageMessageLaunchAbstract):
 
     def prepare_launch(self, preflight_response):
         hint = json.loads(preflight_response["lti_message_hint"])
-        user = self.state.users[preflight_response["login_hint"]]
-        self.set_user_data(user["sub"], user["roles"], preferred_username=preflight_response["login_hint"])
-        self.set_launch_context_claim("course-101", context_title="Attention", context_label="ATT101")
+        login = preflight_response["login_hint"]
+        user = self.state.users[login]
+        self.set_user_data(user["sub"], user["roles"], preferred_username=user.get("username", login))
+        context = hint.get("context") or self.state.context_id
+        title = "Attention" if context == "course-101" else f"Another course ({context})"
+        self.set_launch_context_claim(context, context_title=title, context_label=context.upper())
         if hint.get("deep"):
             self.set_dl(
                 f"{self.state.url}/deeplink-return", title="Place an assignment", accept_types={"ltiResourceLink"}
             )
             return
-        item_id, item = next((i, v) for i, v in self.state.lineitems.items() if v["resourceId"] == hint["assignment"])
+        item_id, item = next(
+            (i, v)
+            for i, v in self.state.lineitems.items()
+            if v["resourceId"] == hint["assignment"] and v.get("context", "course-101") == context
+        )
         self.set_resource_link_claim(f"link-{item_id}", title=item["label"])
         self.set_custom_parameters_claim(item["custom"])
         self.set_ags(
@@ -153,7 +163,9 @@ class Start(Handler):
         user = self.get_argument("user")
         login = Login(None, self.conf())
         login.set_lti_message_hint(
-            deep=bool(self.get_argument("deep", "")), assignment=self.get_argument("assignment", "")
+            deep=bool(self.get_argument("deep", "")),
+            assignment=self.get_argument("assignment", ""),
+            context=self.get_argument("context", ""),
         )
         if self.get_argument("deep", ""):
             login.set_deeplinking_launch_url()
@@ -187,6 +199,7 @@ class DeepLinkReturn(Handler):
                 "scoreMaximum": line.get("scoreMaximum"),
                 "resourceId": line.get("resourceId", item.get("title")),
                 "custom": item.get("custom", {}),
+                "context": self.state.context_id,
             }
             self.state.scores[number] = {}
         titles = ", ".join(item.get("title", "") for item in items)
@@ -229,8 +242,10 @@ class Scores(Handler):
 class Platform:
     """The platform, served from its own thread and event loop (the tool's requests to it block)."""
 
-    def __init__(self, port: int, tool_url: str):
-        self.state = PlatformState(url=f"http://127.0.0.1:{port}", tool_url=tool_url)
+    def __init__(self, port: int, tool_url: str, host: str = "127.0.0.1"):
+        """Served on 127.0.0.1:``port``, known as ``host`` (localhost: the same site as a tool there, as an LMS
+        and a tool on https are to each other's cookies)."""
+        self.state = PlatformState(url=f"http://{host}:{port}", tool_url=tool_url)
         self.port = port
         self._loop = None
         self._ready = threading.Event()
@@ -263,8 +278,9 @@ class Platform:
             self._loop.call_soon_threadsafe(self._stop.set)
             self._loop = None
 
-    def start_url(self, user: str, assignment: str = "", deep: bool = False) -> str:
+    def start_url(self, user: str, assignment: str = "", deep: bool = False, context: str = "") -> str:
         query = {"user": user, "assignment": assignment} | ({"deep": "1"} if deep else {})
+        query |= {"context": context} if context else {}
         return f"{self.state.url}/start?{urlencode(query)}"
 
     def registration(self) -> dict:

@@ -19,7 +19,8 @@
       ]
     }
 
-hub_url and hub_secret_file are optional: without them a launched student stays on the tool's page.
+hub_url and hub_secret_file are optional: without them a launched student stays on the tool's page. hub_url's
+host is tool_url's (the ports may differ): the hub reads the cookie the tool sets in the launching browser.
 The private key file and the hub's secret must be readable by their owner only (mode 0600): the tool refuses
 them otherwise. Only the
 tool's process (beside the hub, as the hub's user) reads it; students' servers run in their sandbox, which
@@ -32,6 +33,7 @@ import json
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pylti1p3.tool_config import ToolConfDict
 
@@ -137,6 +139,11 @@ def load_config(path: Path) -> LtiConfig:
         platforms.append(Platform(**values))
     if data.get("hub_url") and not data.get("hub_secret_file"):
         raise ConfigError(f"the LTI config {path} has hub_url but no hub_secret_file (the secret shared with the hub)")
+    if data.get("hub_url") and urlsplit(str(data["hub_url"])).hostname != urlsplit(str(data["tool_url"])).hostname:
+        raise ConfigError(
+            f"the LTI config {path}: hub_url and tool_url must name the same host (the hub reads the cookie the "
+            "tool sets in the launching browser), e.g. https://hub.school.edu and https://hub.school.edu/lti"
+        )
     base = path.parent
     return LtiConfig(
         course=(base / data["course"]).resolve(),

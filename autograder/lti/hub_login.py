@@ -1,57 +1,70 @@
 """A student launched from the LMS arrives in their JupyterHub account: the tool's one-minute handoff.
 
-After the tool (autograder.lti.tool) has checked a student's launch, it sends the browser to the hub's
-``/hub/lti/login?token=...&next=/hub/user-redirect/lab/tree/<assignment>``, the token signed (HS256) with a
+After the tool (autograder.lti.tool) has checked a student's launch, it sets a random value as a cookie in the
+launching browser (host-only, path ``/hub/lti/``) and sends the browser to the hub's
+``/hub/lti/login?token=...&next=<base>/hub/user-redirect/lab/tree/<assignment>``, the token signed (HS256) with a
 secret that only the tool's and the hub's processes read (a file of mode 0600, e.g. ``<hub state>/lti-hub-secret``).
-The hub's ``LtiHandoffAuthenticator`` takes a token once, within its minute, and signs the account in.
+The hub's ``LtiHandoffAuthenticator`` signs the account in when the token is the tool's, within its minute, never
+taken before (its id is kept in ``<secret>.used.sqlite`` until it expires, so a restart forgets nothing), comes
+from the browser that launched (the cookie's value is the token's), and names a student: never one of the hub's
+admins or the accounts in ``staff_accounts``. ``next`` is followed only when it is a path under the hub's base
+URL (autograder.lti.handoff.local_next); otherwise the browser goes to the hub's home page.
 
 The token itself (made by the tool, read here) is autograder.lti.handoff, which needs no JupyterHub. The hub's
 config switches the login on when the secret file is there:
 
     from autograder.lti.hub_login import enable_if_configured
-    enable_if_configured(c, state / "lti-hub-secret")
+    enable_if_configured(c, state / "lti-hub-secret", staff={instructor})
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 
 import jwt
 from jupyterhub.auth import Authenticator
 from jupyterhub.handlers import BaseHandler
-from traitlets import Unicode
+from jupyterhub.utils import url_path_join
+from traitlets import Set, Unicode
 
 from autograder.lti.config import ConfigError
-from autograder.lti.handoff import AUDIENCE, read_secret
+from autograder.lti.handoff import AUDIENCE, BROWSER_COOKIE, UsedTokens, local_next, read_secret, same_browser
 from autograder.lti.store import USERNAME
+
+REFUSED = "refused: this link from the LMS has expired or was used before; open the assignment again"
 
 
 class LtiLogin(BaseHandler):
     async def get(self):
-        user = await self.login_user({"token": self.get_argument("token", "")})
+        data = {"token": self.get_argument("token", ""), "browser": self.get_cookie(BROWSER_COOKIE)}
+        user = await self.login_user(data)
         if user is None:
             self.set_status(403)
-            self.finish("refused: this link from the LMS has expired or was used before; open the assignment again")
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            self.finish(data.get("refused", REFUSED))
             return
-        following = self.get_argument("next", "")
-        local = following.startswith("/") and not following.startswith("//")
-        self.redirect(following if local else self.get_next_url(user))
+        self.clear_cookie(BROWSER_COOKIE, path=self.request.path.rsplit("/", 1)[0] + "/")  # its one use is done
+        following = local_next(self.get_argument("next", ""), self.base_url)
+        self.redirect(following or url_path_join(self.hub.base_url, "home"))  # not get_next_url: it reads next
 
 
 class LtiHandoffAuthenticator(Authenticator):
-    """Signs in the account named by a handoff token from the course's LTI tool, once per token."""
+    """Signs in the student named by a handoff token from the course's LTI tool: once per token, in the browser
+    that launched, never an admin or staff account."""
 
     secret_file = Unicode(help="the secret shared with the LTI tool (mode 0600)").tag(config=True)
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self._used: dict[str, float] = {}
-        self._lock = threading.Lock()
+    used_file = Unicode(help="the taken tokens' ids (default: <secret_file>.used.sqlite)").tag(config=True)
+    staff_accounts = Set(Unicode(), help="accounts a launch from the LMS never signs in (besides admins)").tag(
+        config=True
+    )
 
     def get_handlers(self, app):
         return [("/lti/login", LtiLogin)]
+
+    def refuse(self, data: dict, why: str, log: str):
+        self.log.warning("LTI handoff refused: %s", log)
+        data["refused"] = why
+        return None
 
     async def authenticate(self, handler, data):
         try:
@@ -59,22 +72,36 @@ class LtiHandoffAuthenticator(Authenticator):
                 data.get("token", ""), read_secret(self.secret_file), algorithms=["HS256"], audience=AUDIENCE
             )
         except (jwt.InvalidTokenError, ConfigError) as error:
-            self.log.warning("LTI handoff refused: %s", error)
-            return None
-        with self._lock:
-            now = time.time()
-            self._used = {jti: until for jti, until in self._used.items() if until > now}
-            if claims.get("jti") in self._used or not USERNAME.match(str(claims.get("sub", ""))):
-                self.log.warning("LTI handoff refused: a token used before, or a bad name")
-                return None
-            self._used[claims["jti"]] = claims["exp"] + 1
-        return {"name": claims["sub"]}
+            return self.refuse(data, REFUSED, str(error))
+        name = str(claims.get("sub", ""))
+        if not USERNAME.match(name):
+            return self.refuse(data, REFUSED, f"a bad account name {name!r}")
+        if not same_browser(claims, data.get("browser")):
+            return self.refuse(
+                data,
+                "refused: this link from the LMS was made for another browser; open the assignment from the LMS "
+                "in this one",
+                f"{name}: the token came from another browser than the launch",
+            )
+        known = handler.find_user(name) if handler is not None else None
+        if name in self.admin_users or name in self.staff_accounts or getattr(known, "admin", False):
+            return self.refuse(
+                data,
+                "refused: a launch from the LMS signs in students only; staff use the hub's own login",
+                f"{name} is an admin or staff account",
+            )
+        used = Path(self.used_file or f"{self.secret_file}.used.sqlite")
+        if not UsedTokens(used).take(str(claims.get("jti", "")), claims["exp"] + 1):
+            return self.refuse(data, REFUSED, f"{name}: a token used before")
+        return {"name": name}
 
 
-def enable_if_configured(c, secret_file: Path) -> bool:
-    """Switch the hub's login to the LTI handoff when ``secret_file`` exists (the hub config calls this)."""
+def enable_if_configured(c, secret_file: Path, staff=()) -> bool:
+    """Switch the hub's login to the LTI handoff when ``secret_file`` exists (the hub config calls this); the
+    ``staff`` accounts (the instructor's) are never signed in by it, nor are the hub's admins."""
     if not Path(secret_file).is_file():
         return False
     c.JupyterHub.authenticator_class = LtiHandoffAuthenticator
     c.LtiHandoffAuthenticator.secret_file = str(secret_file)
+    c.LtiHandoffAuthenticator.staff_accounts = set(staff)
     return True

@@ -25,7 +25,7 @@ from pylti1p3.grade import Grade
 from pylti1p3.service_connector import ServiceConnector
 
 from autograder.lti.config import LtiConfig
-from autograder.lti.store import CourseLinks, write_json
+from autograder.lti.store import CourseLinks, same_context, write_json
 
 OUTBOX_FILE = "lti-outbox.json"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -74,20 +74,47 @@ def read_outbox(course: Path) -> dict:
     return {"pending": data.get("pending", {}), "sent": data.get("sent", {})}
 
 
+NOT_PLACED = "no line item: the instructor places it in the LMS with Deep Linking and a student launches it"
+NOT_LAUNCHED = "no LTI user id: they open the assignment once from the LMS"
+
+
+def course_lineitem(links: dict, assignment: str) -> tuple[dict | None, str]:
+    """(the assignment's line item, "") when it was recorded from the LMS course the tool is bound to, else
+    (None, what to do): a line item never goes to another course."""
+    item = links["assignments"].get(assignment)
+    if item is None:
+        return None, NOT_PLACED
+    bound, context = links.get("context"), item.get("context")
+    if not bound or not isinstance(context, dict) or not same_context(bound, context):
+        return None, (
+            "its line item was not recorded from the LMS course the tool is bound to: not sent; a student "
+            "launches it again from that course"
+        )
+    return item, ""
+
+
+def person_on(item: dict, who: dict | None) -> dict | None:
+    """The student's identity when it is on the line item's platform and deployment (a ``sub`` means nothing
+    elsewhere), else None."""
+    if who is None:
+        return None
+    if who.get("issuer") != item["issuer"] or who.get("deployment_id") != item["context"]["deployment_id"]:
+        return None
+    return who
+
+
 def queue_scores(config: LtiConfig, db: str | None, outbox: dict, result: PassbackResult) -> None:
     """Every score the LMS does not have yet, into outbox["pending"] (the newest score of a pair wins)."""
     links = CourseLinks(config.course).read()
     url = db or f"sqlite:///{config.course / 'gradebook.db'}"
     with Gradebook(url) as gradebook:
         for assignment in gradebook.assignments:
-            item = links["assignments"].get(assignment.name)
+            item, why = course_lineitem(links, assignment.name)
             if item is None:
-                result.not_placed[assignment.name] = (
-                    "no line item: the instructor places it in the LMS with Deep Linking and a student launches it"
-                )
+                result.not_placed[assignment.name] = why
                 continue
             for student in sorted(gradebook.students, key=lambda s: s.id):
-                who = links["students"].get(student.id)
+                who = person_on(item, links["students"].get(student.id))
                 try:
                     submission = gradebook.find_submission(assignment.name, student.id)
                 except MissingEntry:
@@ -187,12 +214,13 @@ def send_instant(config: LtiConfig, *, student: str, assignment: str, points: fl
     without a line item, is said in the result and nothing is queued."""
     result = PassbackResult()
     links = CourseLinks(config.course).read()
-    item, who = links["assignments"].get(assignment), links["students"].get(student)
+    item, why = course_lineitem(links, assignment)
     if item is None:
-        result.not_placed[assignment] = "no line item: the instructor places it in the LMS with Deep Linking"
+        result.not_placed[assignment] = why
         return result
+    who = person_on(item, links["students"].get(student))
     if who is None:
-        result.not_launched[student] = "no LTI user id: they open the assignment once from the LMS"
+        result.not_launched[student] = NOT_LAUNCHED
         return result
     outbox = read_outbox(config.course)
     key = f"{student}/{assignment}"

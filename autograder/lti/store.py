@@ -2,9 +2,11 @@
 
 - ``OneTimeStore``: the OIDC states and nonces of launches under way, in the tool's memory, each for a few
   minutes; a nonce is taken when a launch uses it, so the same id_token sent again is refused.
-- ``CourseLinks``: per course, ``lti.json`` in the course folder: each student's LMS identity (issuer,
-  client, the LMS's user id ``sub``), recorded at their first launch, and each assignment's line item (the AGS
-  endpoint the LMS gave with the launch). Written whole, then renamed into place.
+- ``CourseLinks``: per course, ``lti.json`` in the course folder: the LMS course (context) the tool is bound
+  to, set by the instructor's first placement (Deep Linking); each account's LMS identity (issuer, deployment,
+  the LMS's user id ``sub``, and the client), bound at its first launch and never moved to another identity; and
+  each assignment's line item (the AGS endpoint the LMS gave with a launch from the bound context). Written whole,
+  then renamed into place.
 """
 
 from __future__ import annotations
@@ -70,12 +72,29 @@ class OneTimeSessions(SessionService):
         return self.data_storage.take(self._get_key("nonce", nonce))
 
 
+class IdentityTaken(Exception):
+    """The account is bound to another LMS identity; the message says so, for the page."""
+
+
+def same_person(one: dict, other: dict) -> bool:
+    """Whether two identities are one person: the same issuer, deployment and ``sub`` (names never count)."""
+    return all(str(one.get(key)) == str(other.get(key)) for key in ("issuer", "deployment_id", "sub"))
+
+
+def same_context(one: dict, other: dict) -> bool:
+    """Whether two contexts are one LMS course: the same issuer, deployment and context id."""
+    return all(str(one.get(key)) == str(other.get(key)) for key in ("issuer", "deployment_id", "id"))
+
+
 class CourseLinks:
-    """The course's lti.json: {"students": {username: identity}, "assignments": {name: line item}}."""
+    """The course's lti.json: {"context": the LMS course, "students": {account: identity}, "assignments": {name:
+    line item}}."""
+
+    _locks: dict[Path, threading.Lock] = {}  # one per file in this process, whichever object writes it
 
     def __init__(self, course: Path):
-        self.path = Path(course) / LINKS_FILE
-        self._lock = threading.Lock()
+        self.path = (Path(course) / LINKS_FILE).resolve()
+        self._lock = CourseLinks._locks.setdefault(self.path, threading.Lock())
 
     def read(self) -> dict:
         try:
@@ -93,6 +112,55 @@ class CourseLinks:
             data = self.read()
             data[section][key] = value
             write_json(self.path, data)
+
+    def account_of(self, identity: dict) -> str | None:
+        """The account bound to ``identity`` (issuer, deployment_id, sub), or None."""
+        for account, known in self.read()["students"].items():
+            if same_person(known, identity):
+                return account
+        return None
+
+    def bind(self, account: str, identity: dict, *, moves: bool = False) -> str:
+        """``account`` bound to ``identity``, or the account it was bound to before (an identity keeps its
+        account) and an account keeps its identity: IdentityTaken when ``account`` belongs to another. With
+        ``moves`` (the roster names ``account`` for ``identity``: the instructor's word) the binding is made
+        whatever was bound before."""
+        with self._lock:
+            data = self.read()
+            for known_account, known in list(data["students"].items()):
+                if same_person(known, identity):
+                    if known_account == account or not moves:
+                        return known_account
+                    del data["students"][known_account]
+            held = data["students"].get(account)
+            if held is not None and not moves:
+                raise IdentityTaken(
+                    f"refused: the course account {account!r} belongs to another LMS user; ask the instructor"
+                )
+            data["students"][account] = identity
+            write_json(self.path, data)
+            return account
+
+    def bind_context(self, context: dict) -> dict:
+        """The course's LMS context: ``context`` when none is bound yet (then bound), else the one bound."""
+        with self._lock:
+            data = self.read()
+            if not data.get("context"):
+                data["context"] = context
+                write_json(self.path, data)
+            return data["context"]
+
+    def record_lineitem(self, assignment: str, item: dict) -> bool:
+        """The line item of ``assignment``, kept when ``item["context"]`` is the bound context (else nothing
+        changes, and False)."""
+        with self._lock:
+            data = self.read()
+            bound = data.get("context")
+            if not bound or not same_context(bound, item["context"]):
+                return False
+            data["assignments"][assignment] = item
+            write_json(self.path, data)
+            return True
 
 
 def write_json(path: Path, data) -> None:

@@ -8,13 +8,15 @@ Endpoints under the config's tool_url (register them in the LMS):
 - ``/login``: the OIDC login the LMS starts; the browser is sent back to the LMS with a fresh state (a cookie)
   and nonce;
 - ``/launch``: the LMS's signed launch. Refused with a message that says why: a signature that is not the
-  platform's, an expired token, a nonce used before (a replay), a deployment this tool does not know. A
-  student's launch records their LMS identity and the assignment's line item in the course's lti.json and signs
-  them in (a cookie signed by this process) as the account named by the LMS's ``preferred_username``; an
-  instructor's Deep Linking launch shows the course's assignments to place;
-- ``/deeplink``: the instructor's choice, sent back to the LMS as a signed Deep Linking response;
-- ``/home``: who is signed in, in which course and assignment (the landing page when no hub_url is set);
-  with hub_url, a student goes on to their JupyterHub account (autograder.lti.hub_login).
+  platform's, an expired token, a nonce used before (a replay), a deployment this tool does not know, a course
+  (context) other than the one the tool is bound to. A Learner's launch signs them in (a cookie signed by this
+  process) as the account of their LMS identity, issuer + deployment + ``sub`` (autograder.lti.accounts: the
+  roster's line, or a name derived from the identity; never the LMS's username), and records the assignment's
+  line item in the course's lti.json; an instructor's Deep Linking launch shows the course's assignments to place;
+- ``/deeplink``: the instructor's choice, sent back to the LMS as a signed Deep Linking response; the first
+  placement binds the tool to that LMS course;
+- ``/home``: who is signed in, in which LMS course and assignment (the landing page when no hub_url is set);
+  with hub_url, a student goes on to their JupyterHub account (autograder.lti.hub_login), in this browser only.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ import html
 import json
 import re
 import secrets
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlparse
 
+import jwt
 import tornado.web
 from pylti1p3.cookie import CookieService
 from pylti1p3.deep_link_resource import DeepLinkResource
@@ -35,10 +38,11 @@ from pylti1p3.oidc_login import OIDCLogin
 from pylti1p3.redirect import Redirect
 from pylti1p3.request import Request
 
+from autograder.lti.accounts import NoAccount, account_for, identity_of
 from autograder.lti.config import LtiConfig
-from autograder.lti.handoff import handoff_token
+from autograder.lti.handoff import BROWSER_COOKIE, LIFETIME, browser_value, handoff_token
 from autograder.lti.passback import TimedSession
-from autograder.lti.store import USERNAME, CourseLinks, OneTimeSessions, OneTimeStore
+from autograder.lti.store import CourseLinks, IdentityTaken, OneTimeSessions, OneTimeStore, same_context
 
 ASSIGNMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -166,6 +170,10 @@ class Login(Base):
         self.login()
 
     def login(self):
+        issuer = self.get_argument("iss", "")
+        if issuer not in {platform.issuer for platform in self.lti.platforms}:
+            self.refuse(400, unknown_issuer(issuer))  # PyLTI1p3 raises a bare Exception for it
+            return
         try:
             ToolLogin(self, self.settings["tool_conf"], OneTimeSessions(self.settings["store"])).redirect(
                 f"{self.lti.tool_url}/launch"
@@ -179,6 +187,10 @@ class Launch(Base):
         pass
 
     def post(self):
+        issuer = unverified_issuer(self.get_argument("id_token", ""))
+        if issuer not in {platform.issuer for platform in self.lti.platforms}:
+            self.refuse(403, unknown_issuer(issuer))  # before PyLTI1p3, which raises a bare Exception for it
+            return
         launch = ToolLaunch(TornadoRequest(self), **self.services())
         try:
             body = launch.get_launch_data()
@@ -187,15 +199,16 @@ class Launch(Base):
             return
         try:
             if launch.is_deep_link_launch():
-                self.deep_link_page(launch)
+                self.deep_link_page(launch, body)
             else:
                 self.sign_in(launch, body)
-        except LaunchRefused as error:
+        except (LaunchRefused, NoAccount, IdentityTaken) as error:
             self.refuse(403, str(error))
 
-    def deep_link_page(self, launch: ToolLaunch) -> None:
+    def deep_link_page(self, launch: ToolLaunch, body: dict) -> None:
         if not (launch.check_teacher_access() or launch.check_staff_access() or launch.check_designer_access()):
             raise LaunchRefused("refused: only an instructor places assignments (Deep Linking)")
+        check_context(self.lti, body, "offer")
         names = course_assignments(self.lti)
         options = "".join(f"<option>{html.escape(name)}</option>" for name in names)
         self.write(
@@ -206,28 +219,37 @@ class Launch(Base):
         )
 
     def sign_in(self, launch: ToolLaunch, body: dict) -> None:
-        username = str(body.get("preferred_username", "")).lower()
-        if not USERNAME.match(username):
-            raise LaunchRefused(
-                f"refused: the LMS's username {username!r} is not a course account name (lowercase letters, "
-                "digits, - and _): ask the instructor"
-            )
         assignment = str((body.get(CUSTOM_CLAIM) or {}).get("assignment", ""))
         if assignment not in course_assignments(self.lti):
             raise LaunchRefused(
                 f"refused: this link names no assignment of the course ({assignment!r}); the instructor places "
                 "it again with Deep Linking"
             )
-        record_launch(self.lti, body, username, assignment)
+        context = check_context(self.lti, body)
+        username = account_for(self.lti, CourseLinks(self.lti.course), body)
+        record_lineitem(self.lti, body, assignment)
+        title = context.get("title") or context.get("label") or context["id"]
         self.set_signed_cookie(
             USER_COOKIE,
-            json.dumps({"username": username, "assignment": assignment, "course": str(self.lti.course)}),
+            json.dumps({"username": username, "assignment": assignment, "course": title}),
             expires_days=1,
             httponly=True,
         )
-        if self.lti.hub_url:  # into their JupyterHub account (autograder.lti.hub_login)
-            token = handoff_token(self.lti.hub_secret, username, assignment)
-            following = f"/hub/user-redirect/lab/tree/{quote(assignment)}"
+        if self.lti.hub_url:  # into their JupyterHub account (autograder.lti.hub_login), in this browser only
+            browser = browser_value()
+            hub_path = urlparse(self.lti.hub_url).path.rstrip("/")
+            secure = urlparse(self.lti.hub_url).scheme == "https"
+            self.set_cookie(
+                BROWSER_COOKIE,
+                browser,
+                path=f"{hub_path}/hub/lti/",
+                expires_days=2 * LIFETIME / 86400,
+                httponly=True,
+                secure=secure,
+                samesite="Lax",
+            )
+            token = handoff_token(self.lti.hub_secret, username, assignment, browser)
+            following = f"{hub_path}/hub/user-redirect/lab/tree/{quote(assignment)}"
             self.redirect(f"{self.lti.hub_url}/hub/lti/login?{urlencode({'token': token, 'next': following})}")
             return
         self.redirect(f"{self.lti.tool_url}/home")
@@ -247,6 +269,18 @@ class DeepLinkResponse(Base):
         maximum = course_assignments(self.lti).get(assignment)
         if not launch.is_deep_link_launch() or maximum is None:
             self.refuse(400, f"refused: {assignment!r} is not an assignment of the course")
+            return
+        if not maximum:
+            self.refuse(
+                409,
+                f"refused: the gradebook does not know {assignment!r} yet, so its points are not known: the "
+                "instructor generates it (nbgrader generate_assignment, or Formgrader's Generate) and places it then",
+            )
+            return
+        try:
+            check_context(self.lti, launch.get_launch_data(), "place")
+        except LaunchRefused as error:
+            self.refuse(403, str(error))
             return
         lineitem = LineItem().set_label(assignment).set_score_maximum(maximum).set_resource_id(assignment)
         resource = (
@@ -288,17 +322,67 @@ def course_assignments(config: LtiConfig) -> dict[str, float]:
     return points
 
 
-def record_launch(config: LtiConfig, body: dict, username: str, assignment: str) -> None:
-    """The student's LMS identity and the assignment's line item, in the course's lti.json."""
+def unverified_issuer(token: str) -> str:
+    """The ``iss`` a launch's id_token claims, read before its signature is checked (only to say which platform)."""
+    try:
+        return str(jwt.decode(token, options={"verify_signature": False}).get("iss", ""))
+    except (jwt.InvalidTokenError, AttributeError):
+        return ""
+
+
+def unknown_issuer(issuer: str) -> str:
+    shown = issuer if len(issuer) <= 200 else issuer[:200] + "..."
+    return (
+        f"refused: the platform {shown!r} is not registered with this tool; the administrator adds it to the "
+        "platforms of the LTI config (issuer, client_id, deployment_ids and its URLs)"
+    )
+
+
+def context_of(body: dict) -> dict:
+    """The launch's LMS course: issuer, deployment and context id (its title and label for pages)."""
+    claim = body.get(CONTEXT_CLAIM) or {}
+    return {
+        "issuer": str(body.get("iss", "")),
+        "deployment_id": str(body.get(DEPLOYMENT_CLAIM, "")),
+        "id": str(claim.get("id", "")),
+        "title": str(claim.get("title", "")),
+        "label": str(claim.get("label", "")),
+    }
+
+
+def check_context(config: LtiConfig, body: dict, mode: str = "launch") -> dict:
+    """The launch's context, when it is the LMS course this tool serves (LaunchRefused otherwise). ``mode``:
+    "launch", a student's (the course must be bound: placed before); "offer", the instructor's Deep Linking page
+    (any course while none is bound); "place", the instructor's choice, whose course is bound when none is."""
+    context = context_of(body)
+    if not context["id"]:
+        raise LaunchRefused("refused: the launch names no course (no context claim); launch it from the course")
     links = CourseLinks(config.course)
-    issuer, client = body["iss"], body["aud"] if isinstance(body["aud"], str) else body["aud"][0]
-    identity = {"issuer": issuer, "client_id": client, "sub": body["sub"], "deployment_id": body[DEPLOYMENT_CLAIM]}
-    links.update("students", username, identity)
+    bound = links.bind_context(context) if mode == "place" else links.read().get("context")
+    if not bound and mode == "offer":
+        return context
+    if not bound:
+        raise LaunchRefused(
+            "refused: no assignment of this course has been placed in the LMS yet: the instructor places it with "
+            "Deep Linking first"
+        )
+    if not same_context(bound, context):
+        name = bound.get("title") or bound.get("id")
+        raise LaunchRefused(
+            f"refused: this link comes from another LMS course ({context['title'] or context['id']!r}) than the "
+            f"one this tool serves ({name!r}); its scores go only to that course. To move the course to another "
+            "LMS course, the administrator removes the context entry from the course's lti.json"
+        )
+    return bound
+
+
+def record_lineitem(config: LtiConfig, body: dict, assignment: str) -> None:
+    """The assignment's line item (the launch's AGS endpoint), kept when it comes from the bound course."""
+    identity = identity_of(body)
     endpoint = body.get(AGS_CLAIM) or {}
     if endpoint.get("lineitem"):
-        context = (body.get(CONTEXT_CLAIM) or {}).get("id", "")
-        item = {"issuer": issuer, "client_id": client, "context": context, **endpoint}
-        links.update("assignments", assignment, item)
+        item = {"issuer": identity["issuer"], "client_id": identity["client_id"], "context": context_of(body)}
+        CourseLinks(config.course).record_lineitem(assignment, {**endpoint, **item})
 
 
 def make_app(config: LtiConfig) -> tornado.web.Application:

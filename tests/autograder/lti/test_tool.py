@@ -2,82 +2,23 @@
 built on lti1p3platform) on 127.0.0.1: Deep Linking, launches, the refused launches, scores sent back (AGS)
 and kept in the outbox while the LMS is down; the same in Debian's chromium through Playwright."""
 
-import html
 import json
 import os
 import re
 import secrets
-import socket
 
 import jwt
 import pytest
 import requests
 from conftest import playwright_or_skip
-from lms_course import HOSTILE, make_gradebook
-from lti_platform import Platform, key_pair, serve_tool
+from lms_course import HOSTILE
+from lti_platform import key_pair
+from lti_world import World, launch_form, place, refusal
 
 from autograder.lti.config import ConfigError, load_config
 from autograder.lti.passback import OUTBOX_FILE, PassbackOptions, send_instant, send_scores
-from autograder.lti.tool import make_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's add_submission
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class World:
-    """A course (the small gradebook, source/ps1 and ps2), the tool serving it, the platform."""
-
-    def __init__(self, folder, monkeypatch):
-        self.course = folder / "course"
-        (self.course / "source" / "ps1").mkdir(parents=True)
-        (self.course / "source" / "ps2").mkdir(parents=True)
-        make_gradebook(self.course, monkeypatch)
-        tool_port, platform_port = free_port(), free_port()
-        self.tool_url = f"http://127.0.0.1:{tool_port}/lti"
-        self.platform = Platform(platform_port, self.tool_url)
-        self.platform.state.users = {
-            name: {"sub": f"lms-{number}", "roles": [LEARNER]} for number, name in enumerate(["ada", "cy", "bob"])
-        } | {"teacher": {"sub": "lms-teacher", "roles": [INSTRUCTOR]}}
-        private, public = key_pair()
-        secrets = folder / "secrets"
-        secrets.mkdir()
-        (secrets / "private.pem").write_text(private)
-        os.chmod(secrets / "private.pem", 0o600)
-        (secrets / "public.pem").write_text(public)
-        self.config_path = secrets / "tool.json"
-        self.config_path.write_text(
-            json.dumps(
-                {
-                    "course": str(self.course),
-                    "tool_url": self.tool_url,
-                    "private_key_file": "private.pem",
-                    "public_key_file": "public.pem",
-                    "platforms": [self.platform.registration()],
-                }
-            )
-        )
-        self.config = load_config(self.config_path)
-        self.stop_tool = serve_tool(make_app(self.config), tool_port)
-
-    def reconfigure(self, **settings):
-        """The config file with ``settings`` added, and the tool restarted on it."""
-        self.config_path.write_text(json.dumps(json.loads(self.config_path.read_text()) | settings))
-        self.config = load_config(self.config_path)
-        self.stop_tool()
-        self.stop_tool = serve_tool(make_app(self.config), int(self.tool_url.split(":")[2].split("/")[0]))
-
-    def stop(self):
-        self.stop_tool()
-        self.platform.stop()
-
-
-LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
-INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 
 
 @pytest.fixture
@@ -87,35 +28,23 @@ def world(tmp_path, monkeypatch):
     world.stop()
 
 
-def form_fields(page: str) -> tuple[str, dict]:
-    """(action, {name: value}) of the auto-submitted form in ``page``."""
-    action = re.search(r'action="([^"]+)"', page).group(1)
-    return action, dict(re.findall(r'name="(\w+)" value="([^"]*)"', page))
-
-
-def launch_form(world, session, user, assignment="", deep=False) -> tuple[str, dict]:
-    """The platform's signed launch for ``user``, up to the form it posts to the tool (the OIDC login done)."""
-    page = session.get(world.platform.start_url(user, assignment, deep), timeout=20)
-    assert page.status_code == 200, page.text
-    return form_fields(page.text)
-
-
-def place(world, session, assignment="ps1") -> str:
-    """The instructor's Deep Linking of ``assignment``; returns the platform's answer."""
-    action, fields = launch_form(world, session, "teacher", deep=True)
-    picker = session.post(action, data=fields, timeout=20)
-    assert picker.status_code == 200 and "Place an assignment" in picker.text, picker.text
-    launch_id = re.search(r"name=launch_id value='([^']+)'", picker.text).group(1)
-    answer = session.post(f"{world.tool_url}/deeplink", data={"launch_id": launch_id, "assignment": assignment})
-    action, fields = form_fields(answer.text.replace("/>", ">"))
-    return session.post(action, data=fields, timeout=20).text
-
-
 def test_deep_linking_places_the_assignment_with_its_points(world):
     assert "Placed: ps1" in place(world, requests.Session())
     assert world.platform.state.lineitems == {
-        "1": {"label": "ps1", "scoreMaximum": 3.0, "resourceId": "ps1", "custom": {"assignment": "ps1"}}
+        "1": {
+            "label": "ps1",
+            "scoreMaximum": 3.0,
+            "resourceId": "ps1",
+            "custom": {"assignment": "ps1"},
+            "context": "course-101",
+        }
     }
+    bound = json.loads((world.course / "lti.json").read_text())["context"]  # the placement binds the course
+    assert (bound["issuer"], bound["deployment_id"], bound["id"]) == (
+        world.platform.state.url,
+        "deployment-1",
+        "course-101",
+    )
 
 
 def test_a_students_launch_signs_them_in_and_records_their_lms_identity(world):
@@ -125,8 +54,9 @@ def test_a_students_launch_signs_them_in_and_records_their_lms_identity(world):
     landed = session.post(action, data=fields, timeout=20)
     assert landed.url == f"{world.tool_url}/home"
     assert re.search(
-        r"<b id=username>ada</b>, course <b id=course>[^<]*/course</b>, assignment <b id=assignment>ps1", landed.text
+        r"<b id=username>ada</b>, course <b id=course>Attention</b>, assignment <b id=assignment>ps1", landed.text
     )
+    assert str(world.course) not in landed.text and "/course" not in landed.text  # no folder of the server's
     links = json.loads((world.course / "lti.json").read_text())
     assert links["students"]["ada"] == {
         "issuer": world.platform.state.url,
@@ -135,13 +65,14 @@ def test_a_students_launch_signs_them_in_and_records_their_lms_identity(world):
         "deployment_id": "deployment-1",
     }
     assert links["assignments"]["ps1"]["lineitem"] == f"{world.platform.state.url}/lineitems/1"
+    assert links["context"] == {
+        "issuer": world.platform.state.url,
+        "deployment_id": "deployment-1",
+        "id": "course-101",
+        "title": "Attention",
+        "label": "COURSE-101",
+    }
     assert oct((world.course / "lti.json").stat().st_mode & 0o777) == "0o600"
-
-
-def refusal(world, action, fields, session) -> str:
-    answer = session.post(action, data=fields, timeout=20)
-    assert answer.status_code == 403, answer.text
-    return html.unescape(re.search(r"<p id=refused>(.*)</p>", answer.text).group(1))
 
 
 def test_a_wrong_signature_is_refused(world):
@@ -152,7 +83,8 @@ def test_a_wrong_signature_is_refused(world):
     header = jwt.get_unverified_header(fields["id_token"])
     fields["id_token"] = jwt.encode(body, key_pair()[0], algorithm="RS256", headers={"kid": header["kid"]})
     assert "not signed with the platform's registered key (wrong signature)" in refusal(world, action, fields, session)
-    assert not (world.course / "lti.json").exists()  # nothing recorded from a forged launch
+    links = json.loads((world.course / "lti.json").read_text())  # the placement's course, nothing of the launch
+    assert links["students"] == {} and links["assignments"] == {}
 
 
 def test_an_expired_token_is_refused(world):
@@ -294,23 +226,26 @@ def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tm
     secret = world.config_path.parent / "hub-secret"
     secret.write_text("a-secret-only-the-tool-and-the-hub-read")
     os.chmod(secret, 0o600)
-    world.reconfigure(hub_url="http://127.0.0.1:1", hub_secret_file="hub-secret")
+    world.reconfigure(hub_url="http://localhost:1", hub_secret_file="hub-secret")
     place(world, requests.Session())
     session = requests.Session()
     action, fields = launch_form(world, session, "ada", "ps1")
     answer = session.post(action, data=fields, timeout=20, allow_redirects=False)
     location = answer.headers["Location"]
-    assert location.startswith("http://127.0.0.1:1/hub/lti/login?token=")
+    assert location.startswith("http://localhost:1/hub/lti/login?token=")
     assert "next=%2Fhub%2Fuser-redirect%2Flab%2Ftree%2Fps1" in location
     token = re.search(r"token=([^&]+)", location).group(1)
+    cookie = answer.cookies["attention-lti-browser"]  # the launching browser's own value
+    assert re.search(r"attention-lti-browser=[^;]+;.*HttpOnly", answer.headers["Set-Cookie"])
+    assert "Path=/hub/lti/" in answer.headers["Set-Cookie"]
 
     hub = LtiHandoffAuthenticator(secret_file=str(secret))
-    assert asyncio.run(hub.authenticate(None, {"token": token})) == {"name": "ada"}
-    assert asyncio.run(hub.authenticate(None, {"token": token})) is None  # used once
-    forged = handoff_token("another-secret-of-more-than-32-characters", "ada", "ps1")
-    assert asyncio.run(hub.authenticate(None, {"token": forged})) is None
+    assert asyncio.run(hub.authenticate(None, {"token": token, "browser": cookie})) == {"name": "ada"}
+    assert asyncio.run(hub.authenticate(None, {"token": token, "browser": cookie})) is None  # used once
+    forged = handoff_token("another-secret-of-more-than-32-characters", "ada", "ps1", cookie)
+    assert asyncio.run(hub.authenticate(None, {"token": forged, "browser": cookie})) is None
     expired = jwt.encode({"sub": "ada", "aud": "attention-hub", "exp": 1, "jti": "x"}, secret.read_text(), "HS256")
-    assert asyncio.run(hub.authenticate(None, {"token": expired})) is None
+    assert asyncio.run(hub.authenticate(None, {"token": expired, "browser": cookie})) is None
     os.chmod(secret, 0o644)
     with pytest.raises(ConfigError, match="can be read by others"):
         load_config(world.config_path)
@@ -350,9 +285,9 @@ def test_in_chromium_a_student_from_the_lms_lands_in_their_notebook_server_on_th
                 page.wait_for_selector(".jp-LabShell")
                 page.wait_for_selector(".jp-BreadCrumbs-item:has-text('ps1')")  # the file browser in ~/ps1
                 page.screenshot(path=str(tmp_path / "ada-on-the-hub.png"))
-                assert page.url.startswith(f"{course_hub.url}/user/ada/lab/tree/ps1")
+                assert page.url.startswith(f"{course_hub.user_url('ada')}lab/tree/ps1")  # ada's own origin
                 # the same link again: a token is used once, the hub refuses it
-                again = page.request.get(re.sub(r"/user/.*", "/hub/lti/login?token=x", page.url))
+                again = page.request.get(f"{course_hub.url}/hub/lti/login?token=x")
                 assert again.status == 403 and "expired or was used before" in again.text()
             finally:
                 browser.close()

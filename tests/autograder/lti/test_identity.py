@@ -1,0 +1,453 @@
+"""Who a launch is, and where its scores and its browser may go: the LTI attacks of issue 24, each against the
+platform on loopback (tests/lti_platform.py) and the tool, and the hand-off against a JupyterHub started here.
+
+- another LMS user whose username is "ada" (or "instructor") never becomes ada (or the instructor): a person is
+  the platform's (issuer, deployment, sub);
+- a launch of ps1 from another LMS course does not move ps1's line item, and no score goes to that course;
+- the hub's hand-off link is used once even after a restart, only in the browser that launched, and its ``next``
+  stays on the hub;
+- an instant check of a Submit not known to be its student's own puts nothing on their LMS grade;
+- an unknown issuer at /login, and Deep Linking an assignment the gradebook does not know, get a page that says so.
+"""
+
+import html
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import requests
+from lti_world import LEARNER, World, form_fields, free_port, launch_form, place, refusal
+
+from autograder.lti.accounts import derived_account
+from autograder.lti.handoff import BROWSER_COOKIE, handoff_token, local_next
+from autograder.lti.passback import PassbackOptions, send_scores
+
+pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    world = World(tmp_path, monkeypatch)
+    yield world
+    world.stop()
+
+
+def launch(world, user, assignment="ps1", context=""):
+    """A user's launch from the platform, through the tool; returns the tool's last answer (redirects followed)."""
+    session = requests.Session()
+    page = session.get(world.platform.start_url(user, assignment, context=context), timeout=20)
+    assert page.status_code == 200, page.text
+    action, fields = form_fields(page.text)
+    return session.post(action, data=fields, timeout=20)
+
+
+def text(answer) -> str:
+    return html.unescape(answer.text)
+
+
+def signed_in_as(answer) -> str:
+    assert answer.status_code == 200, answer.text
+    return re.search(r"<b id=username>([^<]+)</b>", answer.text).group(1)
+
+
+def links(world) -> dict:
+    return json.loads((world.course / "lti.json").read_text())
+
+
+def identity(world, sub):
+    return {"issuer": world.platform.state.url, "deployment_id": "deployment-1", "sub": sub}
+
+
+# --- a person is (issuer, deployment, sub) -------------------------------------------------------------------
+
+
+def test_another_lms_user_named_ada_never_becomes_ada(world):
+    place(world, requests.Session())
+    world.platform.state.users["impostor"] = {"sub": "lms-77", "roles": [LEARNER], "username": "ada"}
+    # before ada's first launch, and after it
+    first = signed_in_as(launch(world, "impostor"))
+    assert signed_in_as(launch(world, "ada")) == "ada"
+    again = signed_in_as(launch(world, "impostor"))
+    assert first == again == derived_account(identity(world, "lms-77")) != "ada"
+    assert re.fullmatch(r"lti-[a-z2-7]{12}", first)
+    students = links(world)["students"]
+    assert students["ada"]["sub"] == "lms-0" and students[first]["sub"] == "lms-77"
+    # the impostor's score goes to the impostor: ada's grade on the LMS is hers alone
+    send_scores(PassbackOptions(config=world.config))
+    assert set(world.platform.state.scores["1"]) == {"lms-0"}  # ada's, on ada's LMS id; the impostor submitted nothing
+
+
+def test_the_lms_username_never_chooses_the_account(world):
+    """ada renamed in the LMS stays ada; bob named "cy" in the LMS is still bob (the roster's word)."""
+    place(world, requests.Session())
+    world.platform.state.users["ada"]["username"] = "ada-lovelace"
+    world.platform.state.users["bob"]["username"] = "cy"
+    assert signed_in_as(launch(world, "ada")) == "ada"
+    assert signed_in_as(launch(world, "bob")) == "bob"
+    assert signed_in_as(launch(world, "cy")) == "cy"
+
+
+def test_a_learner_named_instructor_never_lands_in_the_instructor_account(world):
+    place(world, requests.Session())
+    for number, name in enumerate(["instructor", "root", "admin", "teacher"]):
+        world.platform.state.users[f"x{number}"] = {"sub": f"lms-9{number}", "roles": [LEARNER], "username": name}
+        account = signed_in_as(launch(world, f"x{number}"))
+        assert account == derived_account(identity(world, f"lms-9{number}")), name
+    assert not {"instructor", "root", "admin", "teacher"} & set(links(world)["students"])
+
+
+def test_a_launch_with_a_staff_role_is_not_signed_in_as_a_student(world):
+    place(world, requests.Session())
+    world.platform.state.users["ta"] = {
+        "sub": "lms-50",
+        "roles": [LEARNER, "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"],
+    }
+    for user in ("teacher", "ta"):
+        answer = launch(world, user)
+        assert answer.status_code == 403
+        assert "roles are not a student's" in text(answer) and "hub with its own login" in text(answer)
+    assert links(world)["students"] == {}
+
+
+def test_an_account_bound_to_one_lms_user_is_never_given_to_another(world):
+    """The roster changed by mistake to give ada's account to another sub: the instructor's word moves it (the roster
+    is theirs), but a derived account is never handed on."""
+    place(world, requests.Session())
+    world.platform.state.users["impostor"] = {"sub": "lms-77", "roles": [LEARNER], "username": "ada"}
+    impostor = signed_in_as(launch(world, "impostor"))
+    from autograder.lti.store import CourseLinks, IdentityTaken
+
+    with pytest.raises(IdentityTaken, match="belongs to another LMS user"):
+        CourseLinks(world.course).bind(impostor, identity(world, "lms-0") | {"client_id": "attention-tool"})
+
+
+# --- a line item belongs to the LMS course that placed it -----------------------------------------------------
+
+
+def other_course_lineitem(world) -> None:
+    """ps1 in another LMS course (course-999): a link of its own, with its own line item (id 9)."""
+    world.platform.state.lineitems["9"] = {
+        "label": "ps1",
+        "scoreMaximum": 3.0,
+        "resourceId": "ps1",
+        "custom": {"assignment": "ps1"},
+        "context": "course-999",
+    }
+    world.platform.state.scores["9"] = {}
+
+
+def test_a_launch_from_another_course_does_not_move_the_line_item(world):
+    place(world, requests.Session())
+    assert signed_in_as(launch(world, "ada")) == "ada"
+    other_course_lineitem(world)
+    answer = launch(world, "bob", context="course-999")
+    assert answer.status_code == 403
+    assert "comes from another LMS course ('Another course (course-999)')" in text(answer)
+    assert "than the one this tool serves ('Attention')" in text(answer)
+    assert links(world)["assignments"]["ps1"]["lineitem"] == f"{world.platform.state.url}/lineitems/1"
+    send_scores(PassbackOptions(config=world.config))
+    assert world.platform.state.scores["9"] == {}  # nothing to the other course
+    assert world.platform.state.scores["1"]["lms-0"]["scoreGiven"] == 2.5
+
+
+def test_another_course_cannot_place_the_assignment(world):
+    place(world, requests.Session())
+    world.platform.state.context_id = "course-999"
+    session = requests.Session()
+    action, fields = launch_form(world, session, "teacher", deep=True)
+    assert "comes from another LMS course" in refusal(world, action, fields, session)
+    assert links(world)["context"]["id"] == "course-101"
+
+
+def test_a_line_item_recorded_from_another_course_gets_no_score(world):
+    """lti.json written before the binding (or by hand) with ps1's line item from course-999: never sent there."""
+    place(world, requests.Session())
+    launch(world, "ada")
+    other_course_lineitem(world)
+    data = links(world)
+    data["assignments"]["ps1"] |= {
+        "lineitem": f"{world.platform.state.url}/lineitems/9",
+        "context": data["context"] | {"id": "course-999"},
+    }
+    (world.course / "lti.json").write_text(json.dumps(data))
+    result = send_scores(PassbackOptions(config=world.config))
+    assert world.platform.state.scores["9"] == {} and result.sent == []
+    assert "not recorded from the LMS course the tool is bound to" in result.not_placed["ps1"]
+
+
+def test_a_launch_before_any_placement_is_refused(world):
+    world.platform.state.lineitems["1"] = {
+        "label": "ps1",
+        "scoreMaximum": 3.0,
+        "resourceId": "ps1",
+        "custom": {"assignment": "ps1"},
+        "context": "course-101",
+    }
+    world.platform.state.scores["1"] = {}
+    answer = launch(world, "ada")
+    assert answer.status_code == 403 and "the instructor places it with Deep Linking first" in text(answer)
+
+
+# --- pages that say what is wrong, never a 500 or the server's folders -------------------------------------------
+
+
+def test_login_from_an_unknown_issuer_says_so(world):
+    for method in ("get", "post"):
+        answer = getattr(requests, method)(
+            f"{world.tool_url}/login",
+            params={"iss": "https://lms.elsewhere.edu", "login_hint": "ada", "target_link_uri": world.tool_url},
+            timeout=20,
+        )
+        assert answer.status_code == 400, answer.text
+        assert "the platform 'https://lms.elsewhere.edu' is not registered with this tool" in text(answer)
+
+
+def test_deep_linking_an_assignment_the_gradebook_does_not_know_says_so(world):
+    (world.course / "source" / "ps3").mkdir()
+    session = requests.Session()
+    action, fields = launch_form(world, session, "teacher", deep=True)
+    picker = session.post(action, data=fields, timeout=20)
+    assert "<option>ps3</option>" in picker.text
+    launch_id = re.search(r"name=launch_id value='([^']+)'", picker.text).group(1)
+    answer = session.post(f"{world.tool_url}/deeplink", data={"launch_id": launch_id, "assignment": "ps3"})
+    assert answer.status_code == 409, answer.text
+    assert "the gradebook does not know 'ps3' yet" in text(answer) and "nbgrader generate_assignment" in text(answer)
+    assert world.platform.state.lineitems == {}
+
+
+def test_the_landing_page_shows_the_lms_course_not_the_servers_folder(world):
+    place(world, requests.Session())
+    page = launch(world, "ada")
+    assert re.search(r"course <b id=course>Attention</b>", page.text)
+    assert str(world.course) not in page.text and str(world.course.parent) not in page.text
+
+
+# --- instant scores: only a Submit known to be the student's own ----------------------------------------------
+
+
+def test_a_submit_in_another_name_puts_nothing_on_the_classmates_lms_grade(world):
+    from autograder.service import ServiceOptions, lms_sender
+
+    place(world, requests.Session())
+    launch(world, "ada")
+
+    class Policy:  # the course's policy asking for instant scores: read as policy.lms, or as policy().lms
+        lms = True
+
+        def __call__(self):
+            return self
+
+    policy = Policy()
+    attempt = SimpleNamespace(id=1, student="ada", assignment="ps1", points=0.0, max_points=3.0)
+
+    def options(own):
+        return ServiceOptions(
+            course=world.course, exchange=world.course, own_submissions_only=own, lti=world.config_path
+        )
+
+    assert lms_sender(options(own=False), policy) is None  # --any-owner: nobody's Submit is known to be theirs
+    assert world.platform.state.scores["1"] == {}
+    lms_sender(options(own=True), policy)(attempt)  # the same check, known as ada's own: sent
+    deadline = time.monotonic() + 20
+    while "lms-0" not in world.platform.state.scores["1"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert world.platform.state.scores["1"]["lms-0"]["gradingProgress"] == "Pending"
+
+
+# --- the hand-off to the hub -----------------------------------------------------------------------------------
+
+NEXT_ATTACKS = [
+    "/\\127.0.0.1:8699/phish",
+    "/%5C127.0.0.1:8699/phish",
+    "/%255C127.0.0.1:8699/phish",
+    "//127.0.0.1:8699/phish",
+    "/%2F127.0.0.1:8699/phish",
+    "%2F%2F127.0.0.1:8699/phish",
+    "http://127.0.0.1:8699/phish",
+    "https:127.0.0.1:8699/phish",
+    "javascript:alert(1)",
+    "/\t/127.0.0.1:8699/phish",
+    "/%09/127.0.0.1:8699/phish",
+    "/hub/../../phish",
+    "phish",
+    "",
+]
+
+
+@pytest.mark.parametrize("value", NEXT_ATTACKS)
+def test_next_stays_on_the_hub(value):
+    assert local_next(value, "/") is None
+    assert local_next("/prefix/hub/home", "/prefix/") == "/prefix/hub/home"
+    assert local_next("/hub/home", "/prefix/") is None  # not under the hub's base URL
+
+
+def test_a_path_on_the_hub_is_followed():
+    assert local_next("/hub/user-redirect/lab/tree/ps1", "/") == "/hub/user-redirect/lab/tree/ps1"
+    assert local_next("/hub/user-redirect/lab/tree/ps%201", "/") == "/hub/user-redirect/lab/tree/ps%201"
+
+
+HUB_CONFIG = """
+from pathlib import Path
+from autograder.lti.hub_login import enable_if_configured
+
+c = get_config()  # noqa: F821
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = {port}
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = {hub_port}
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_port}"
+c.ConfigurableHTTPProxy.command = [{proxy!r}]
+c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
+c.JupyterHub.cookie_secret_file = "{state}/cookie_secret"
+c.JupyterHub.pid_file = "{state}/jupyterhub.pid"
+c.Authenticator.allowed_users = {{"instructor", "ada", "bob"}}
+c.Authenticator.admin_users = {{"instructor"}}
+c.Spawner.cmd = ["false"]  # no server is started here: only the hub's login is tried
+enable_if_configured(c, Path("{secret}"), staff={{"instructor"}})
+"""
+
+
+class SmallHub:
+    """JupyterHub on localhost with the LTI hand-off login and nothing else (no server is started)."""
+
+    def __init__(self, state: Path, secret: Path):
+        from autograder import hub
+
+        why = hub.why_unavailable()
+        if why is not None:
+            pytest.skip(why)
+        self.state, self.port = state, free_port()
+        self.url = f"http://localhost:{self.port}"
+        state.mkdir(parents=True, exist_ok=True)
+        (state / "jupyterhub_config.py").write_text(
+            HUB_CONFIG.format(
+                port=self.port,
+                hub_port=free_port(),
+                proxy_port=free_port(),
+                proxy=str(hub.proxy_program()),
+                state=state,
+                secret=secret,
+            )
+        )
+        self.process = None
+
+    def start(self):
+        log = open(self.state / "jupyterhub.log", "ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "jupyterhub", "-f", str(self.state / "jupyterhub_config.py")],
+            cwd=self.state,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"{self.url}/hub/health", timeout=2).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.3)
+        self.stop()
+        pytest.fail("the hub did not start: " + (self.state / "jupyterhub.log").read_text()[-3000:])
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.process = None
+
+
+@pytest.fixture
+def hub_world(world, tmp_path):
+    secret = tmp_path / "secrets" / "hub-secret"
+    secret.write_text(secrets.token_hex(32))
+    os.chmod(secret, 0o600)
+    small = SmallHub(tmp_path / "hub", secret)
+    world.reconfigure(hub_url=small.url, hub_secret_file=str(secret))
+    place(world, requests.Session())
+    small.start()
+    yield world, small
+    small.stop()
+
+
+def launched(world, user) -> tuple[requests.Session, str]:
+    """The browser (a requests session, its cookies) of ``user``'s launch, and the hub link the tool gave it."""
+    browser = requests.Session()
+    action, fields = launch_form(world, browser, user, "ps1")
+    answer = browser.post(action, data=fields, timeout=20, allow_redirects=False)
+    assert answer.status_code == 302, answer.text
+    return browser, answer.headers["Location"]
+
+
+def open_link(browser, link, cookie=None, **changes):
+    """The hub's answer to ``link`` (with its query's values changed) from ``browser`` (or a browser holding only
+    the launch's ``cookie``), not followed."""
+    parts = urlsplit(link)
+    query = {key: values[0] for key, values in parse_qs(parts.query).items()} | changes
+    cookies = {BROWSER_COOKIE: cookie} if cookie else None
+    return browser.get(
+        f"{parts.scheme}://{parts.netloc}{parts.path}", params=query, cookies=cookies, timeout=20, allow_redirects=False
+    )
+
+
+def test_the_hand_off_is_bound_to_the_launching_browser_used_once_across_restarts_and_stays_on_the_hub(hub_world):
+    world, small = hub_world
+    ada_browser, ada_link = launched(world, "ada")
+    bob_browser, bob_link = launched(world, "bob")
+    bob_cookie = bob_browser.cookies[BROWSER_COOKIE]
+    assert ada_browser.cookies[BROWSER_COOKIE] != bob_cookie
+
+    # ada's browser opens bob's link: refused, and bob's link still works in bob's browser
+    stolen = open_link(ada_browser, bob_link)
+    assert stolen.status_code == 403 and "made for another browser" in stolen.text
+    assert open_link(requests.Session(), bob_link).status_code == 403  # a browser with no launch at all
+    own = open_link(bob_browser, bob_link)
+    assert own.status_code == 302 and own.headers["Location"] == "/hub/user-redirect/lab/tree/ps1"
+    assert "jupyterhub-session-id" in bob_browser.cookies or any("jupyterhub" in c for c in bob_browser.cookies.keys())
+
+    # a link used once is refused (in the browser it was made for), after a restart of the hub too
+    assert open_link(requests.Session(), bob_link, cookie=bob_cookie).status_code == 403
+    small.stop()
+    small.start()
+    again = open_link(requests.Session(), bob_link, cookie=bob_cookie)
+    assert again.status_code == 403 and "expired or was used before" in again.text
+
+    # next: only a path under the hub; anything else goes to the hub's own page
+    for value in ["/\\127.0.0.1:8699/phish", "//127.0.0.1:8699/phish", "/%5C127.0.0.1:8699/phish", "http://x/"]:
+        browser, link = launched(world, "ada")
+        answer = open_link(browser, link, next=value)
+        assert answer.status_code == 302, answer.text
+        location = answer.headers["Location"]
+        assert location == "/hub/home", (value, location)
+    assert open_link(ada_browser, ada_link).status_code == 302  # ada's own link, in her own browser
+
+
+def test_the_hub_never_signs_in_an_admin_or_staff_account_from_the_lms(hub_world):
+    """Even when the roster, by mistake, maps a Learner to the instructor's account."""
+    world, small = hub_world
+    world.platform.state.users["x"] = {"sub": "lms-66", "roles": [LEARNER], "username": "instructor"}
+    (world.course / "roster.csv").write_text("student_id,lti_sub\ninstructor,lms-66\n")
+    browser, link = launched(world, "x")
+    answer = open_link(browser, link)
+    assert answer.status_code == 403 and "signs in students only" in answer.text
+    # a token the tool never made for a student (signed with the secret) is refused the same way
+    cookie = browser.cookies.get(BROWSER_COOKIE) or "v"
+    token = handoff_token(world.config.hub_secret, "instructor", "ps1", cookie)
+    browser.cookies.set(BROWSER_COOKIE, cookie)
+    forged = open_link(browser, link, token=token)
+    assert forged.status_code == 403
+    assert requests.get(f"{small.url}/hub/admin", cookies=browser.cookies, allow_redirects=False).status_code != 200

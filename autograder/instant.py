@@ -8,8 +8,9 @@ page shows before and after the due date, and that nothing is checked after it.
 
     settings = LiveSettings(course, "attention")    # autograder.settings: the policy in force, read again on change
     checker = Checker(source=..., inbound=..., policy=settings.policy(), settings=settings, store=Attempts(url), ...)
-    checker.scan()                                  # new Submits -> attempts (pending, queued or late)
-    checker.run_once(pool)                          # start what the policy allows, fair per student
+    checker.step(pool)                              # one round: new inbound entries judged (Submits -> attempts,
+                                                    # the rest -> checker.refused), finished checks recorded, what
+                                                    # the policy allows started (one per student, fair)
 
 The official grade stays the class run's (autograder.classroom); an attempt's points are the same sum of the
 same verdicts on the gradebook's scale, so the class run's automatic score equals the last instant score.

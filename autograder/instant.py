@@ -190,11 +190,14 @@ def submitted_bytes(path: Path, received: datetime.datetime | None = None) -> by
     """The bytes of the Submit's file at ``path``, never through a link: the Submit's folder and the file are
     opened without following one, so a student who swaps either for a link after the scan (they own both) reads
     nothing of the instructor's through the verdict. Raises NotCheckable for a link, a missing file, anything
-    but a plain file, a file over LARGEST, a folder the grader may not read, and (``received``: when the Submit
-    was received, naive UTC) a file changed more than SETTLE seconds after it was received."""
+    but a plain file, a file over LARGEST, a folder the grader may not read, a file another account than the
+    folder's wrote (nbgrader's submit leaves the folder open to all: a classmate may put a notebook of theirs in
+    it), and (``received``: when the Submit was received, naive UTC) a file changed more than SETTLE seconds
+    after it was received."""
     try:
         folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
+            owner = os.fstat(folder).st_uid
             handle = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
         finally:
             os.close(folder)
@@ -210,6 +213,8 @@ def submitted_bytes(path: Path, received: datetime.datetime | None = None) -> by
         status = os.fstat(file.fileno())
         if not stat.S_ISREG(status.st_mode):
             raise NotCheckable(f"{path.name} is not a plain file in its Submit: submit the notebook itself")
+        if status.st_uid != owner:
+            raise NotCheckable(f"{path.name} in this Submit was written by another account than its folder's")
         changed = changed_at(status)
         if received is not None and changed > received + datetime.timedelta(seconds=SETTLE):
             raise NotCheckable(

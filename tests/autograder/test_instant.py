@@ -549,3 +549,14 @@ def test_a_submit_refused_as_not_in_the_class_is_judged_again_once_the_class_has
     assert checker.scan(T0) == 1
     assert [(a.student, a.status) for a in checker.store.select()] == [("dee", "pending")]
     assert checker.refused_entries() == (0, [])
+
+
+def test_a_notebook_put_in_a_classmates_submit_by_another_account_is_not_checked(tmp_path, inbound_submit):
+    key = inbound_submit(tmp_path / "inbound", "ada", T0)  # nbgrader's submit leaves the folder writable by all
+    path = tmp_path / "inbound" / key / "attention.ipynb"
+    daemon = collect.account_id("daemon")
+    if os.geteuid() != 0 or daemon is None:
+        pytest.skip("needs root and a 'daemon' account to write as another account")
+    os.chown(path, daemon, daemon)  # the classmate's notebook, in place of ada's
+    with pytest.raises(NotCheckable, match="written by another account than its folder's"):
+        read_notebook(path)

@@ -24,18 +24,26 @@ $(VENV)/.installed-hub: $(VENV)/.installed pyproject.toml
 	$(PY) -m pip install --quiet -e '.[hub]'
 	touch $@
 
+# The hub's runtime, .hub/venv: the hub, every account's server and the grading service run as other accounts than
+# the one that made .venv, so from a Python every account can run (autograder.hub_runtime picks it: python3 or
+# Debian's /usr/bin/python3, installed with apt-get where none is open to all; HUB_PYTHON=... names another)
+HUB_VENV := .hub/venv
+HUB_PY   := $(HUB_VENV)/bin/python
+$(HUB_VENV)/.installed: $(VENV)/.installed pyproject.toml
+	$(PY) -m autograder.hub_runtime --venv $(HUB_VENV)
+
 $(HUB_PROXY):
 	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js \
 	(sudo apt-get install nodejs npm), then run make hub again"; exit 1; }
 	npm install --silent --prefix .hub/node configurable-http-proxy
 	touch $@
 
-install-hub: $(VENV)/.installed-hub $(HUB_PROXY)
+install-hub: $(VENV)/.installed-hub $(HUB_VENV)/.installed $(HUB_PROXY)
 
-# the course on JupyterHub at http://127.0.0.1:8000, as root: an instructor and student1..3, each a system account,
-# nbgrader's exchange; Ctrl-C stops it
+# the course on JupyterHub at http://localhost:8000 (each account's server at http://<account>.localhost:8000), as
+# root: an instructor and student1..3, each a system account, nbgrader's exchange; Ctrl-C stops it
 hub: install-hub sandbox
-	$(PY) -m autograder.hub $(HUB_ARGS)
+	$(HUB_PY) -m autograder.hub $(HUB_ARGS)
 
 # bubblewrap, the sandbox student code is graded in: installed with apt where this runs as root, else said how
 sandbox:

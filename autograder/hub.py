@@ -1,14 +1,18 @@
 """The course on JupyterHub, on this machine: one instructor and N students, each a system account, nbgrader's exchange.
 
     make hub                                             # installs JupyterHub and the proxy, then this
-    python -m autograder.hub                             # http://127.0.0.1:8000, instructor + student1..3
+    python -m autograder.hub                             # http://localhost:8000, instructor + student1..3
+    python -m autograder.hub --public-url https://hub.school.edu   # behind TLS: *.hub.school.edu to 127.0.0.1:8000
     python -m autograder.hub --students 30 --port 8010 --due "2026-12-14 17:00"
     python -m autograder.hub --source my-course/source --course-id ml101   # another course's assignments
     python -m autograder.hub --fresh                     # forget the hub's state (course, homes, exchange)
 
 JupyterHub (from PyPI, the ``hub`` extra) runs with ``hub/jupyterhub_config.py``, behind configurable-http-proxy
-(from npm: ``make hub`` installs it into .hub/node/), on 127.0.0.1 only. Any password logs in (a class server on
-one machine: the configuration file says what to change for a public one).
+(from npm: ``make hub`` installs it into .hub/node/), on 127.0.0.1 only, in the hub's runtime (``make install-hub``:
+.hub/venv, a Python every account can run, autograder.hub_runtime). Any password logs in (a class server on one
+machine: the configuration file says what to change for a public one). Each account's server, the grading service
+and the hub are origins of their own: http://student1.localhost:8000, http://grading--service.localhost:8000,
+http://localhost:8000 (browsers resolve *.localhost to the loopback).
 
 It runs as root: each account (the instructor, student1..N) is a system account the hub makes with useradd
 (``accounts``), and JupyterHub's LocalProcessSpawner starts each server as its account. The state folder (default
@@ -89,7 +93,24 @@ def why_unavailable() -> str | None:
         proxy_program()
     except HubError as error:
         return str(error)
+    if not (runtime().parent / "jupyterhub").exists():
+        return f"the hub's runtime {runtime()} has no JupyterHub: make install-hub (it makes .hub/venv)"
     return None
+
+
+def runtime() -> Path:
+    """The Python the hub, every account's server, their kernels and the grading service run: $ATTENTION_HUB_PYTHON,
+    else ``make install-hub``'s .hub/venv (made from a Python open to all accounts: autograder.hub_runtime), else
+    this process's own (which other accounts may not be able to run: why_unreachable says so)."""
+    from autograder import hub_runtime
+
+    named = os.environ.get("ATTENTION_HUB_PYTHON")
+    if named:
+        return Path(named)
+    made = hub_runtime.VENV / "bin" / "python"
+    if (hub_runtime.VENV / hub_runtime.STAMP).is_file() and made.exists():
+        return made
+    return Path(sys.executable)
 
 
 def student_names(count: int) -> list[str]:
@@ -176,14 +197,22 @@ def why_unreachable(state: Path) -> str | None:
     included) or the course library (None: they can)."""
     import lib
 
-    needed = [state, Path(sys.prefix), Path(sys.executable).resolve(), Path(lib.__file__).resolve().parent]
-    for path in needed:
+    python = runtime()
+    for path in [python.parent.parent, python.resolve()]:  # the hub's environment, then its base interpreter
+        closed = closed_folder(path.parent if path.is_file() else path)
+        if closed is not None:
+            return (
+                f"the hub's Python {python} lives inside {closed}, closed to other accounts (mode "
+                f"{stat.S_IMODE(closed.stat().st_mode):o}), and each account's server runs it: make install-hub "
+                "makes the hub a runtime of its own from a Python open to all (.hub/venv, autograder.hub_runtime)"
+            )
+    for path in [state, Path(lib.__file__).resolve().parent]:
         closed = closed_folder(path.parent if path.is_file() else path)
         if closed is not None:
             return (
                 f"{closed} is closed to other accounts (mode {stat.S_IMODE(closed.stat().st_mode):o}), so the "
                 f"students' servers cannot reach {path}: open it (chmod o+x {closed}: passing through, not listing) "
-                "or choose a --state and a Python under folders open to all, e.g. /srv/attention-hub"
+                "or choose a --state and a checkout under folders open to all, e.g. /srv/attention-hub"
             )
     return None
 
@@ -283,13 +312,26 @@ def processes_in(folder: Path) -> list[int]:
 
 class Hub:
     """JupyterHub on 127.0.0.1:``port`` for ``students`` and the instructor, its state in ``state``.
-    ``start()`` returns once the hub answers; ``stop()`` leaves nothing it started running."""
+    ``start()`` returns once the hub answers; ``stop()`` leaves nothing it started running.
+
+    Each person's server, the grading service and the hub are origins of their own (JupyterHub's subdomain_host):
+    the hub at ``public_url`` (default http://localhost:PORT), ``name``'s server at http://name.localhost:PORT, the
+    grading service at http://grading--service.localhost:PORT. Browsers resolve every *.localhost name to the
+    loopback; on a real domain the public URL is https://hub.school.edu, with a wildcard DNS record and certificate
+    for *.hub.school.edu in front of 127.0.0.1:PORT."""
 
     def __init__(
-        self, state: Path, students: list[str], port: int = 8000, log: Path | None = None, course_id: str = COURSE_ID
+        self,
+        state: Path,
+        students: list[str],
+        port: int = 8000,
+        log: Path | None = None,
+        course_id: str = COURSE_ID,
+        public_url: str | None = None,
     ):
         self.state, self.students, self.port = Path(state).resolve(), students, port
         self.course_id = course_id
+        self.public_url = (public_url or f"http://localhost:{port}").rstrip("/")
         self.log = log or self.state / "hub" / "jupyterhub.log"
         self.api_port, self.proxy_api_port = free_port(), free_port()  # the hub's API, the proxy's API
         self.service_port = free_port()  # the grading service (autograder.service), behind the proxy
@@ -298,15 +340,29 @@ class Hub:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        """The hub's own origin (its login, its API, the LTI hand-off)."""
+        return self.public_url
+
+    def origin_of(self, name: str, kind: str = "user") -> str:
+        """The origin of ``name``'s server (kind "user") or of the service ``name`` (kind "service"): a subdomain
+        of the hub's, as JupyterHub's default subdomain hook names it (the account names here need no escaping)."""
+        scheme, _, host = self.public_url.partition("://")
+        return f"{scheme}://{name}{'' if kind == 'user' else '--' + kind}.{host}"
+
+    def user_url(self, name: str) -> str:
+        return f"{self.origin_of(name)}/user/{name}/"
+
+    def service_url(self, name: str = "grading") -> str:
+        return f"{self.origin_of(name, 'service')}/services/{name}/"
 
     def environment(self) -> dict:
-        bin_folder = str(Path(sys.executable).parent)  # jupyterhub-singleuser, alembic
+        bin_folder = str(runtime().parent)  # jupyterhub, jupyterhub-singleuser, alembic: the runtime open to all
         return {
             **os.environ,
             "PATH": os.pathsep.join([bin_folder, os.environ.get("PATH", "")]),
             "ATTENTION_HUB_STATE": str(self.state),
             "ATTENTION_HUB_PORT": str(self.port),
+            "ATTENTION_HUB_PUBLIC_URL": self.public_url,
             "ATTENTION_HUB_PORTS": f"{self.api_port},{self.proxy_api_port},{self.service_port}",
             "ATTENTION_HUB_COURSE_ID": self.course_id,
             "ATTENTION_HUB_PROXY": str(proxy_program()),
@@ -322,7 +378,7 @@ class Hub:
             if probe.connect_ex(("127.0.0.1", self.port)) == 0:
                 raise HubError(f"port {self.port} on 127.0.0.1 is taken: choose another with --port")
         self.log.parent.mkdir(parents=True, exist_ok=True)
-        program = Path(sys.executable).parent / "jupyterhub"
+        program = runtime().parent / "jupyterhub"
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [str(program), "-f", str(CONFIG)],
@@ -337,7 +393,7 @@ class Hub:
             if self.process.poll() is not None:
                 raise HubError(f"JupyterHub stopped at start (exit {self.process.returncode}): see {self.log}")
             try:
-                with urllib.request.urlopen(f"{self.url}/hub/api", timeout=2) as answer:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/hub/api", timeout=2) as answer:
                     if answer.status == 200:
                         return
             except OSError:
@@ -409,6 +465,12 @@ def command_line() -> argparse.ArgumentParser:
         default=COURSE_ID,
         help=f"the course's name in the exchange (default {COURSE_ID})",
     )
+    parser.add_argument(
+        "--public-url",
+        default=None,
+        help="the hub's address in browsers (default http://localhost:PORT); each account's server is on a subdomain "
+        "of it (http://student1.localhost:PORT), so a real domain needs a wildcard DNS record and certificate",
+    )
     parser.add_argument("--fresh", action="store_true", help="delete the state folder first (course, homes, exchange)")
     return parser
 
@@ -426,7 +488,7 @@ def main(argv=None) -> int:
 
     try:
         course = prepare(state, students, args.due, source=args.source.resolve(), course_id=args.course_id)
-        hub = Hub(state, students, args.port, course_id=args.course_id)
+        hub = Hub(state, students, args.port, course_id=args.course_id, public_url=args.public_url)
         hub.start()
     except (HubError, PipelineError) as error:
         print(f"FAILED: {error}", file=sys.stderr)
@@ -438,7 +500,10 @@ def main(argv=None) -> int:
         print(f"WARNING: students' servers will not start: {sandbox.refusal()}", file=sys.stderr, flush=True)
     print(
         f"The course's JupyterHub: {hub.url} (any password)\n"
-        f"  instructor: {INSTRUCTOR} (Formgrader: Nbgrader > Formgrader; the course folder {course})\n"
+        f"  instructor: {INSTRUCTOR} at {hub.origin_of(INSTRUCTOR)} (Formgrader: Nbgrader > Formgrader; the course "
+        f"folder {course})\n"
+        f"  each account's server on an origin of its own: {hub.origin_of(students[0])}, ...; "
+        f"checks: {hub.service_url()}\n"
         f"  assignments: {', '.join(course_assignments(args.source.resolve()))}\n"
         f"  students:   {', '.join(students)}\n"
         f"  log:        {hub.log}\n"

@@ -5,6 +5,8 @@ starts JupyterHub with this file; it sets:
 
     ATTENTION_HUB_STATE        the state folder: homes, the exchange, the hub's own files (hub/, root's only)
     ATTENTION_HUB_PORT         the port the course is served on, on 127.0.0.1 (the proxy's public port)
+    ATTENTION_HUB_PUBLIC_URL   the hub's address in browsers (default http://localhost:PORT); every account's server
+                               and the grading service are on subdomains of it (below)
     ATTENTION_HUB_PORTS        the ports of the hub's API, the proxy's API and the grading service (comma-separated)
     ATTENTION_HUB_PROXY        the configurable-http-proxy program (from npm)
     ATTENTION_HUB_COURSE_ID    the course's name: its folder in the exchange and in the instructor's home
@@ -48,9 +50,9 @@ What a multi-machine deployment changes (Zero to JupyterHub on Kubernetes, for e
   (oauthenticator), keeping ``allowed_users`` and ``admin_users``; here any password is accepted;
 - the students' image holds only the student wheel (``make student-wheel``), JupyterLab and nbgrader, never this
   repository; the grading runs on the instructor's machine (autograder.classroom, bubblewrap);
-- ``bind_url``: the public address, behind TLS (``c.JupyterHub.ssl_cert`` / ``ssl_key`` or an ingress), and
-  ``c.JupyterHub.subdomain_host``: each user's server on an origin of its own, so that the instructor's
-  ``frame-ancestors 'self'`` (Formgrader inside JupyterLab) no longer admits a page of a student's server.
+- ``bind_url``: the public address, behind TLS (``c.JupyterHub.ssl_cert`` / ``ssl_key`` or an ingress); the origin
+  per user (``c.JupyterHub.subdomain_host``, below) then needs a wildcard DNS record and certificate for the domain
+  (``python -m autograder.hub --public-url https://hub.school.edu``), and ``c.JupyterHub.cookie_host_prefix_enabled``.
 """
 
 import os
@@ -71,6 +73,7 @@ course_id = os.environ.get("ATTENTION_HUB_COURSE_ID", "attention")
 instructor = os.environ.get("ATTENTION_HUB_INSTRUCTOR", "instructor")
 students = [name for name in os.environ.get("ATTENTION_HUB_STUDENTS", "").split(",") if name]
 public_port = int(os.environ.get("ATTENTION_HUB_PORT", "8000"))
+public_url = os.environ.get("ATTENTION_HUB_PUBLIC_URL", f"http://localhost:{public_port}").rstrip("/")
 hub_api_port, proxy_api_port, service_port = (int(port) for port in os.environ["ATTENTION_HUB_PORTS"].split(","))
 bin_folder = Path(sys.executable).parent  # the environment JupyterHub runs in: jupyterhub-singleuser, alembic
 
@@ -82,6 +85,20 @@ c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{proxy_api_port}"
 c.ConfigurableHTTPProxy.command = [os.environ["ATTENTION_HUB_PROXY"]]
 c.ConfigurableHTTPProxy.pid_file = str(private / "proxy.pid")
 c.Spawner.ip = "127.0.0.1"
+
+# --- one origin per person ----------------------------------------------------------------------------------
+# Each account's server is an origin of its own (http://student1.localhost:8000/user/student1/), the grading service
+# another (http://grading--service.localhost:8000), the hub a third (http://localhost:8000): a page a student's server
+# serves cannot read, frame or script the instructor's JupyterLab or a classmate's, whatever that page is. Browsers
+# resolve every *.localhost name to the loopback; on a real domain, subdomain_host is https://hub.school.edu with a
+# wildcard DNS record (*.hub.school.edu) and a wildcard certificate in front of 127.0.0.1 (README).
+c.JupyterHub.subdomain_host = public_url
+# the hub's pages: no other page keeps a hold on them through window.open (JupyterHub already sends frame-ancestors
+# 'none'); the servers' and the service's say the same (hub/<role>/jupyter_server_config.json, autograder.service)
+c.JupyterHub.tornado_settings = {"headers": {"Cross-Origin-Opener-Policy": "same-origin"}}
+# nothing in an account's home configures its server: JupyterHub drops ~/.jupyter and ~/.local/share/jupyter from the
+# server's search paths; give_role below sets the rest (the configuration folder, no user site-packages)
+c.Spawner.disable_user_config = True
 
 # --- what it keeps: all in the state folder, its secrets in root's own hub/ ----------------------------------
 c.JupyterHub.db_url = f"sqlite:///{private / 'jupyterhub.sqlite'}"
@@ -173,16 +190,23 @@ def give_role(spawner) -> None:
     from jupyterhub.utils import random_port
 
     role = role_of(spawner.user.name)
+    home = home_of(spawner)
     environment = {
         "PATH": os.pathsep.join([str(bin_folder), os.environ.get("PATH", "")]),  # nbgrader runs alembic
         "JUPYTER_CONFIG_PATH": str(HERE / role),
+        # nothing under ~ changes what the server serves: its configuration folder is the role's (read-only), not
+        # ~/.jupyter; no user site-packages (~/.local/lib/python3.X, a .pth or usercustomize there) is imported;
+        # JupyterLab's own preferences (user settings, workspaces) stay in the home, for that person's Lab only
+        "JUPYTER_CONFIG_DIR": str(HERE / role),
+        "PYTHONNOUSERSITE": "1",
+        "JUPYTERLAB_SETTINGS_DIR": str(home / ".jupyter" / "lab" / "user-settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / ".jupyter" / "lab" / "workspaces"),
         "ATTENTION_HUB_EXCHANGE": str(state / "exchange"),
         "ATTENTION_HUB_COURSE_ID": course_id,
     }
     if role == "instructor":
         environment["ATTENTION_HUB_COURSE"] = str(state / "home" / instructor / course_id)
     else:
-        home = home_of(spawner)
         environment["ATTENTION_HUB_EXCHANGE"] = str(student_home(spawner))
         environment["TMPDIR"] = str(home / ".tmp")
         spawner.port = spawner.port or random_port()  # the bridge listens on it, the server behind it

@@ -189,10 +189,46 @@ def test_a_students_server_starts_in_its_sandbox_with_its_own_network_and_the_in
     assert student.environment["ATTENTION_HUB_EXCHANGE"] == str(home / ".exchange")
     assert {owner(home / folder) for folder in (".exchange", ".exchange/attention", ".bridge", ".tmp")} == {"student1"}
     assert student.environment["JUPYTER_CONFIG_PATH"] == str(REPOSITORY / "hub" / "student")
+    # nothing in the home configures the server: the role's folder is its configuration folder, no user site
+    assert student.environment["JUPYTER_CONFIG_DIR"] == str(REPOSITORY / "hub" / "student")
+    assert student.environment["PYTHONNOUSERSITE"] == "1"
     teacher = Spawner("instructor")
     hook(teacher)
     assert teacher.cmd == ["jupyterhub-singleuser"] and teacher.hub_connect_url is None
     assert teacher.environment["ATTENTION_HUB_COURSE"] == str(open_state / "home" / "instructor" / "attention")
+
+
+def test_every_account_the_service_and_the_hub_are_origins_of_their_own(open_state, monkeypatch):
+    """JupyterHub's subdomain_host: the hub at http://localhost:PORT, each account's server at
+    http://<account>.localhost:PORT, the grading service at http://grading--service.localhost:PORT; each server's and
+    the hub's pages keep popups and other origins' frames out; no server reads configuration from its home."""
+    if hub.why_unavailable() is not None:
+        pytest.skip(hub.why_unavailable())
+    from traitlets.config.loader import PyFileConfigLoader
+
+    course_hub = hub.Hub(open_state, ["student1"], port=8123)
+    assert course_hub.url == "http://localhost:8123"
+    assert course_hub.user_url("student1") == "http://student1.localhost:8123/user/student1/"
+    assert course_hub.service_url() == "http://grading--service.localhost:8123/services/grading/"
+    assert hub.Hub(open_state, [], public_url="https://hub.school.edu/").user_url("ada") == (
+        "https://ada.hub.school.edu/user/ada/"
+    )
+    for name, value in course_hub.environment().items():
+        if name.startswith("ATTENTION_HUB_"):
+            monkeypatch.setenv(name, value)
+    config = PyFileConfigLoader(hub.CONFIG.name, path=str(hub.CONFIG.parent)).load_config()
+    assert config.JupyterHub.subdomain_host == "http://localhost:8123"
+    assert config.JupyterHub.bind_url == "http://127.0.0.1:8123"  # it listens on the loopback only
+    assert config.JupyterHub.tornado_settings["headers"] == {"Cross-Origin-Opener-Policy": "same-origin"}
+    assert config.Spawner.disable_user_config is True
+    for role in ("instructor", "student"):
+        settings = json.loads((REPOSITORY / "hub" / role / "jupyter_server_config.json").read_text())
+        assert settings["ServerApp"]["tornado_settings"]["headers"] == {
+            "Content-Security-Policy": "frame-ancestors 'self'",  # Formgrader in the instructor's own Lab only
+            "Cross-Origin-Opener-Policy": "same-origin",
+        }, role
+        # jupyter_core's marker, which a server cannot write: it never copies ~/.ipython's configuration in here
+        assert (REPOSITORY / "hub" / role / "migrated").is_file(), role
 
 
 def test_without_bubblewrap_a_students_server_does_not_start_and_says_why(open_state, monkeypatch):
@@ -424,9 +460,9 @@ def attack_from_a_terminal(
     arguments += [course_hub.state / "hub" / "jupyterhub_cookie_secret", ",".join(map(str, ports)), course_hub.port]
     arguments += [home / "attention" / "attention.ipynb"]
     command = (
-        f"{sys.executable} {script} " + " ".join(f"'{argument}'" for argument in arguments) + "; echo END-OF-$((1+1))"
+        f"{hub.runtime()} {script} " + " ".join(f"'{argument}'" for argument in arguments) + "; echo END-OF-$((1+1))"
     )
-    said = in_terminal(page, f"{course_hub.url}/user/{student}/", command)
+    said = in_terminal(page, course_hub.user_url(student), command)
     found = [line for line in said.splitlines() if line.startswith("ATTACK {")]
     assert len(found) == 1, f"the terminal said: {said!r}"
     (line,) = found
@@ -443,7 +479,7 @@ def as_instructor(*options: str) -> subprocess.CompletedProcess:
     from autograder.grading.forward import FORWARD_CACHE_HOME
 
     unsandboxed = [] if sandbox.bubblewrap() is not None else ["--unsandboxed"]
-    command = ["runuser", "-u", hub.INSTRUCTOR, "--", sys.executable, "-m", "autograder.classroom", *options]
+    command = ["runuser", "-u", hub.INSTRUCTOR, "--", str(hub.runtime()), "-m", "autograder.classroom", *options]
     home = pwd.getpwnam(hub.INSTRUCTOR).pw_dir  # the instructor's own caches (the suite's is root's alone)
     environment = {name: value for name, value in os.environ.items() if name != FORWARD_CACHE_HOME} | {"HOME": home}
     return subprocess.run(
@@ -528,6 +564,148 @@ def notebook_of(student: str) -> Path:
     return Path(pwd.getpwnam(student).pw_dir) / "attention" / "attention.ipynb"
 
 
+# a fetch as JupyterLab's own: with the page's cookies and its XSRF token (JupyterHub refuses cookie-authenticated API
+# requests without it)
+AS_LAB = "{headers: {'X-XSRFToken': (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || ''}}"
+
+
+def fetched_status(page, url: str) -> int:
+    """The status of ``url`` fetched by ``page`` itself (its origin, its cookies: what the person's browser gets)."""
+    return page.evaluate(f"async (url) => (await fetch(url, {AS_LAB})).status", url)
+
+
+def fetched_headers(page, url: str) -> dict:
+    """The headers of ``url`` fetched by ``page`` itself, names in lower case."""
+    return page.evaluate(f"async (url) => Object.fromEntries((await fetch(url, {AS_LAB})).headers)", url)
+
+
+def fetched_json(page, url: str):
+    return page.evaluate(f"async (url) => (await fetch(url, {AS_LAB})).json()", url)
+
+
+# A page of the attacking student's (student3's origin). Whatever student3's server serves is in student3's hands (it
+# is their own process: a config of theirs, a patched module, a debugger on it), so the test lets the browser get
+# this page as if student3's server had served it, with no security header at all, and checks that the pages of
+# other origins keep it out. attackFrame: the victim's JupyterLab framed, then read; a file of the victim's read and a
+# terminal opened with the victim's cookies. attackPopup: the button opens the victim's JupyterLab in a popup ("show
+# the plot"), then the page reaches into it.
+EVIL = """<!doctype html><title>the plot</title><h1>the plot</h1><button id="show">show the plot</button>
+<pre id="tried"></pre>
+<script>
+window.tried = {};
+async function attempt(what, action) {
+  try { window.tried[what] = "done: " + String(await action()).slice(0, 300); }
+  catch (error) { window.tried[what] = error.name || String(error); }
+  document.getElementById("tried").textContent = "what this page tried: " + JSON.stringify(window.tried, null, 1);
+}
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+window.attackFrame = async (lab, file, terminals) => {
+  const frame = document.createElement("iframe");
+  frame.width = 1000; frame.height = 500; frame.src = lab;
+  document.body.append(frame);
+  await pause(8000);
+  await attempt("read the framed Lab", () => frame.contentWindow.document.body.innerText);
+  await attempt("read a file", async () => (await fetch(file, {credentials: "include"})).text());
+  await attempt("open a terminal", async () =>
+    (await fetch(terminals, {method: "POST", credentials: "include"})).status);
+  return window.tried;
+};
+document.getElementById("show").onclick = () => { window.opened = window.open(window.target, "plot"); };
+window.attackPopup = async (file) => {
+  await pause(3000);
+  await attempt("reach into the popup", () => window.opened.document.body.innerText);
+  await attempt("popup still held", () => String(!window.opened.closed));
+  await attempt("read a file", async () => (await fetch(file, {credentials: "include"})).text());
+  return window.tried;
+};
+</script>"""
+
+
+def serve_as(context, url: str, body: str) -> None:
+    """``context``'s browser gets ``body`` at ``url`` with no header but its type (as the origin's owner could)."""
+    context.route(url, lambda route: route.fulfill(status=200, content_type="text/html", body=body))
+
+
+def plant_home_config(home: Path, account: str) -> dict:
+    """What student3 puts in their home before their server starts to change what it serves: a Jupyter server
+    configuration in ~/.jupyter and in the user base's etc/jupyter, and a usercustomize in the user site-packages
+    (it would leave a file behind when imported). Returns the marker file's path."""
+    headers = {"X-Planted": "home config", "Content-Security-Policy": "frame-ancestors *"}
+    planted = {"ServerApp": {"tornado_settings": {"headers": headers}}}
+    version = subprocess.run(
+        [str(hub.runtime()), "-c", "import sys; print(f'{sys.version_info[0]}.{sys.version_info[1]}')"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    marker = home / "usercustomize-ran"
+    files = {
+        home / ".jupyter" / "jupyter_server_config.json": json.dumps(planted),
+        home / ".local" / "etc" / "jupyter" / "jupyter_server_config.json": json.dumps(planted),
+        home / ".local" / "lib" / f"python{version}" / "site-packages" / "usercustomize.py": (
+            f"open({str(marker)!r}, 'w').write('imported')\n"
+        ),
+    }
+    account_entry = pwd.getpwnam(account)
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        for made in [path, *path.relative_to(home).parents]:
+            os.chown(home / made, account_entry.pw_uid, account_entry.pw_gid)
+    return {"marker": marker}
+
+
+def attacks_across_origins(course_hub: hub.Hub, teacher, pages: dict, course: Path, shots: Shots) -> dict:
+    """student3's page against the instructor's JupyterLab (framed) and against student1's (a popup), each in the
+    victim's own logged-in browser; the same page on the instructor's origin shows what the origin boundary stops."""
+    evil = f"{course_hub.user_url('student3')}evil"
+    checks_file = f"{course_hub.user_url('instructor')}api/contents/attention/source/attention/checks.py"
+    terminals = f"{course_hub.user_url('instructor')}api/terminals"
+    outcomes = {}
+    # the instructor opens the link a student sent: the Lab framed, checks.py read, a terminal opened?
+    serve_as(teacher.context, evil, EVIL)
+    attacker = teacher.context.new_page()
+    attacker.goto(evil)
+    lab = f"{course_hub.user_url('instructor')}lab"
+    outcomes["instructor"] = attacker.evaluate("([l, f, t]) => attackFrame(l, f, t)", [lab, checks_file, terminals])
+    framed = [frame for frame in attacker.frames if frame != attacker.main_frame]
+    outcomes["instructor"]["the Lab shown in the frame"] = (
+        "done" if framed and framed[0].locator(".jp-LabShell").count() else "refused"
+    )
+    shots(attacker, "attacker-frames-the-instructors-lab")
+    attacker.close()
+    # the control: the same page served from the instructor's own origin reads checks.py (the code works; only the
+    # origin stops it)
+    control = f"{course_hub.user_url('instructor')}same-origin-control"
+    serve_as(teacher.context, control, EVIL)
+    same_origin = teacher.context.new_page()
+    same_origin.goto(control)
+    read = f"async () => 'holds CHECKS: ' + (await (await fetch(f, {AS_LAB})).json()).content.includes('CHECKS')"
+    outcomes["control"] = same_origin.evaluate(
+        f"async (f) => {{ await attempt('read a file', {read}); return tried; }}", checks_file
+    )
+    same_origin.close()
+    # no terminal was opened in the instructor's name
+    outcomes["instructor's terminals"] = len(fetched_json(teacher, terminals))
+    # student1 clicks "show the plot" on student3's page: their own Lab opens in a popup; can student3's page reach it?
+    victim = pages["student1"]
+    serve_as(victim.context, evil, EVIL)
+    attacker = victim.context.new_page()
+    attacker.goto(evil)
+    attacker.evaluate("(url) => { window.target = url; }", f"{course_hub.user_url('student1')}lab")
+    with victim.context.expect_page() as opened:
+        attacker.click("#show")
+    popup = opened.value
+    popup.wait_for_selector(".jp-LabShell")  # student1's own JupyterLab, logged in, in the popup
+    shots(popup, "a-classmates-lab-in-the-popup")
+    notebook = f"{course_hub.user_url('student1')}api/contents/attention/attention.ipynb"
+    outcomes["student1"] = attacker.evaluate("(f) => attackPopup(f)", notebook)
+    shots(attacker, "attacker-popup-of-a-classmates-lab")
+    popup.close()
+    attacker.close()
+    return outcomes
+
+
 def submit(page) -> None:
     """Press Submit in the assignment list and wait for the new submission to be listed."""
     listed = page.locator("#submitted_assignments_list .list_item").count()
@@ -548,10 +726,10 @@ def shown_within(page, url: str, words: str, seconds: float = 120) -> float:
     return time.monotonic() - started
 
 
-def instant_checks(pages: dict, url: str, shots: Shots) -> None:
-    """The grading service (autograder.service): student1's wrong attention, then the fix, each verdict within
-    seconds of the Submit; a third Submit in the hour waits (queued); student2 cannot open student1's attempts."""
-    service = f"{url}/services/grading/"
+def instant_checks(pages: dict, service: str, shots: Shots) -> None:
+    """The grading service (autograder.service, at ``service``, an origin of its own): student1's wrong attention,
+    then the fix, each verdict within seconds of the Submit; a third Submit in the hour waits (queued); student2
+    cannot open student1's attempts."""
     checks = pages["student1"].context.new_page()
     waited = [shown_within(checks, service, "attention: 2.4 of 4")]
     text = checks.inner_text("#verdicts")
@@ -578,6 +756,8 @@ def instant_checks(pages: dict, url: str, shots: Shots) -> None:
 
 def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None:
     url = course_hub.url
+    # student3 first tries to configure their own server from their home (it must change nothing)
+    planted = plant_home_config(course_hub.state / "home" / "student3", "student3")
     # --- everyone logs in at once (the hub starts four servers); the instructor releases in Formgrader -------
     teacher = start_login(browser, url, "instructor")
     pages = {student: start_login(browser, url, student) for student in HANDED_IN}
@@ -591,7 +771,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     # Formgrader opens as a tab of JupyterLab (an iframe the server's frame-ancestors 'self' lets it show)
     formgrader = teacher.wait_for_selector("iframe[src*='formgrader']").content_frame()
     formgrader.wait_for_selector("#main-table td.assign a")
-    manage = f"{url}/user/instructor/formgrader/manage_assignments"
+    manage = f"{course_hub.user_url('instructor')}formgrader/manage_assignments"
     formgrader.locator("#main-table td.assign a").click()
     formgrader.wait_for_selector("#main-table td.release a")
     if formgrader.locator(".modal-footer button").count():
@@ -607,8 +787,8 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         page = on_lab(pages[student], student)
         assert open_assignment_list(page) == ["Assignment List"], "a student sees an instructor's tool"
         assert disabled_plugins(page) >= INSTRUCTOR_TOOLS, "the page a student gets holds an instructor's tool"
-        answer = page.request.get(f"{url}/user/{student}/formgrader/manage_assignments")
-        assert answer.status == 404, f"Formgrader answers a student ({answer.status})"
+        answer = fetched_status(page, f"{course_hub.user_url(student)}formgrader/manage_assignments")
+        assert answer == 404, f"Formgrader answers a student ({answer})"
         page.locator("#released_assignments_list button:has-text('fetch')").click()
         page.wait_for_selector("#fetched_assignments_list .assignment-notebooks-link")
         fetched = course_hub.state / "home" / student / "attention" / "attention.ipynb"
@@ -617,6 +797,27 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         page.locator("#fetched_assignments_list .assignment-notebooks-link").click()
         page.locator("#fetched_assignments_list button:has-text('Validate')").click()
     shots.phase("students fetched")
+    # --- one origin per person: each server on its own, with headers that keep other pages out -----------------
+    for account, page in [("instructor", teacher), *pages.items()]:
+        assert page.url.startswith(course_hub.user_url(account)), (account, page.url)  # its own origin
+        headers = fetched_headers(page, f"{course_hub.user_url(account)}api/status")
+        policy = headers.get("content-security-policy", "").split("; ")
+        assert policy[0] == "frame-ancestors 'self'" and "frame-ancestors *" not in policy, (account, headers)
+        assert headers.get("cross-origin-opener-policy") == "same-origin", (account, headers)
+        assert "x-planted" not in headers, (account, headers)  # student3's ~/.jupyter and ~/.local were not read
+    assert not planted["marker"].exists(), "the server (or a kernel) imported student3's usercustomize"
+    outcomes = attacks_across_origins(course_hub, teacher, pages, course, shots)
+    print(f"attacks across origins: {json.dumps(outcomes)}")
+    assert outcomes["control"]["read a file"] == "done: holds CHECKS: true", outcomes  # same origin: it reads it
+    assert outcomes["instructor"]["read the framed Lab"] == "SecurityError", outcomes
+    assert outcomes["instructor"]["the Lab shown in the frame"] == "refused", outcomes  # frame-ancestors 'self'
+    assert outcomes["instructor"]["read a file"] == "TypeError", outcomes  # fetch refused: another origin
+    assert outcomes["instructor"]["open a terminal"] == "TypeError", outcomes
+    assert outcomes["instructor's terminals"] == 0, outcomes  # and none was opened on the server either
+    assert outcomes["student1"]["reach into the popup"] == "SecurityError", outcomes
+    assert outcomes["student1"]["popup still held"] == "done: false", outcomes  # COOP: the opener lost its handle
+    assert outcomes["student1"]["read a file"] == "TypeError", outcomes
+    shots.phase("attacks across origins")
     # a student's server, and the kernels it starts, see their home, the course library and nothing of the course
     # (without bubblewrap the suite runs the hub with ATTENTION_UNSANDBOXED=1: nothing to look at then)
     if sandbox.bubblewrap() is not None:
@@ -643,7 +844,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
             shutil.copyfile(SUBMISSIONS / "no_sqrt_scaling" / "attention" / "attention.ipynb", notebook_of(student))
         submit(page)
     shots.phase("validated and submitted")
-    instant_checks(pages, url, shots)
+    instant_checks(pages, course_hub.service_url(), shots)
     # --- student3 attacks from a terminal of their own server: the other submissions, the course, the network ----
     inbound = course_hub.state / "exchange" / "attention" / "inbound"
     genuine = max(entry for entry in inbound.iterdir() if entry.name.startswith("student1+"))  # the last Submit
@@ -691,14 +892,15 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
 
     shots.phase("graded by autograder.classroom")
     # --- hand grading of student1's four written answers in Formgrader --------------------------------------
-    answer = teacher.request.get(f"{url}/user/instructor/formgrader/api/submitted_notebooks/attention/attention")
-    submissions = {item["student"]: item["id"] for item in answer.json()}
+    formgrader_url = f"{course_hub.user_url('instructor')}formgrader/"
+    answer = fetched_json(teacher, f"{formgrader_url}api/submitted_notebooks/attention/attention")
+    submissions = {item["student"]: item["id"] for item in answer}
     # the page's grades load after the page itself: its scripts bind the boxes once the network is quiet
-    teacher.goto(f"{url}/user/instructor/formgrader/submissions/{submissions['student1']}/", wait_until="networkidle")
+    teacher.goto(f"{formgrader_url}submissions/{submissions['student1']}/", wait_until="networkidle")
     for grade_id, score in HAND_SCORES.items():
         assert save_score(teacher, grade_id, score), f"Formgrader did not save {grade_id} (three tries)"
     shots(teacher, "formgrader-hand-graded", full_page=False)
-    teacher.goto(f"{url}/user/instructor/formgrader/submissions/{submissions['student2']}/")
+    teacher.goto(f"{formgrader_url}submissions/{submissions['student2']}/")
     verdicts = teacher.locator("pre:has-text('FAIL')")
     verdicts.first.scroll_into_view_if_needed()
     overflowing = verdicts.evaluate_all("(boxes) => boxes.filter(b => b.scrollWidth > b.clientWidth + 1).length")
@@ -729,7 +931,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         page.wait_for_selector("#submitted_assignments_list a:has-text('view feedback')")
         found = sorted((course_hub.state / "home" / student / "attention" / "feedback").glob("*/attention.html"))
         assert len(found) == 1, found  # nbgrader's fetch_feedback brought the page into the student's home
-        page.goto(f"{url}/services/grading/")  # and from the student's checks, one click opens it
+        page.goto(course_hub.service_url())  # and from the student's checks, one click opens it
         page.click("#feedback a")
         page.wait_for_load_state()
         text = page.inner_text("body")
@@ -761,7 +963,8 @@ def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(open_state
             if line.startswith("Ctrl-C stops it"):
                 break
         said = "".join(said)
-        assert f"http://127.0.0.1:{port} (any password)" in said, said
+        assert f"http://localhost:{port} (any password)" in said, said
+        assert f"instructor: instructor at http://instructor.localhost:{port}" in said, said
         assert "students:   student1, student2" in said and "assignments: attention" in said, said
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/login", timeout=10) as page:
             assert page.status == 200 and b"username_input" in page.read()

@@ -159,9 +159,13 @@ def main(argv=None) -> int:
         action="store_true",
         help="time only this project's side (for tuning it; no ratio, no comparison of grades)",
     )
+    parser.add_argument("--quick", action="store_true", help="the smallest sizes, to check that it runs (tests)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.students = min(args.students, 3)
 
     from autograder import course as classroom
+    from autograder.course_config import write_course_files
     from autograder.grading import dispatch
     from autograder.pipeline import ChainOptions
 
@@ -176,7 +180,7 @@ def main(argv=None) -> int:
         prepare(scratch / "prepared", scratch / "submissions", students)
         for side in ("nbgrader", "project"):
             shutil.copytree(scratch / "prepared", scratch / side, symlinks=True)
-            classroom.write_course_config(scratch / side)
+            write_course_files(scratch / side)  # autograder_config.py, and the instructor's nbgrader_config.py
             with open(scratch / side / "nbgrader_config.py", "a") as handle:  # nbgrader's side reads it
                 handle.write(f"\n# the same inputs on both sides\nc.ExternalVerdicts.seed = {SEED}\n")
 

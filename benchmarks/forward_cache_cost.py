@@ -60,7 +60,10 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--sizes", type=int, nargs="+", default=[12, 200])
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="workers of the predicted class")
+    parser.add_argument("--quick", action="store_true", help="the smallest sizes, to check that it runs (tests)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.students, args.rounds, args.sizes = args.students[-1:], 1, args.sizes[:1]
 
     from overhead_vs_nbclient import prepared_course
 

@@ -329,7 +329,10 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--fail-below", type=float, default=None, help="exit 1 when the headline ratio is below this")
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="the smallest sizes, to check that it runs (tests)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.texts, args.rounds, args.warmup, args.threads = min(args.texts, 4), 1, 0, args.threads.split(",")[0]
 
     if args.child is not None:
         result = child(args)

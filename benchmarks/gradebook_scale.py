@@ -273,12 +273,12 @@ def coordinator(size: int, jobs: int, kind: str = "sqlite", make_url=None):
             (course / "submitted" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text(student)
         spent = {}
         steps = {
-            "record": (books, "record"),
+            "record": (dispatch, "record"),  # patched where the coordinator calls it (dispatch imports the name)
             "journal and ledger": (books, "write_json"),
             "files": (books, "place_folder"),
             "gradebook transaction": (gradebook_writer.GradebookWriter, "write"),
             "loading submissions": (dispatch, "load_submission"),
-            "finding who is up to date": (gradebook_writer, "students_in_gradebook"),
+            "finding who is up to date": (dispatch, "students_in_gradebook"),
             "cluster start": (dispatch, "make_client"),
             "checking workers": (dispatch, "usable_workers"),
         }
@@ -319,6 +319,8 @@ def coordinator(size: int, jobs: int, kind: str = "sqlite", make_url=None):
             inside = "  of which " if name in ("journal and ledger", "files", "gradebook transaction") else ""
             print(f"  {inside + name:34s} {wall:7.1f} s {wall / size * 1000:7.2f} ms/result  cpu {cpu:6.1f} s")
             setup += wall if name not in ("record", "journal and ledger", "files", "gradebook transaction") else 0.0
+        if "record" not in spent:  # a renamed step would otherwise print zeros
+            raise SystemExit("the coordinator never called the patched ledger.record: patch the name dispatch calls")
         record_wall, record_cpu = spent["record"]
         print(
             f"  (recording runs on {dispatch.RECORDERS} threads, so its seconds add up to more than the wall-clock; "
@@ -373,7 +375,7 @@ def postgres_then(measure, what: str):
         server.stop()
 
 
-def main() -> int:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", type=int, default=100)
     parser.add_argument("--large", type=int, default=10_000)
@@ -382,7 +384,10 @@ def main() -> int:
     parser.add_argument("--class-size", type=int, default=2000, help="the coordinator's class")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", choices=["scale", "coordinator", "rerun"], default=None)
-    args = parser.parse_args()
+    parser.add_argument("--quick", action="store_true", help="the smallest sizes, to check that it runs (tests)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.small, args.large, args.rounds, args.repeats, args.class_size = 5, 10, 3, 1, 12
     if args.large < args.small or args.large % args.small or min(args.small, args.rounds, args.repeats) < 1:
         parser.error("--large must be a multiple of --small; --small, --rounds and --repeats at least 1")
     version = api.get_alembic_version()
@@ -411,6 +416,9 @@ def main() -> int:
         ]
     for miss in missed:
         print(f"goal missed: {miss}")
+    if args.quick and missed:
+        print("--quick: sizes too small to judge the goals")
+        return 0
     return 1 if missed else 0
 
 

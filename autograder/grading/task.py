@@ -6,8 +6,10 @@ so a worker on another machine needs the project installed but no shared file sy
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
+import re
 import socket
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,34 +22,69 @@ if TYPE_CHECKING:  # the chain imports the feedback, which reads digest from her
     from autograder.pipeline import ChainOptions
 
 LEDGER = ".grading"  # in the course folder: the ledger and the folders being written
-# What decides a grade: a change to any of these grades everyone again (not classroom, export, report, similarity);
-# an assignment's own checks.py is part of its source, and so of its fingerprint
-GRADER_CODE = [
-    "nbgrader_config.py",
-    "lib/*.py",
-    "autograder/grading/*.py",
-    *(
-        f"autograder/{name}.py"
-        for name in (
-            "answer_budget",
-            "answer_grading",
-            "answer_process",
-            "answer_runner",
-            "answer_sandbox",
-            "answer_session",
-            "assignments",
-            "checks",
-            "model",
-            "notebook_grading",
-            "pipeline",
-            "sandbox",
-            "sanitise",
-            "stand_ins",
-            "student_kernel",
-            "verdicts",
-        )
-    ),
-]
+# What decides a grade: a change to any of these files grades everyone again. Not a list kept by hand: the modules
+# of autograder and lib that the grading chain imports (GRADING_ENTRIES, followed import by import, also imports
+# made inside functions and modules named as strings for ``python -m``), those the repository's assignments'
+# checks import, lib whole (the student's kernel imports it) and nbgrader_config.py. Not classroom, export, report,
+# similarity: nothing the chain imports. An assignment's own checks.py is part of its source's fingerprint.
+GRADING_ENTRIES = ("autograder.grading.worker", "autograder.pipeline")
+GRADER_PACKAGES = ("autograder", "lib")
+
+
+def module_file(module: str) -> Path | None:
+    """The file of a module of this repository (``autograder.x``), or None when there is none."""
+    base = REPOSITORY.joinpath(*module.split("."))
+    for candidate in (base / "__init__.py", base.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def imported_modules(path: Path, package: str) -> set[str]:
+    """The modules of GRADER_PACKAGES that the file ``path`` (of the package ``package``) imports: ``import``
+    and ``from`` statements anywhere in it, and strings that are a module's whole dotted name."""
+    named = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            named.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            named.add(base)
+            named.update(f"{base}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if re.fullmatch(r"(?:autograder|lib)(?:\.\w+)+", node.value):
+                named.add(node.value)
+    found = set()
+    for name in named:
+        while name.split(".")[0] in GRADER_PACKAGES and module_file(name) is None and "." in name:
+            name = name.rpartition(".")[0]  # from x import a_function: the module is x
+        if name.split(".")[0] in GRADER_PACKAGES and module_file(name) is not None:
+            found.add(name)
+    return found
+
+
+def grader_files() -> list[Path]:
+    """Every file whose change grades everyone again (see GRADING_ENTRIES), in path order."""
+    seen: set[str] = set()
+    todo = list(GRADING_ENTRIES)
+    for checks in sorted(REPOSITORY.glob("source/*/checks.py")):
+        todo += sorted(imported_modules(checks, ""))
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        todo += [module.rsplit(".", depth)[0] for depth in range(1, module.count(".") + 1)]  # its packages run first
+        path = module_file(module)
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        todo += sorted(imported_modules(path, package) - seen)
+    files = {module_file(module) for module in seen}
+    files.update(REPOSITORY.glob("lib/*.py"))
+    files.add(REPOSITORY / "nbgrader_config.py")
+    return sorted(path for path in files if path.is_file())
 
 
 class GradingError(RuntimeError):
@@ -116,8 +153,8 @@ def folder_files(folder: Path) -> dict:
 
 
 def grader_fingerprint() -> str:
-    files = [path for pattern in GRADER_CODE for path in REPOSITORY.glob(pattern)]
-    return digest((path.relative_to(REPOSITORY).as_posix(), path.read_bytes()) for path in files)
+    """One digest of grader_files(): equal on the coordinator and on every worker when they run the same code."""
+    return digest((path.relative_to(REPOSITORY).as_posix(), path.read_bytes()) for path in grader_files())
 
 
 def temporary_prefix() -> str:

@@ -90,6 +90,13 @@ class LtiHandoffAuthenticator(Authenticator):
                 "refused: a launch from the LMS signs in students only; staff use the hub's own login",
                 f"{name} is an admin or staff account",
             )
+        if self.allowed_users and name not in self.allowed_users:
+            return self.refuse(
+                data,
+                f"refused: the course account of your LMS user ({name}) is not on this hub; the instructor names you "
+                "in the course's roster (its lti_sub column) or adds the account to the hub",
+                f"{name} is not an allowed user",
+            )
         used = Path(self.used_file or f"{self.secret_file}.used.sqlite")
         if not UsedTokens(used).take(str(claims.get("jti", "")), claims["exp"] + 1):
             return self.refuse(data, REFUSED, f"{name}: a token used before")

@@ -22,8 +22,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import parse_qs, urlsplit
 
+import jwt
 import pytest
 import requests
+from lti_platform import key_pair
 from lti_world import LEARNER, World, form_fields, free_port, launch_form, place, refusal
 
 from autograder.lti.accounts import derived_account
@@ -208,6 +210,18 @@ def test_login_from_an_unknown_issuer_says_so(world):
         )
         assert answer.status_code == 400, answer.text
         assert "the platform 'https://lms.elsewhere.edu' is not registered with this tool" in text(answer)
+
+
+def test_a_launch_from_an_unknown_issuer_says_so(world):
+    place(world, requests.Session())
+    session = requests.Session()
+    action, fields = launch_form(world, session, "ada", "ps1")
+    body = jwt.decode(fields["id_token"], options={"verify_signature": False}) | {"iss": "https://lms.elsewhere.edu"}
+    fields["id_token"] = jwt.encode(body, key_pair()[0], algorithm="RS256", headers={"kid": "elsewhere"})
+    assert "the platform 'https://lms.elsewhere.edu' is not registered with this tool" in refusal(
+        world, action, fields, session
+    )
+    assert links(world)["students"] == {}
 
 
 def test_deep_linking_an_assignment_the_gradebook_does_not_know_says_so(world):
@@ -457,6 +471,17 @@ def test_the_hand_off_sends_the_browser_only_to_a_path_of_the_hub(hub_world):
         assert answer.headers["Location"] == "/hub/home", (value, answer.headers["Location"])
     browser, link = launched(world, "ada")
     assert open_link(browser, link).headers["Location"] == "/hub/user-redirect/lab/tree/ps1"  # the tool's own next
+
+
+def test_an_lms_user_the_roster_does_not_name_is_told_what_to_ask_for(hub_world):
+    world, small = hub_world
+    world.platform.state.users["newcomer"] = {"sub": "lms-88", "roles": [LEARNER]}
+    browser, link = launched(world, "newcomer")
+    answer = open_link(browser, link)
+    account = derived_account(identity(world, "lms-88"))
+    assert answer.status_code == 403
+    assert f"the course account of your LMS user ({account}) is not on this hub" in answer.text
+    assert "roster (its lti_sub column)" in answer.text
 
 
 def test_the_hub_never_signs_in_an_admin_or_staff_account_from_the_lms(hub_world):

@@ -44,10 +44,10 @@ import numpy as np
 from autograder.answer_budget import CALL_LIMIT, TIMEOUT, Budget, Limits
 from autograder.answer_session import Session, Usage
 from autograder.assignments import AssignmentChecks
-from autograder.checks import Broken, Check, Outputs, Unavailable, call_order, changed_inputs, lazy
+from autograder.checks import Broken, Call, Check, Outputs, Unavailable, call_order, changed_inputs, lazy
 from autograder.verdicts import Property, Verdict, quoted
 
-__all__ = ["CALL_LIMIT", "TIMEOUT", "Limits", "answer_sources", "grade_answers", "unfinished"]
+__all__ = ["CALL_LIMIT", "TIMEOUT", "Limits", "answer_sources", "grade_answers", "grade_seeds", "unfinished"]
 
 
 def answer_sources(notebook) -> list[str]:
@@ -109,6 +109,86 @@ def grade_answers(
     return {
         check.check_id: judge(check, outputs[check.check_id], session, seed, usage[check.check_id]) for check in chosen
     }
+
+
+def grade_seeds(
+    assignment: AssignmentChecks,
+    sources: list[str],
+    seeds,
+    checks: list[str] | None = None,
+    driven: bool = True,
+    timeout: float = TIMEOUT,
+    call_limit: float = CALL_LIMIT,
+) -> dict[int, dict[str, Verdict]]:
+    """{seed: {check id: Verdict}}: what grade_answers gives under each of ``seeds``, the calls of every seed made
+    in one runner (started again only after a hang or a crash), so that an assignment's draws are tried under many
+    seeds in about the time of their calls. A check whose points differ between seeds has draws that do not decide
+    every property it reports.
+
+    driven=False leaves out the driven calls (the store's model): their properties are then not available; timeout:
+    CPU seconds per seed. Trusted answers only (the mutants of a test): the runner keeps what one seed's calls
+    leave behind for the next seed's.
+    """
+    seeds = [int(seed) for seed in seeds]
+    chosen = [assignment.checks[check_id] for check_id in checks or assignment.checks]
+    plans = {
+        seed: {
+            check.check_id: [
+                call for call in check.calls(check_generator(seed, check.check_id)) if driven or call.drive is None
+            ]
+            for check in chosen
+        }
+        for seed in seeds
+    }
+    files = tuple(
+        sorted({path for plan in plans.values() for calls in plan.values() for call in calls for path in call.files})
+    )
+    graded, driven_calls = {}, []  # a driven call the same in every seed (over the recorded texts) is made once
+    with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
+        session = Session(
+            assignment, list(sources), Budget(Limits(call_limit, timeout * len(seeds))), Path(scratch), files
+        )
+        try:
+            for seed, plan in plans.items():
+                results = {check_id: [None] * len(calls) for check_id, calls in plan.items()}
+                usage = {check_id: Usage() for check_id in plan}
+                for check_id, number in call_order(plan, seed):
+                    call = plan[check_id][number]
+                    made = next((result for other, result in driven_calls if same_call(call, other)), None)
+                    results[check_id][number] = made or session.perform(call)
+                    usage[check_id].absorb(session.take_usage())
+                    if call.drive is not None and made is None:
+                        driven_calls.append((call, results[check_id][number]))
+                graded[seed] = {
+                    check.check_id: judge(
+                        check,
+                        Outputs(plan[check.check_id], results[check.check_id]),
+                        session,
+                        seed,
+                        usage[check.check_id],
+                    )
+                    for check in chosen
+                }
+        finally:
+            session.close()
+    return graded
+
+
+def same_call(call: Call, other: Call) -> bool:
+    """Whether two planned calls are the same call: function, driver and arguments (arrays by their values)."""
+
+    def same(a, b) -> bool:
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
+        return type(a) is type(b) and a == b
+
+    return (
+        (call.function, call.drive, call.items, len(call.args))
+        == (other.function, other.drive, other.items, len(other.args))
+        and call.kwargs.keys() == other.kwargs.keys()
+        and all(same(a, b) for a, b in zip(call.args, other.args))
+        and all(same(call.kwargs[key], other.kwargs[key]) for key in call.kwargs)
+    )
 
 
 def evaluate(check: Check, outputs: Outputs) -> list[Property]:

@@ -271,6 +271,14 @@ def softmax_variants(scores):
         ("the weights are exp(scores) without dividing by the row total", shifted),
         *[
             (
+                f"each row's exps are divided by a column's total (sum over axis={axis}): divide by the row's own "
+                "total, exps.sum(axis=-1, keepdims=True)",
+                lambda axis=axis: shifted() / shifted().sum(axis=axis, keepdims=True),
+            )
+            for axis in range(scores.ndim - 1)
+        ],
+        *[
+            (
                 f"each column's maximum (axis={axis}) is subtracted, which changes a row's weights: subtract each "
                 "row's own maximum, scores.max(axis=-1, keepdims=True)",
                 lambda axis=axis: softmax_along(scores - scores.max(axis=axis, keepdims=True), -1, shift=False),
@@ -410,13 +418,19 @@ def heads_axis_hint(out, number) -> str:
     return ""
 
 
+def attention_value(out, number, item) -> np.ndarray:
+    """Item ``item`` (0: weights, 1: output) of attention's call ``number``; a call that failed only with a heads
+    axis in front says so (heads_axis_hint)."""
+    try:
+        return out.value(number, item)
+    except Broken as broken:
+        raise Broken(f"{broken}{heads_axis_hint(out, number)}") from None
+
+
 def attention_shapes(out):
     for number in out.numbers():
         q, k, v = out.calls[number].args
-        try:
-            weights, output = out.value(number, 0), out.value(number, 1)
-        except Broken as broken:
-            raise Broken(f"{broken}{heads_axis_hint(out, number)}") from None
+        weights, output = attention_value(out, number, 0), attention_value(out, number, 1)
         wanted = (*q.shape[:-1], k.shape[-2])
         if weights.shape != wanted:
             return (
@@ -486,6 +500,19 @@ def scaling_variants(q, k, mask=None, v=None):
             lambda: weights(scores / np.sqrt(k.shape[-2])),
         ),
         *others,
+        *(
+            []
+            if mask is not None
+            else [
+                (
+                    "the weights follow a causal mask, but no mask was given: mask the scores only when mask is not"
+                    " None",
+                    lambda: ops.softmax(
+                        np.where(np.tril(np.ones(scores.shape[-2:], dtype=bool)), scores / np.sqrt(d), -np.inf)
+                    ),
+                )
+            ]
+        ),
     ]
 
 
@@ -676,7 +703,7 @@ def masked_attention_calls(rng):
 
 def transposed_weights(out, number) -> bool:
     """True when call ``number``'s weights are the right ones transposed."""
-    weights = out.value(number, 0)
+    weights = attention_value(out, number, 0)
     return close(np.swapaxes(weights, -1, -2), expected_attention(out, number)[0], out.tolerance(number))
 
 
@@ -686,7 +713,7 @@ TRANSPOSED = "the weights are transposed: row i must hold query i's weights over
 def visible_weight_missing(out) -> str | None:
     """Why the weights on visible positions are no attention (a row with no weight where it may look), or None."""
     for number in out.numbers("causal", "random mask"):
-        weights = out.value(number, 0)
+        weights = attention_value(out, number, 0)
         mask = np.broadcast_to(out.calls[number].kwargs["mask"], weights.shape) if weights.ndim else None
         if mask is None or not ((weights * mask).sum(axis=-1) > 0).all():
             return (
@@ -701,7 +728,7 @@ def masked_exactly_zero(out):
     if missing:
         return missing
     for number in out.numbers("causal", "random mask", "scores near -1e12"):
-        weights = out.value(number, 0)
+        weights = attention_value(out, number, 0)
         try:
             mask = np.broadcast_to(out.calls[number].kwargs["mask"], weights.shape)
         except ValueError:
@@ -729,7 +756,7 @@ def masked_exactly_zero(out):
 
 def masked_rows(out):
     for number in out.numbers("causal", "random mask"):
-        weights = out.value(number, 0)
+        weights = attention_value(out, number, 0)
         if not rows_sum_to_one(weights, out.tolerance(number)):
             if transposed_weights(out, number):
                 return TRANSPOSED
@@ -746,7 +773,8 @@ def masked_rows(out):
 
 
 def masked_leak(out):
-    first, second = out.value(out.number("causal"), 1), out.value(out.number("last token changed"), 1)
+    first = attention_value(out, out.number("causal"), 1)
+    second = attention_value(out, out.number("last token changed"), 1)
     if first.shape != second.shape or first.ndim < 2:
         raise Broken(f"the outputs have shapes {first.shape} and {second.shape}; expected (heads, T, dv) both")
     earlier = first.shape[-2] - 1
@@ -783,6 +811,10 @@ def mask_variants(q, k, mask):
             "masked scores are set to 0, which still gets weight: set them to -np.inf",
             lambda: ops.softmax(np.where(mask, scores, 0.0)),
         ),
+        (
+            "the weights follow a causal mask, not the mask given: hide the positions where the mask argument is False",
+            lambda: ops.softmax(np.where(np.tril(np.ones(scores.shape[-2:], dtype=bool)), scores, -np.inf)),
+        ),
     ]
 
 
@@ -790,7 +822,7 @@ def masked_values(out):
     for number in out.numbers("causal", "random mask"):
         q, k, v = out.calls[number].args
         mask = out.calls[number].kwargs["mask"]
-        weights, output = out.value(number, 0), out.value(number, 1)
+        weights, output = attention_value(out, number, 0), attention_value(out, number, 1)
         expected_weights, expected_output = expected_attention(out, number)
         if not close(weights, expected_weights, out.tolerance(number)):
             return diagnose(
@@ -1200,13 +1232,6 @@ def previous_variants(pattern):
         ),
         (
             (
-                "averaged pattern[:, i - 1, i] (row i - 1, column i): row i is the position doing the looking, take"
-                " pattern[:, i, i - 1]"
-            ),
-            lambda: pattern[:, rows - 1, rows].mean(-1),
-        ),
-        (
-            (
                 "averaged over all T positions, including position 0 (which has no previous token): average over i ="
                 " 1..T-1"
             ),
@@ -1404,10 +1429,6 @@ def far_back_variants(pattern, sep, queries):
             "counted <s> (position 0) as far back: leave out both markers, positions 0 and sep",
             total(markers=(False, True)),
         ),
-        (
-            "summed column i (the weight later positions put on i): sum row i over the earlier positions j",
-            lambda: (np.swapaxes(pattern, -1, -2)[:, queries, :] * far_back_rule(queries, sep, positions)).sum(-1),
-        ),
     ]
 
 
@@ -1469,10 +1490,6 @@ def marker_values(out):
                         lambda: pattern[:, queries, 0],
                     ),
                     ("counts only <sep>: add the weight on <s> (position 0)", lambda: pattern[:, queries, sep]),
-                    (
-                        "read columns (pattern[:, 0, i]): row i holds the weight position i puts on the markers",
-                        lambda: pattern[:, 0, queries] + pattern[:, sep, queries],
-                    ),
                 ],
                 f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from pattern[:, i, 0] +"
                 " pattern[:, i, sep]",

@@ -97,6 +97,19 @@ def test_the_lms_username_never_chooses_the_account(world):
     assert signed_in_as(launch(world, "cy")) == "cy"
 
 
+def test_a_roster_line_added_later_moves_the_lms_user_to_the_rosters_account(world):
+    place(world, requests.Session())
+    world.platform.state.users["dan"] = {"sub": "lms-88", "roles": [LEARNER]}
+    derived = signed_in_as(launch(world, "dan"))
+    assert derived == derived_account(identity(world, "lms-88"))
+    assert links(world)["students"][derived]["sub"] == "lms-88"  # what the instructor copies into the roster
+    with open(world.course / "roster.csv", "a") as roster:
+        roster.write("dan,Dan,lms-88\n")
+    assert signed_in_as(launch(world, "dan")) == "dan"
+    students = links(world)["students"]
+    assert students["dan"]["sub"] == "lms-88" and derived not in students
+
+
 def test_a_learner_named_instructor_never_lands_in_the_instructor_account(world):
     place(world, requests.Session())
     for number, name in enumerate(["instructor", "root", "admin", "teacher"]):

@@ -43,10 +43,10 @@ from autograder import REPOSITORY
 from autograder.assignments import Layout, NoAssignment, find
 from autograder.course_config import write_course_files
 from autograder.export import ChecksExport
-from autograder.feedback import refresh
 from autograder.grading.dispatch import ClassOptions, Summary, grade_class
 from autograder.grading.ledger import assignment_folder, atomic_path, write_json
 from autograder.grading.lock import CourseLock
+from autograder.grading.refresh import refresh
 from autograder.grading.task import LEDGER, GradingError, digest, folder_files
 from autograder.pipeline import ChainOptions, nbgrader_api
 from autograder.report import ReportOptions, write_report
@@ -255,7 +255,7 @@ def export(course: Path, db: str | None = None) -> None:
 
 
 def refresh_feedback(course: Path, assignment: str, db: str | None) -> list[str]:
-    """The feedback pages made again where hand grades changed since they were made (autograder.feedback.refresh)."""
+    """The feedback pages made again where hand grades changed since they were made (autograder.grading.refresh)."""
     try:
         return refresh(course, assignment, db)
     except Exception as error:  # noqa: BLE001 - nbgrader's template or the gradebook: say which

@@ -1,4 +1,4 @@
-"""The feedback page a student gets, and the hand grades it was made with.
+"""The feedback page a student gets.
 
 nbgrader's GenerateFeedback makes each student's page from the autograded notebook and the gradebook (its
 GetGrades step), with a template; the course's nbgrader_config.py adds two steps and the course's own template:
@@ -14,10 +14,8 @@ GetGrades step), with a template; the course's nbgrader_config.py adds two steps
 The page is made by ``FeedbackPage``, nbconvert's HTMLExporter without its last pass over the finished page.
 
 The feedback of a graded submission is made on a Dask worker, in a private folder whose gradebook holds no
-hand grade; the ledger says so (HAND_GRADES, the digest of none). ``refresh`` compares, for every student, the
-hand grades the feedback was made with and the gradebook's now, and makes the page again, in the course
-folder, for exactly those whose hand grades changed (``python -m autograder.classroom --feedback-only``, and
-at the end of every classroom run). nbgrader's ``release_feedback`` then hands the pages out.
+hand grade. After hand grading, ``autograder.grading.refresh`` makes the page again, in the course folder, for
+exactly the students whose hand grades changed; nbgrader's ``release_feedback`` then hands the pages out.
 """
 
 from __future__ import annotations
@@ -31,11 +29,10 @@ from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor
+from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 from traitlets import Bool
-
-from autograder.settings import CourseSettings
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"  # course_feedback/, extending nbgrader's feedback/
 NBGRADER_TEMPLATES = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates"
@@ -186,8 +183,6 @@ class HandGrades(NbGraderPreprocessor):
     ``resources['nbgrader']['totals']``: {automatic, automatic_max, by_hand, by_hand_max, pending, summary}."""
 
     def preprocess(self, nb, resources):
-        from nbgrader.api import Gradebook
-
         info = resources["nbgrader"]
         self.totals = dict.fromkeys(("automatic", "automatic_max", "by_hand", "by_hand_max", "pending"), 0.0)
         with Gradebook(info["db_url"]) as gradebook:
@@ -220,125 +215,3 @@ class HandGrades(NbGraderPreprocessor):
             self.totals["automatic"] += float(grade.score or 0)
             self.totals["automatic_max"] += top
         return cell, resources
-
-
-# --- the hand grades a page was made with -------------------------------------------------------------
-
-FIELD = "feedback_hand_grades"  # in a student's ledger entry: the digest of the hand grades of its feedback page
-
-
-def hand_digest(items) -> str:
-    """The digest of a submission's hand grades: (kind, notebook, cell, value) for every manual score, extra
-    credit and manual comment that is set."""
-    from autograder.grading.task import digest
-
-    return digest((f"{kind}/{notebook}/{cell}", repr(value).encode()) for kind, notebook, cell, value in items)
-
-
-# the feedback of a graded submission is made in a private folder whose gradebook holds no hand grade, and a
-# ledger entry without FIELD (grading.ledger.record writes the entry anew) is such a page
-NO_HAND_GRADES = hand_digest([])
-
-
-def hand_grades(db: str, assignment: str) -> tuple[dict, list]:
-    """({student: hand_digest} for every student with a submission of ``assignment`` in the gradebook at ``db``,
-    the assignment's notebooks)."""
-    from nbgrader.api import (
-        Assignment,
-        BaseCell,
-        Comment,
-        Grade,
-        Gradebook,
-        Notebook,
-        SubmittedAssignment,
-        SubmittedNotebook,
-    )
-
-    items = {}
-    with Gradebook(db) as gradebook:
-        for kind, columns in ((Grade, ("manual_score", "extra_credit")), (Comment, ("manual_comment",))):
-            rows = (
-                gradebook.db.query(
-                    SubmittedAssignment.student_id, Notebook.name, BaseCell.name, *(getattr(kind, c) for c in columns)
-                )
-                .select_from(kind)
-                .join(SubmittedNotebook, SubmittedNotebook.id == kind.notebook_id)
-                .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
-                .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-                .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
-                .join(BaseCell, BaseCell.id == kind.cell_id)
-                .filter(Assignment.name == assignment)
-            )
-            for student, notebook, cell, *values in rows:
-                found = items.setdefault(student, [])
-                for column, value in zip(columns, values):
-                    if value is not None:
-                        found.append((column, notebook, cell, float(value) if column != "manual_comment" else value))
-        students = {
-            student
-            for (student,) in gradebook.db.query(SubmittedAssignment.student_id)
-            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-            .filter(Assignment.name == assignment)
-        }
-        notebooks = [notebook.name for notebook in gradebook.find_assignment(assignment).notebooks]
-    return {student: hand_digest(items.get(student, [])) for student in students}, notebooks
-
-
-class Pages:
-    """nbgrader's GenerateFeedback as the course configures it (nbgrader_config.py: the template, HandGrades,
-    VerdictStyle), making one student's page at a time in the course folder. The page is written whole, then
-    renamed into place, as ``nbgrader generate_feedback`` would write it; the student's id is used as it is
-    (nbgrader's command reads it as a file pattern, so an id such as "x[1]" finds nothing there)."""
-
-    def __init__(self, course: Path, db: str | None = None):
-        from nbgrader.converters import GenerateFeedback
-
-        from autograder.pipeline import nbgrader_api
-
-        self.course = Path(course)
-        api = nbgrader_api(self.course, db=CourseSettings.read(self.course, db=db).db)
-        self.db = db or api.coursedir.db_url
-        converter = GenerateFeedback(coursedir=api.coursedir, parent=api)
-        self.exporter = converter.exporter_class(parent=converter, config=converter.config)
-        for step in converter.preprocessors:
-            self.exporter.register_preprocessor(step)
-
-    def make(self, assignment: str, student: str, notebook: str) -> Path:
-        source = self.course / "autograded" / student / assignment / f"{notebook}.ipynb"
-        resources = {
-            "unique_key": notebook,
-            "output_files_dir": f"{notebook}_files",
-            "nbgrader": {"student": student, "assignment": assignment, "notebook": notebook, "db_url": self.db},
-        }
-        page, _ = self.exporter.from_filename(str(source), resources=resources)
-        from autograder.grading.ledger import write_atomic  # autograder.pipeline imports this module
-
-        target = self.course / "feedback" / student / assignment / f"{notebook}.html"
-        write_atomic(target, page)
-        return target
-
-
-def refresh(course: Path, assignment: str, db: str | None = None) -> list[str]:
-    """Make the feedback page again for exactly the students of ``assignment`` whose hand grades (manual
-    scores, extra credit, manual comments in the gradebook) differ from those their page was made with (the
-    ledger's FIELD), and record the new ones in their ledger entries; returns those students. Students the
-    classroom has not graded (no ledger entry, no autograded notebook) are left alone. The caller holds the
-    course's lock (grading.CourseLock)."""
-    from autograder.grading.ledger import ledger, ledger_path, write_json
-
-    course = Path(course).absolute()
-    db = CourseSettings.read(course, db=db).db
-    digests, notebooks = hand_grades(db, assignment)
-    pages, changed = None, []
-    for student, now in sorted(digests.items()):
-        entry = ledger(course, assignment, student)
-        folder = course / "autograded" / student / assignment
-        made = [notebook for notebook in notebooks if (folder / f"{notebook}.ipynb").is_file()]
-        if not entry or entry.get(FIELD, NO_HAND_GRADES) == now or not made:
-            continue
-        pages = pages or Pages(course, db)
-        for notebook in made:
-            pages.make(assignment, student, notebook)
-        write_json(ledger_path(course, assignment, student), {**entry, FIELD: now})
-        changed.append(student)
-    return changed

@@ -25,15 +25,12 @@ import uuid
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from nbgrader.api import MissingEntry
 
+from autograder.grading.gradebook import GradebookWriter
 from autograder.grading.task import LEDGER, Outcome, Submission, digest, folder_files
-
-if TYPE_CHECKING:  # the writer's module imports this one (checkpoint)
-    from autograder.grading.gradebook import GradebookWriter
 
 RECORD_STEPS = ("journal", "autograded", "feedback", "in-transaction", "committed", "ledger")
 
@@ -189,7 +186,7 @@ def record(course: Path, outcome: Outcome, writer: GradebookWriter):
     checkpoint("autograded")
     place_folder(outcome.feedback, course / "feedback" / outcome.student / outcome.assignment, scratch)
     checkpoint("feedback")
-    writer.write(outcome)
+    writer.write(outcome, before_commit=lambda: checkpoint("in-transaction"))  # looked up when called: tests replace it
     checkpoint("committed")
     # not flushed to disk: a ledger entry lost to a crash of the machine (not of this process, whose writes the
     # system keeps) only makes the student be graded again; the journal and the gradebook's commit are flushed

@@ -13,8 +13,9 @@ from conftest import CHROMIUM, playwright_or_skip
 from nbgrader.api import Gradebook
 
 from autograder.course import CourseOptions, feedback_only
-from autograder.feedback import FIELD, PAGE_CSS
+from autograder.feedback import PAGE_CSS
 from autograder.grading.ledger import ledger
+from autograder.grading.refresh import FIELD
 
 ASSIGNMENT = NOTEBOOK = "attention"
 STUDENT = "full_solution"  # every check passed, the four written answers waiting for a grader

@@ -2,9 +2,11 @@
 (autograder.lti.hub_login) reads it by. Kept apart from the hub's side so that the tool runs without JupyterHub.
 
 - The token (HS256, the secret shared by the tool and the hub) names the account, the assignment, a random id
-  (``jti``) and the SHA-256 of a random value the tool set as a cookie in the launching browser (BROWSER_COOKIE,
-  host-only, HttpOnly, path ``/hub/lti/``): the hub takes the token only from a browser that holds that value,
-  so a link copied into another browser signs nobody in.
+  (``jti``), the SHA-256 of a random value the tool set as a cookie in the launching browser (``bnd``) and that
+  cookie's name (``bnc``): the hub takes the token only from a browser that holds that value, so a link copied
+  into another browser signs nobody in. On https the cookie is ``__Host-attention-lti-browser`` (Secure, Path=/,
+  no Domain: a page of another subdomain, a student's server, cannot set it in a classmate's browser); on http
+  (one machine) ``attention-lti-browser``, host-only, path ``<hub>/hub/lti/``.
 - ``UsedTokens``: the ids the hub has taken, in a small SQLite file kept until they expire, so that a token is
   used once even across a restart of the hub.
 - ``local_next``: where the hub may send the browser afterwards: a path under the hub's base URL, nothing else.
@@ -28,7 +30,17 @@ from autograder.lti.config import ConfigError, read_private_key
 
 AUDIENCE = "attention-hub"
 LIFETIME = 60  # seconds from the launch to the hub
-BROWSER_COOKIE = "attention-lti-browser"
+BROWSER_COOKIE = "attention-lti-browser"  # http: host-only, path <hub>/hub/lti/
+SECURE_BROWSER_COOKIE = "__Host-attention-lti-browser"  # https: no subdomain can set it (the __Host- prefix)
+BROWSER_COOKIES = (BROWSER_COOKIE, SECURE_BROWSER_COOKIE)
+
+
+def browser_cookie(hub_url: str) -> dict:
+    """The launching browser's cookie for the hub at ``hub_url``: name, path and secure."""
+    parts = urlsplit(hub_url)
+    if parts.scheme == "https":
+        return {"name": SECURE_BROWSER_COOKIE, "path": "/", "secure": True}
+    return {"name": BROWSER_COOKIE, "path": parts.path.rstrip("/") + "/hub/lti/", "secure": False}
 
 
 def browser_value() -> str:
@@ -40,17 +52,20 @@ def browser_hash(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()
 
 
-def handoff_token(secret: str, username: str, assignment: str, browser: str) -> str:
-    """The tool's signed word that ``username`` launched ``assignment`` just now, in the browser whose cookie holds
-    ``browser``."""
+def handoff_token(secret: str, username: str, assignment: str, browser: str, cookie: str = BROWSER_COOKIE) -> str:
+    """The tool's signed word that ``username`` launched ``assignment`` just now, in the browser whose cookie
+    ``cookie`` holds ``browser``."""
     now = int(time.time())
     claims = {"sub": username, "assignment": assignment, "aud": AUDIENCE, "iat": now, "exp": now + LIFETIME}
-    return jwt.encode({**claims, "bnd": browser_hash(browser), "jti": secrets.token_hex(16)}, secret, algorithm="HS256")
+    bound = {"bnd": browser_hash(browser), "bnc": cookie}
+    return jwt.encode({**claims, **bound, "jti": secrets.token_hex(16)}, secret, algorithm="HS256")
 
 
-def same_browser(claims: dict, cookie: str | None) -> bool:
-    """Whether the browser's cookie is the one the token was made for."""
-    return bool(cookie) and hmac.compare_digest(str(claims.get("bnd", "")), browser_hash(cookie))
+def same_browser(claims: dict, cookies: dict) -> bool:
+    """Whether the browser holds, in the cookie the token names, the value the token was made for."""
+    name = claims.get("bnc")
+    value = cookies.get(name) if name in BROWSER_COOKIES else None
+    return bool(value) and hmac.compare_digest(str(claims.get("bnd", "")), browser_hash(value))
 
 
 def read_secret(path: Path) -> str:

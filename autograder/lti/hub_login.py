@@ -1,7 +1,7 @@
 """A student launched from the LMS arrives in their JupyterHub account: the tool's one-minute handoff.
 
 After the tool (autograder.lti.tool) has checked a student's launch, it sets a random value as a cookie in the
-launching browser (host-only, path ``/hub/lti/``) and sends the browser to the hub's
+launching browser (autograder.lti.handoff.browser_cookie) and sends the browser to the hub's
 ``/hub/lti/login?token=...&next=<base>/hub/user-redirect/lab/tree/<assignment>``, the token signed (HS256) with a
 secret that only the tool's and the hub's processes read (a file of mode 0600, e.g. ``<hub state>/lti-hub-secret``).
 The hub's ``LtiHandoffAuthenticator`` signs the account in when the token is the tool's, within its minute, never
@@ -28,7 +28,15 @@ from jupyterhub.utils import url_path_join
 from traitlets import Set, Unicode
 
 from autograder.lti.config import ConfigError
-from autograder.lti.handoff import AUDIENCE, BROWSER_COOKIE, UsedTokens, local_next, read_secret, same_browser
+from autograder.lti.handoff import (
+    AUDIENCE,
+    BROWSER_COOKIES,
+    SECURE_BROWSER_COOKIE,
+    UsedTokens,
+    local_next,
+    read_secret,
+    same_browser,
+)
 from autograder.lti.store import USERNAME
 
 REFUSED = "refused: this link from the LMS has expired or was used before; open the assignment again"
@@ -36,14 +44,19 @@ REFUSED = "refused: this link from the LMS has expired or was used before; open 
 
 class LtiLogin(BaseHandler):
     async def get(self):
-        data = {"token": self.get_argument("token", ""), "browser": self.get_cookie(BROWSER_COOKIE)}
+        cookies = {name: self.get_cookie(name) for name in BROWSER_COOKIES}
+        data = {"token": self.get_argument("token", ""), "browsers": cookies}
         user = await self.login_user(data)
         if user is None:
             self.set_status(403)
             self.set_header("Content-Type", "text/plain; charset=utf-8")
             self.finish(data.get("refused", REFUSED))
             return
-        self.clear_cookie(BROWSER_COOKIE, path=self.request.path.rsplit("/", 1)[0] + "/")  # its one use is done
+        for name, value in cookies.items():  # its one use is done
+            if value and name == SECURE_BROWSER_COOKIE:
+                self.clear_cookie(name, path="/", secure=True)
+            elif value:
+                self.clear_cookie(name, path=self.request.path.rsplit("/", 1)[0] + "/")
         following = local_next(self.get_argument("next", ""), self.base_url)
         self.redirect(following or url_path_join(self.hub.base_url, "home"))  # not get_next_url: it reads next
 
@@ -76,7 +89,7 @@ class LtiHandoffAuthenticator(Authenticator):
         name = str(claims.get("sub", ""))
         if not USERNAME.match(name):
             return self.refuse(data, REFUSED, f"a bad account name {name!r}")
-        if not same_browser(claims, data.get("browser")):
+        if not same_browser(claims, data.get("browsers") or {}):
             return self.refuse(
                 data,
                 "refused: this link from the LMS was made for another browser; open the assignment from the LMS "

@@ -40,7 +40,7 @@ from pylti1p3.request import Request
 
 from autograder.lti.accounts import NoAccount, account_for, identity_of
 from autograder.lti.config import LtiConfig
-from autograder.lti.handoff import BROWSER_COOKIE, LIFETIME, browser_value, handoff_token
+from autograder.lti.handoff import LIFETIME, browser_cookie, browser_value, handoff_token
 from autograder.lti.passback import TimedSession
 from autograder.lti.store import CourseLinks, IdentityTaken, OneTimeSessions, OneTimeStore, same_context
 
@@ -236,19 +236,18 @@ class Launch(Base):
             httponly=True,
         )
         if self.lti.hub_url:  # into their JupyterHub account (autograder.lti.hub_login), in this browser only
-            browser = browser_value()
+            browser, cookie = browser_value(), browser_cookie(self.lti.hub_url)
             hub_path = urlparse(self.lti.hub_url).path.rstrip("/")
-            secure = urlparse(self.lti.hub_url).scheme == "https"
             self.set_cookie(
-                BROWSER_COOKIE,
+                cookie["name"],
                 browser,
-                path=f"{hub_path}/hub/lti/",
+                path=cookie["path"],
                 expires_days=2 * LIFETIME / 86400,
                 httponly=True,
-                secure=secure,
+                secure=cookie["secure"],
                 samesite="Lax",
             )
-            token = handoff_token(self.lti.hub_secret, username, assignment, browser)
+            token = handoff_token(self.lti.hub_secret, username, assignment, browser, cookie["name"])
             following = f"{hub_path}/hub/user-redirect/lab/tree/{quote(assignment)}"
             self.redirect(f"{self.lti.hub_url}/hub/lti/login?{urlencode({'token': token, 'next': following})}")
             return

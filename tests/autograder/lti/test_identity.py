@@ -497,6 +497,34 @@ def test_an_lms_user_the_roster_does_not_name_is_told_what_to_ask_for(hub_world)
     assert "roster (its lti_sub column)" in answer.text
 
 
+def test_on_https_the_browser_cookie_is_one_no_other_subdomain_can_set(world, tmp_path):
+    """A student's server on bob.hub.school.edu can set a cookie for Domain=hub.school.edu, but not a __Host- one:
+    with the plain name, bob could plant his own launch's value in ada's browser and sign her into his account."""
+    pytest.importorskip("jupyterhub", reason="the hub's side of the handoff: pip install -e '.[hub]'")
+    import asyncio
+
+    from autograder.lti.hub_login import LtiHandoffAuthenticator
+
+    secret = tmp_path / "secrets" / "hub-secret"
+    secret.write_text(secrets.token_hex(32))
+    os.chmod(secret, 0o600)
+    world.reconfigure(hub_url="https://localhost:1", hub_secret_file=str(secret))
+    place(world, requests.Session())
+    browser = requests.Session()
+    action, fields = launch_form(world, browser, "bob", "ps1")
+    answer = browser.post(action, data=fields, timeout=20, allow_redirects=False)
+    set_cookie = next(c for c in answer.raw.headers.getlist("Set-Cookie") if "attention-lti-browser" in c)
+    assert set_cookie.startswith("__Host-attention-lti-browser=") and "Path=/;" in set_cookie
+    assert "Secure" in set_cookie and "HttpOnly" in set_cookie and "Domain" not in set_cookie
+    value = set_cookie.split(";")[0].split("=", 1)[1]
+    token = parse_qs(urlsplit(answer.headers["Location"]).query)["token"][0]
+    hub = LtiHandoffAuthenticator(secret_file=str(secret))
+    tossed = {"token": token, "browsers": {BROWSER_COOKIE: value}}  # the name a sibling subdomain can set
+    assert asyncio.run(hub.authenticate(None, tossed)) is None and "another browser" in tossed["refused"]
+    own = {"token": token, "browsers": {"__Host-attention-lti-browser": value}}
+    assert asyncio.run(hub.authenticate(None, own)) == {"name": "bob"}
+
+
 def test_the_hub_never_signs_in_an_admin_or_staff_account_from_the_lms(hub_world):
     """Even when the roster, by mistake, maps a Learner to the instructor's account."""
     world, small = hub_world

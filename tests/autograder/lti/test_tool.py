@@ -240,12 +240,18 @@ def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tm
     assert "Path=/hub/lti/" in answer.headers["Set-Cookie"]
 
     hub = LtiHandoffAuthenticator(secret_file=str(secret))
-    assert asyncio.run(hub.authenticate(None, {"token": token, "browser": cookie})) == {"name": "ada"}
-    assert asyncio.run(hub.authenticate(None, {"token": token, "browser": cookie})) is None  # used once
+    assert asyncio.run(hub.authenticate(None, {"token": token, "browsers": {"attention-lti-browser": cookie}})) == {
+        "name": "ada"
+    }
+    assert (
+        asyncio.run(hub.authenticate(None, {"token": token, "browsers": {"attention-lti-browser": cookie}})) is None
+    )  # used once
     forged = handoff_token("another-secret-of-more-than-32-characters", "ada", "ps1", cookie)
-    assert asyncio.run(hub.authenticate(None, {"token": forged, "browser": cookie})) is None
+    assert asyncio.run(hub.authenticate(None, {"token": forged, "browsers": {"attention-lti-browser": cookie}})) is None
     expired = jwt.encode({"sub": "ada", "aud": "attention-hub", "exp": 1, "jti": "x"}, secret.read_text(), "HS256")
-    assert asyncio.run(hub.authenticate(None, {"token": expired, "browser": cookie})) is None
+    assert (
+        asyncio.run(hub.authenticate(None, {"token": expired, "browsers": {"attention-lti-browser": cookie}})) is None
+    )
     os.chmod(secret, 0o644)
     with pytest.raises(ConfigError, match="can be read by others"):
         load_config(world.config_path)

@@ -26,7 +26,7 @@ SAME = "the same failure as above"  # what text() writes for a message already s
 QUOTED = 300  # characters a verdict quotes of a text the student's code wrote (an exception's message)
 DIGITS = 3  # significant digits a quoted number keeps
 NUMBER = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
-PLACE = re.compile(r"\s*(\(answer cell \d+, line \d+(?:, in [\w<>.]+)?\))\s*$")  # answer_runner.describe_error's
+PLACE = re.compile(r"\(answer cell \d+, line \d+(?:, in [\w<>.]+)?\)\s*$")  # answer_runner.describe_error's
 
 
 def rounded_number(match: re.Match) -> str:
@@ -48,11 +48,13 @@ def quoted(text, most: int = QUOTED) -> str:
     text = str(text)
     place = PLACE.search(text)
     body = text[: place.start()] if place else text
-    lines = body.strip().splitlines() or [""]
-    line = NUMBER.sub(rounded_number, lines[0].strip()) + (" …" if len(lines) > 1 else "")
+    lines = body.splitlines() or [""]
+    line = NUMBER.sub(rounded_number, lines[0])
     if len(line) > most:
         line = line[: most - 1] + "…"
-    return f"{line} {place.group(1)}" if place else line
+    if len(lines) > 1:
+        line = line.rstrip() + " … "
+    return line + place.group(0).rstrip() if place else line.rstrip()
 
 
 class StaleVerdicts(ValueError):

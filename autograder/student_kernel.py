@@ -20,9 +20,10 @@ SurvivingExecute is nbgrader's Execute step made to survive whatever a student's
   prints gigabytes cannot fill the grader's memory; the cap is noted in the cell;
 - the whole notebook has a time limit (``notebook_timeout``) besides nbgrader's per-cell ``timeout``.
 
-The class's forward cache (lib.transformer.write_forward_cache) is given as ``forward_cache`` in nbgrader's
-configuration (autograder.pipeline sets it for each private folder's chain), or else taken from the grader's
-ATTENTION_FORWARD_CACHE; the kernel sees it read-only at CACHE_INSIDE, and its variable names that.
+The class's forward cache (autograder.grading.forward.write_forward_cache) is given as ``forward_cache`` in
+nbgrader's configuration (autograder.pipeline sets it for each private folder's chain), or else taken from the
+grader's ATTENTION_FORWARD_CACHE; the kernel sees it read-only at CACHE_INSIDE, its variable names that, and the
+kernel runs the cache's start.py when it starts (autograder.grading.recorded: lib's forward reads the cache).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from traitlets import Integer, Unicode
 
 from autograder import sandbox
 
-FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # lib.transformer.FORWARD_CACHE (lib, and NumPy, not imported here)
+FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # grading.recorded.FORWARD_CACHE (lib, and NumPy, not imported here)
 CACHE_INSIDE = "/run/attention/forward"  # where the class's forward cache (a folder) appears in the sandbox
 WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
 
@@ -60,7 +61,7 @@ def course_root(folder: Path) -> Path | None:
 
 def kernel_sandbox(cwd: Path, private: Path, forward_cache: str | None = None) -> sandbox.Sandbox:
     """The kernel's view: its notebook folder and its private folder writable, lib/ and data/ readable (and
-    the class's forward cache, when the grader made one: lib.transformer.write_forward_cache)."""
+    the class's forward cache, when the grader made one: grading.forward.write_forward_cache)."""
     readable = {CACHE_INSIDE: forward_cache} if forward_cache and os.path.exists(forward_cache) else {}
     root = course_root(cwd)
     if root is not None:
@@ -115,6 +116,12 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         cwd = Path(kw.get("cwd") or os.getcwd()).resolve()
+        given = dict(kw.get("env") or os.environ)  # the grader's: read for the forward cache only, never passed on
+        forward_cache = self.forward_cache or given.get(FORWARD_CACHE)
+        view = kernel_sandbox(cwd, self.private, forward_cache)
+        kw["env"] = kernel_environment(self.private, course_root(cwd), view, forward_cache, self.kernel_spec.env)
+        if FORWARD_CACHE in kw["env"]:  # the kernel's first act: lib's forward reads the cache (grading.recorded)
+            kernel_cmd = [*kernel_cmd, f"--IPKernelApp.exec_files={kw['env'][FORWARD_CACHE]}/start.py"]
         inner = sandbox.limited(list(kernel_cmd), sandbox.STUDENT_MEMORY, sandbox.STUDENT_FILES, sandbox.PROCESS_CAP)
         if sandbox.bubblewrap() is not None:
             # In its own process namespace the kernel's parent is bwrap's pid 1: ipykernel's parent poller
@@ -124,11 +131,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             # A SIGINT to the process group would also reach bwrap, which dies of it (and the kernel with it):
             # interrupt with a message on the control channel instead; the kernel then signals itself.
             self.kernel_spec.interrupt_mode = "message"
-        given = dict(kw.get("env") or os.environ)  # the grader's: read for the forward cache only, never passed on
-        forward_cache = self.forward_cache or given.get(FORWARD_CACHE)
-        view = kernel_sandbox(cwd, self.private, forward_cache)
         command = sandbox.command(inner, view)
-        kw["env"] = kernel_environment(self.private, course_root(cwd), view, forward_cache, self.kernel_spec.env)
         await super()._async_launch_kernel(command, **kw)
         process = getattr(self.provisioner, "process", None)
         if process is not None:

@@ -5,7 +5,7 @@ class size it pays.
     .venv/bin/python benchmarks/forward_cache_cost.py --rounds 3 --students full_solution no_sqrt_scaling
 
 The cache (autograder.grading.forward.shared_forward_cache) is lib's float64 forward pass of the notebook's 300
-validation texts (lib.transformer.write_forward_cache: logits and every layer's attention patterns), which each
+validation texts (grading.forward.write_forward_cache: logits and every layer's attention patterns), which each
 sandboxed kernel maps instead of recomputing. This script measures, in one run:
 
 - build: seconds to write it (the texts tokenised, 300 forward passes, the .npy files written) and its bytes;
@@ -44,11 +44,12 @@ sys.path.insert(0, str(REPOSITORY / "benchmarks"))
 def build(folder: Path) -> tuple[float, int, Path]:
     """(seconds, bytes, path) of writing the class's forward cache into ``folder`` from nothing."""
     from autograder import assignments
+    from autograder.grading import forward, recorded
     from lib import transformer
 
     started = time.perf_counter()
     texts = assignments.load(REPOSITORY / "source" / "attention").forward_texts()
-    path = transformer.write_forward_cache(folder / transformer.model_digest(str(transformer.MODEL_DIR)), texts)
+    path = forward.write_forward_cache(folder / recorded.model_digest(str(transformer.MODEL_DIR)), texts)
     seconds = time.perf_counter() - started
     size = sum(file.stat().st_size for file in path.iterdir() if file.is_file())
     return seconds, size, path

@@ -12,12 +12,9 @@ Each attention block uses ``lib.attention.attention`` with the causal mask, or t
 as ``forward(..., attention=...)``, so a student's attention can drive the real model. Weights are
 stored in the ``x @ W`` convention, the chapter's: ``queries = x @ w_query``.
 
-A grader running many students' notebooks can share lib's own forward passes between them: when the
-environment variable ATTENTION_FORWARD_CACHE names a folder written by ``write_forward_cache`` for this
-model, ``forward`` with lib's attention returns the recorded arrays for the texts it holds (the same
-float64 numbers, bit for bit; fresh writable arrays, private copy-on-write mappings of the files, so a
-text costs almost nothing until its numbers are read) instead of recomputing them. Nothing else changes:
-without the variable, for other texts or another model, and whenever ``attention`` is given, it computes.
+``recorded`` is a hook: when set, ``forward`` with lib's own attention first asks ``recorded(ids, folder)``
+for passes computed earlier and computes only when it answers None. Nobody needs it to learn or use the model;
+a grader sets it in its kernels so that a class's notebooks share lib's passes (autograder.grading.recorded).
 
 ``forward(ids, dtype=np.float32)`` is a second, fast path for throughput: the same model in float32 (the
 weights exactly as stored), with q|k|v in one product and attention written out inline, about 2.5x the
@@ -29,11 +26,7 @@ functions; the fast path is checked against it (tests/lib/test_transformer.py).
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -55,11 +48,10 @@ __all__ = [
     "softmax",
     "product_ids",
     "rotary",
-    "write_forward_cache",
-    "FORWARD_CACHE",
+    "recorded",
     "PRECISIONS",
 ]
-FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # the environment variable naming a forward cache (see the docstring)
+recorded = None  # (ids, folder) -> (logits, patterns) computed before, or None: see the docstring
 
 
 @functools.lru_cache(maxsize=None)
@@ -152,101 +144,6 @@ def attention_block(x, weights, prefix, settings, attention):
     values = _ops.split_heads(x @ weights[prefix + "value"], heads)  # (heads, T, d)
     pattern, mixed = attention(queries, keys, values, _ops.causal_mask(x.shape[0]))
     return _ops.join_heads(np.asarray(mixed)) @ weights[prefix + "output"], np.asarray(pattern)
-
-
-@functools.lru_cache(maxsize=None)
-def model_digest(folder: str) -> str:
-    """A fingerprint of the recorded model: its weights and settings."""
-    hashed = hashlib.sha256()
-    for name in ("weights.npz", "manifest.json"):
-        hashed.update((Path(folder) / name).read_bytes())
-    return hashed.hexdigest()[:20]
-
-
-def _text_key(ids) -> str:
-    return hashlib.sha256(np.asarray(ids, dtype=np.int64).tobytes()).hexdigest()[:24]
-
-
-@functools.lru_cache(maxsize=4)
-def _open_cache(path: str, digest: str):
-    """The forward cache in the folder ``path`` when it was written for the model ``digest``, else None:
-    (its index, the byte offset of the data in logits.npy and in patterns.npy, the logits' width)."""
-    try:
-        index = json.loads((Path(path) / "index.json").read_text())
-        if index.get("model") != digest:
-            return None
-        offsets = {}
-        for name in ("logits", "patterns"):
-            stored = np.load(Path(path) / f"{name}.npy", mmap_mode="r")  # only its header is read
-            if stored.dtype != np.float64:
-                return None
-            offsets[name] = stored.offset
-            if name == "logits":
-                width = stored.shape[1]
-            del stored
-        return index["texts"], offsets, width
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _private_copy(path: Path, offset: int, shape: tuple) -> np.ndarray:
-    """float64 numbers at ``offset`` bytes into ``path``, as a fresh writable array of its own: a private
-    copy-on-write mapping, so nothing is copied until it is written and a write never reaches the file."""
-    return np.memmap(path, dtype=np.float64, mode="c", offset=offset, shape=shape).view(np.ndarray)
-
-
-def _cached_forward(ids, folder: str):
-    """(logits, patterns) recorded for ``ids`` in the cache named by ATTENTION_FORWARD_CACHE, or None."""
-    path = os.environ.get(FORWARD_CACHE)
-    if not path:
-        return None
-    opened = _open_cache(path, model_digest(folder))
-    if opened is None:
-        return None
-    texts, offsets, width = opened
-    found = texts.get(_text_key(ids))
-    if found is None:
-        return None
-    row, element = found  # where this text starts in each file
-    settings = _load(folder)[2]["settings"]
-    positions = len(ids)
-    logits = _private_copy(Path(path) / "logits.npy", offsets["logits"] + 8 * row * width, (positions, width))
-    patterns = _private_copy(
-        Path(path) / "patterns.npy",
-        offsets["patterns"] + 8 * element,
-        (settings["layers"], settings["heads"], positions, positions),
-    )
-    return logits, list(patterns)
-
-
-def write_forward_cache(path: Path | str, texts, folder: Path | str = MODEL_DIR) -> Path:
-    """Record lib's forward pass (logits and patterns) of each text (token ids) into the folder ``path``,
-    which ``forward`` reads when ATTENTION_FORWARD_CACHE names it: index.json (the model's digest, and
-    where each text starts), logits.npy (every text's logits, one row per token) and patterns.npy (every
-    text's (layers, heads, T, T) patterns, flattened one after another). Written whole, then renamed into place."""
-    path = Path(path)
-    index, logits, patterns = {}, [], []
-    rows = elements = 0
-    for ids in texts:
-        key = _text_key(ids)
-        if key in index:
-            continue
-        text_logits, text_patterns = forward(ids, keep=True, folder=folder)
-        index[key] = [rows, elements]
-        logits.append(text_logits)
-        patterns.append(np.stack(text_patterns).ravel())
-        rows, elements = rows + len(text_logits), elements + patterns[-1].size
-    building = Path(tempfile.mkdtemp(prefix=path.name + ".", dir=path.parent))
-    np.save(building / "logits.npy", np.concatenate(logits) if logits else np.zeros((0, 0)))
-    np.save(building / "patterns.npy", np.concatenate(patterns) if patterns else np.zeros(0))
-    (building / "index.json").write_text(json.dumps({"model": model_digest(str(folder)), "texts": index}))
-    try:
-        os.replace(building, path)  # whole, or not at all
-    except OSError:  # another writer finished first: keep theirs
-        shutil.rmtree(building, ignore_errors=True)
-        if not (path / "index.json").exists():
-            raise
-    return path
 
 
 PRECISIONS = (np.float64, np.float32)  # forward's dtypes: the reference, and the fast path
@@ -363,10 +260,10 @@ def forward(ids, keep: bool = False, attention=None, folder: Path | str = MODEL_
                 "a given attention runs in the float64 path: leave dtype at its default"
             )
         return _fast_forward(_checked_ids(ids, folder), keep, str(folder))
-    if attention is None and os.environ.get(FORWARD_CACHE):
-        cached = _cached_forward(ids, str(folder))
-        if cached is not None:
-            logits, patterns = cached
+    if attention is None and recorded is not None:
+        found = recorded(ids, folder)
+        if found is not None:
+            logits, patterns = found
             return (logits, patterns) if keep else logits
     ids = _checked_ids(ids, folder)
     weights, _, manifest = _load(str(folder))

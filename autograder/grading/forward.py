@@ -1,5 +1,6 @@
 """The class's forward cache: lib's forward passes of the texts an assignment's notebook runs the store's model
-on, recorded once and mapped by every kernel instead of recomputed (the same numbers to the last bit).
+on, recorded once and mapped by every kernel instead of recomputed (the same numbers to the last bit). The
+kernel's side, what reads them, is autograder.grading.recorded; the cache carries a copy of it.
 
 Which texts is the assignment's knowledge: its checks.py declares ``forward_texts()`` (read through
 autograder.assignments); an assignment that declares none gets no cache. The engine names no assignment.
@@ -9,13 +10,18 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from autograder import model
+from autograder.grading import recorded
 from autograder.grading.task import LEDGER
 from lib import transformer
 
@@ -38,8 +44,57 @@ def forward_cache_home() -> Path:
 
 def cache_name(texts: list) -> str:
     """A cache's folder name: the model's digest and the texts' (so two assignments' caches never mix)."""
-    hashed = hashlib.sha256(repr([list(map(int, ids)) for ids in texts]).encode()).hexdigest()[:12]
-    return f"{transformer.model_digest(str(transformer.MODEL_DIR))}-{hashed}"
+    hashed = hashlib.sha256(repr([list(map(int, ids)) for ids in texts]).encode())
+    hashed.update(Path(recorded.__file__).read_bytes())  # the reader it carries
+    return f"{recorded.model_digest(str(transformer.MODEL_DIR))}-{hashed.hexdigest()[:12]}"
+
+
+# What a kernel runs when it starts (IPython's exec_files, in the notebook's namespace): the cache's copy of
+# autograder.grading.recorded, loaded under a private name, answers lib's forward passes; no name is left behind.
+START = """\
+def _attention_recorded_passes():
+    import importlib.util, os, sys
+    path = os.path.join(os.environ["ATTENTION_FORWARD_CACHE"], "recorded.py")  # where the kernel sees the cache
+    spec = importlib.util.spec_from_file_location("_attention_recorded", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules["_attention_recorded"] = module
+    module.install(os.path.dirname(path))
+_attention_recorded_passes()
+del _attention_recorded_passes
+"""
+
+
+def write_forward_cache(path: Path | str, texts, folder: Path | str = transformer.MODEL_DIR) -> Path:
+    """Record lib's forward pass (logits and patterns) of each text (token ids) into the folder ``path``:
+    index.json (the model's digest, and where each text starts), logits.npy (every text's logits, one row per
+    token), patterns.npy (every text's (layers, heads, T, T) patterns, flattened one after another), and what a
+    kernel runs to read them (recorded.py, start.py). Written whole, then renamed into place."""
+    path = Path(path)
+    index, logits, patterns = {}, [], []
+    rows = elements = 0
+    for ids in texts:
+        key = recorded.text_key(ids)
+        if key in index:
+            continue
+        text_logits, text_patterns = transformer.forward(ids, keep=True, folder=folder)
+        index[key] = [rows, elements]
+        logits.append(text_logits)
+        patterns.append(np.stack(text_patterns).ravel())
+        rows, elements = rows + len(text_logits), elements + patterns[-1].size
+    building = Path(tempfile.mkdtemp(prefix=path.name + ".", dir=path.parent))
+    np.save(building / "logits.npy", np.concatenate(logits) if logits else np.zeros((0, 0)))
+    np.save(building / "patterns.npy", np.concatenate(patterns) if patterns else np.zeros(0))
+    shutil.copyfile(recorded.__file__, building / "recorded.py")
+    (building / "start.py").write_text(START)
+    (building / "index.json").write_text(json.dumps({"model": recorded.model_digest(str(folder)), "texts": index}))
+    try:
+        os.replace(building, path)  # whole, or not at all
+    except OSError:  # another writer finished first: keep theirs
+        shutil.rmtree(building, ignore_errors=True)
+        if not (path / "index.json").exists():
+            raise
+    return path
 
 
 def prune(home: Path, keep: Path) -> None:
@@ -62,7 +117,7 @@ def shared_forward_cache(
     forward_texts: Callable[[], list] | None, *, course: Path | None = None, build: bool = True
 ) -> str | None:
     """The folder of lib's forward passes of ``forward_texts()`` (the assignment's declared texts, token ids),
-    written by lib.transformer.write_forward_cache. One per model and texts, shared by every course and run of
+    written by write_forward_cache. One per model and texts, shared by every course and run of
     this user (forward_cache_home()). None when the assignment declares no texts, the store's model is
     missing, or none is built yet and ``build`` is False. One process builds at a time (a lock); the others
     wait and use it. Half-written caches, and caches unused for FORWARD_CACHE_KEPT_DAYS, are removed; so is
@@ -82,7 +137,7 @@ def shared_forward_cache(
             if not build:
                 return None
             shutil.rmtree(path, ignore_errors=True)
-            transformer.write_forward_cache(path, texts)
+            write_forward_cache(path, texts)
         os.utime(path / "index.json")  # its last use: what FORWARD_CACHE_KEPT_DAYS counts from
     return str(path)
 

@@ -142,37 +142,40 @@ def test_the_kernel_reads_the_class_forward_cache_and_cannot_change_it(tmp_path,
     from traitlets.config import Config
 
     from autograder import student_kernel as kernel
-    from lib import transformer
+    from autograder.grading import forward, recorded
     from lib.products import product_texts
 
-    assert kernel.FORWARD_CACHE == transformer.FORWARD_CACHE
+    assert kernel.FORWARD_CACHE == recorded.FORWARD_CACHE
 
     (tmp_path / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
     (tmp_path / "data").symlink_to(REPOSITORY / "data", target_is_directory=True)
     folder = tmp_path / "autograded" / "ada" / "attention"
     folder.mkdir(parents=True)
     ids = product_texts("validation", 1)[0][0]
-    cache = transformer.write_forward_cache(tmp_path / "forward", [ids])
+    cache = forward.write_forward_cache(tmp_path / "forward", [ids])
     before = {path.name: path.read_bytes() for path in cache.iterdir()}
     config = Config()
     if given_by == "configuration":  # what grade_submission writes into its private folder's nbgrader_config.py
         config.SandboxedKernelManager.forward_cache = str(cache)
-        monkeypatch.delenv(transformer.FORWARD_CACHE, raising=False)
+        monkeypatch.delenv(recorded.FORWARD_CACHE, raising=False)
     else:  # an instructor's own setting, for nbgrader run the usual way
-        monkeypatch.setenv(transformer.FORWARD_CACHE, str(cache))
+        monkeypatch.setenv(recorded.FORWARD_CACHE, str(cache))
     probe = f"""
 import json, os, sys
 sys.path.insert(0, {str(tmp_path)!r})
 from lib import transformer
-cached = transformer._cached_forward({list(map(int, ids))}, str(transformer.MODEL_DIR))
+cached = transformer.recorded is not None and transformer.recorded({list(map(int, ids))}, transformer.MODEL_DIR)
+cached = cached is not None and cached is not False
+left = sorted(name for name in globals() if "attention_recorded" in name)  # the start file leaves no name
 logits = transformer.forward({list(map(int, ids))})
 logits[:] = 0.0                                   # its own copy
 try:
-    open(os.path.join(os.environ[transformer.FORWARD_CACHE], "logits.npy"), "r+b").write(b"x")
+    open(os.path.join(os.environ["ATTENTION_FORWARD_CACHE"], "logits.npy"), "r+b").write(b"x")
     wrote = "wrote"
 except OSError:
     wrote = "refused"
-print(json.dumps({{"where": os.environ[transformer.FORWARD_CACHE], "cached": cached is not None, "write": wrote}}))
+where = os.environ["ATTENTION_FORWARD_CACHE"]
+print(json.dumps({{"where": where, "cached": cached, "write": wrote, "left": left}}))
 """
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)])
     NotebookClient(
@@ -183,7 +186,7 @@ print(json.dumps({{"where": os.environ[transformer.FORWARD_CACHE], "cached": cac
         resources={"metadata": {"path": str(folder)}},
     ).execute()
     seen = json.loads(notebook.cells[0].outputs[0]["text"])
-    assert seen == {"where": "/run/attention/forward", "cached": True, "write": "refused"}
+    assert seen == {"where": "/run/attention/forward", "cached": True, "write": "refused", "left": []}
     assert {path.name: path.read_bytes() for path in cache.iterdir()} == before
 
 

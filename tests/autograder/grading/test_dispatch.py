@@ -269,6 +269,7 @@ def test_the_forward_cache_is_shared_per_model_and_built_only_for_a_class_it_pay
     request), used whenever it exists; none for an assignment that declares no texts; half-written caches,
     long-unused caches and the course-local copy of earlier versions are removed."""
     from autograder import model
+    from autograder.grading import recorded
     from lib import transformer
 
     built = []
@@ -282,11 +283,11 @@ def test_the_forward_cache_is_shared_per_model_and_built_only_for_a_class_it_pay
     home = tmp_path / "home"
     monkeypatch.setenv(forward.FORWARD_CACHE_HOME, str(home))
     monkeypatch.setattr(model, "available", lambda: True)
-    monkeypatch.setattr(transformer, "write_forward_cache", fake_write)
+    monkeypatch.setattr(forward, "write_forward_cache", fake_write)
     texts = [[1, 2, 3], [4, 5]]
     declared = lambda: texts  # noqa: E731 - what an assignment's checks.py declares
     digest = forward.cache_name(texts)
-    assert digest.startswith(transformer.model_digest(str(transformer.MODEL_DIR)))
+    assert digest.startswith(recorded.model_digest(str(transformer.MODEL_DIR)))
     ada, bob = tmp_path / "ada", tmp_path / "bob"
     (ada / ".grading" / "forward" / "old").mkdir(parents=True)  # where earlier versions kept it
     (home / "half-written").mkdir(parents=True)

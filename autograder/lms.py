@@ -32,6 +32,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.grading.ledger import atomic_path
+from autograder.settings import CourseSettings, SettingsError
 
 ROSTER_COLUMNS = ("student_id", "name", "email", "username", "canvas_id", "sis_user_id", "sis_login_id", "section")
 # the LTI tool's (autograder.lti.accounts): the LMS user (LTI 1.3 sub, issuer, deployment) who is this student_id
@@ -246,10 +247,13 @@ def export_lms(options: ExportOptions) -> ExportResult:
             f"Moodle matches students by {options.moodle_identifier}, which only a roster gives: write "
             f"{course / 'roster.csv'} (columns {', '.join(ROSTER_COLUMNS)}) or pass --roster"
         )
-    db = options.db or f"sqlite:///{course / 'gradebook.db'}"
-    if options.db is None and not (course / "gradebook.db").is_file():
+    try:
+        settings = CourseSettings.read(course, db=options.db)  # the gradebook the course names, SQLite or not
+    except SettingsError as error:
+        raise ExportError(str(error)) from None
+    if not settings.has_gradebook():
         raise ExportError(f"no gradebook in {course}: grade the class first (python -m autograder.classroom)")
-    with Gradebook(db) as gradebook:
+    with Gradebook(settings.db) as gradebook:
         columns, names, grades = read_grades(gradebook, options.assignments)
     if options.lms == "canvas":
         header, rows, unmatched = canvas_rows(columns, names, grades, roster)

@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from autograder import assignments, model, sandbox
 from autograder.grading.forward import class_forward_cache
-from autograder.grading.gradebook import GradebookWriter, gradebook_template, sqlite_url, students_in_gradebook
+from autograder.grading.gradebook import GradebookWriter, gradebook_template, students_in_gradebook
 from autograder.grading.ledger import file_key, ledger, record, repair, tidy, up_to_date
 from autograder.grading.task import (
     Assignment,
@@ -42,6 +42,7 @@ from autograder.grading.task import (
 )
 from autograder.grading.worker import grade_submission, sweep_temporary
 from autograder.pipeline import ChainOptions
+from autograder.settings import CourseSettings
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class ClassOptions:
     chain: ChainOptions = ChainOptions()  # the grading chain's options (the cell limit, the seed)
     progress: bool = True  # a progress bar on stdout
     regrade: bool = False  # grade every submission again, not only new or changed ones
-    db: str | None = None  # the gradebook's URL (default: the course's gradebook.db)
+    db: str | None = None  # the gradebook's URL (default: the one the course's settings name)
     # lib's forward passes shared by every notebook (autograder.grading.forward): True, built if missing; False,
     # not used; None, used when built already, built for FORWARD_CACHE_FROM or more new submissions
     forward_cache: bool | None = None
@@ -144,7 +145,7 @@ def grade_class(
     have run generate_assignment. The caller holds the course's lock (CourseLock)."""
     started = time.monotonic()
     course = course.resolve()
-    db = options.db or sqlite_url(course)
+    db = options.db or CourseSettings.read(course).db  # the course's gradebook, SQLite or not
     task = options.task or grade_submission
     tidy(course)
     sweep_temporary()
@@ -344,9 +345,9 @@ def load_assignment(
     course: Path, name: str, *, chain: ChainOptions = ChainOptions(), db: str | None = None
 ) -> Assignment:
     """The Assignment ``name`` of ``course`` (after nbgrader generate_assignment), graded with ``chain``, its
-    gradebook at ``db`` (default the course's gradebook.db)."""
+    gradebook at ``db`` (default the one the course's settings name)."""
     (notebook,) = assignments.notebooks(course / "source" / name)
-    gradebook = gradebook_template(db or sqlite_url(course))
+    gradebook = gradebook_template(db or CourseSettings.read(course).db)
     source = folder_files(course / "source" / name)
     release = (course / "release" / name / f"{notebook}.ipynb").read_bytes()
     fingerprint = digest(

@@ -26,6 +26,7 @@ from pylti1p3.service_connector import ServiceConnector
 
 from autograder.lti.config import LtiConfig
 from autograder.lti.store import CourseLinks, same_context, write_json
+from autograder.settings import CourseSettings
 
 OUTBOX_FILE = "lti-outbox.json"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -43,7 +44,7 @@ class TimedSession(requests.Session):
 @dataclass(frozen=True)
 class PassbackOptions:
     config: LtiConfig
-    db: str | None = None  # the gradebook's URL; default the course's gradebook.db
+    db: str | None = None  # the gradebook's URL; default the one the course's settings name (autograder.settings)
 
 
 @dataclass
@@ -106,7 +107,7 @@ def person_on(item: dict, who: dict | None) -> dict | None:
 def queue_scores(config: LtiConfig, db: str | None, outbox: dict, result: PassbackResult) -> None:
     """Every score the LMS does not have yet, into outbox["pending"] (the newest score of a pair wins)."""
     links = CourseLinks(config.course).read()
-    url = db or f"sqlite:///{config.course / 'gradebook.db'}"
+    url = CourseSettings.read(config.course, db=db).db  # the gradebook the course's settings name
     with Gradebook(url) as gradebook:
         for assignment in gradebook.assignments:
             item, why = course_lineitem(links, assignment.name)

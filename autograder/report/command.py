@@ -37,7 +37,7 @@ def parser() -> argparse.ArgumentParser:
         "--db",
         default=None,
         metavar="URL",
-        help="the gradebook's database (default: the one the course's nbgrader_config.py names, else its gradebook.db)",
+        help="the gradebook's database (default: the one the course's settings name, else its gradebook.db)",
     )
     return parsing
 

@@ -36,7 +36,7 @@ from sqlalchemy.exc import DBAPIError, SADeprecationWarning, SAWarning
 from sqlalchemy.orm import scoped_session, sessionmaker
 
 from autograder.grading.task import Outcome, temporary_prefix
-from autograder.settings import sqlite_url
+from autograder.settings import CourseSettings
 
 BUSY_TIMEOUT_MS = 60_000  # how long a write waits for another writer (Formgrader, nbgrader db, a second run)
 
@@ -320,7 +320,7 @@ def submission_rows(gradebook, submission) -> tuple[dict, dict]:
 
 def record_in_gradebook(course: Path, outcome: Outcome, db: str | None = None):
     """Put one outcome into the gradebook in one transaction (a GradebookWriter for one write)."""
-    writer = GradebookWriter(db or sqlite_url(course))
+    writer = GradebookWriter(db or CourseSettings.read(course).db)
     try:
         writer.write(outcome)
     finally:

@@ -43,6 +43,7 @@ from autograder.lti.config import LtiConfig
 from autograder.lti.handoff import LIFETIME, browser_cookie, browser_value, handoff_token
 from autograder.lti.passback import TimedSession
 from autograder.lti.store import CourseLinks, IdentityTaken, OneTimeSessions, OneTimeStore, same_context
+from autograder.settings import CourseSettings
 
 ASSIGNMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -313,8 +314,9 @@ def course_assignments(config: LtiConfig) -> dict[str, float]:
 
     names = sorted(p.name for p in (config.course / "source").glob("*") if p.is_dir() and ASSIGNMENT.match(p.name))
     points = dict.fromkeys(names, 0.0)
-    if (config.course / "gradebook.db").is_file():
-        with Gradebook(f"sqlite:///{config.course / 'gradebook.db'}") as gradebook:
+    settings = CourseSettings.read(config.course)  # the gradebook the course's settings name, SQLite or not
+    if settings.has_gradebook():
+        with Gradebook(settings.db) as gradebook:
             for assignment in gradebook.assignments:
                 if assignment.name in points:
                     points[assignment.name] = float(assignment.max_score)

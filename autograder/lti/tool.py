@@ -171,9 +171,10 @@ class Login(Base):
         self.login()
 
     def login(self):
-        issuer = self.get_argument("iss", "")
-        if issuer not in {platform.issuer for platform in self.lti.platforms}:
-            self.refuse(400, unknown_issuer(issuer))  # PyLTI1p3 raises a bare Exception for it
+        issuer, client = self.get_argument("iss", ""), self.get_argument("client_id", "")
+        if not registered(self.lti, issuer, client):
+            # PyLTI1p3 would raise a bare Exception (a 500) for a platform it does not know
+            self.refuse(400, unknown_issuer(issuer, client if registered(self.lti, issuer) else ""))
             return
         try:
             ToolLogin(self, self.settings["tool_conf"], OneTimeSessions(self.settings["store"])).redirect(
@@ -188,9 +189,10 @@ class Launch(Base):
         pass
 
     def post(self):
-        issuer = unverified_issuer(self.get_argument("id_token", ""))
-        if issuer not in {platform.issuer for platform in self.lti.platforms}:
-            self.refuse(403, unknown_issuer(issuer))  # before PyLTI1p3, which raises a bare Exception for it
+        issuer, client = unverified_platform(self.get_argument("id_token", ""))
+        if not client or not registered(self.lti, issuer, client):
+            # PyLTI1p3 would raise a bare Exception (a 500) for a platform it does not know
+            self.refuse(403, unknown_issuer(issuer, client if registered(self.lti, issuer) else ""))
             return
         launch = ToolLaunch(TornadoRequest(self), **self.services())
         try:
@@ -323,19 +325,28 @@ def course_assignments(config: LtiConfig) -> dict[str, float]:
     return points
 
 
-def unverified_issuer(token: str) -> str:
-    """The ``iss`` a launch's id_token claims, read before its signature is checked (only to say which platform)."""
+def unverified_platform(token: str) -> tuple[str, str]:
+    """(iss, client id) a launch's id_token claims, read before its signature is checked (to say which platform)."""
     try:
-        return str(jwt.decode(token, options={"verify_signature": False}).get("iss", ""))
+        body = jwt.decode(token, options={"verify_signature": False})
     except (jwt.InvalidTokenError, AttributeError):
-        return ""
+        return "", ""
+    audience = body.get("aud", "")  # the client id, as PyLTI1p3 reads it (MessageLaunch.get_client_id)
+    client = audience[0] if isinstance(audience, list) and audience else audience
+    return str(body.get("iss", "")), client if isinstance(client, str) else ""
 
 
-def unknown_issuer(issuer: str) -> str:
+def registered(config: LtiConfig, issuer: str, client: str = "") -> bool:
+    """Whether the config registers ``issuer`` (with ``client`` when one is named)."""
+    return any(p.issuer == issuer and (not client or p.client_id == client) for p in config.platforms)
+
+
+def unknown_issuer(issuer: str, client: str = "") -> str:
     shown = issuer if len(issuer) <= 200 else issuer[:200] + "..."
+    which = f" with client id {client[:100]!r}" if client else ""
     return (
-        f"refused: the platform {shown!r} is not registered with this tool; the administrator adds it to the "
-        "platforms of the LTI config (issuer, client_id, deployment_ids and its URLs)"
+        f"refused: the platform {shown!r}{which} is not registered with this tool; the administrator adds it to "
+        "the platforms of the LTI config (issuer, client_id, deployment_ids and its URLs)"
     )
 
 

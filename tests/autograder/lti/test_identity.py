@@ -225,6 +225,13 @@ def test_login_from_an_unknown_issuer_says_so(world):
         assert "the platform 'https://lms.elsewhere.edu' is not registered with this tool" in text(answer)
 
 
+def test_login_from_a_known_issuer_with_an_unknown_client_says_so(world):
+    query = {"iss": world.platform.state.url, "client_id": "someone-else", "login_hint": "ada"}
+    answer = requests.get(f"{world.tool_url}/login", params=query | {"target_link_uri": world.tool_url}, timeout=20)
+    assert answer.status_code == 400, answer.text
+    assert "is not registered with this tool" in text(answer)
+
+
 def test_a_launch_from_an_unknown_issuer_says_so(world):
     place(world, requests.Session())
     session = requests.Session()
@@ -235,6 +242,16 @@ def test_a_launch_from_an_unknown_issuer_says_so(world):
         world, action, fields, session
     )
     assert links(world)["students"] == {}
+    # the platform's issuer, another client id
+    action, fields = launch_form(world, session, "ada", "ps1")
+    body = jwt.decode(fields["id_token"], options={"verify_signature": False}) | {"aud": "someone-else"}
+    fields["id_token"] = jwt.encode(body, key_pair()[0], algorithm="RS256", headers={"kid": "elsewhere"})
+    assert "with client id 'someone-else' is not registered with this tool" in refusal(world, action, fields, session)
+    for audience in ([], 7, ""):  # no client id at all: refused the same way, never a 500
+        action, fields = launch_form(world, session, "ada", "ps1")
+        body = jwt.decode(fields["id_token"], options={"verify_signature": False}) | {"aud": audience}
+        fields["id_token"] = jwt.encode(body, key_pair()[0], algorithm="RS256", headers={"kid": "elsewhere"})
+        assert "is not registered with this tool" in refusal(world, action, fields, session)
 
 
 def test_deep_linking_an_assignment_the_gradebook_does_not_know_says_so(world):

@@ -21,11 +21,11 @@ ATTENTION_CHECKS = ("check_attention", "check_masked_attention")
 class Mutant:
     """In ``function``'s answer cell, ``old`` (found there) replaced by ``new``.
 
-    says: {check id: a fragment of that check's feedback that names the mistake}, for every check of the function
-    that must lose points, and only those; drives: True when the store's model, run with the student's attention as
-    written (the softmax it calls included), also notices (check_masked_attention's "drives the store's model");
-    keeps: True for a change that is not a mistake (a float32 computation, a different but right formula): every
-    check keeps full marks.
+    says: {check id: a fragment of that check's feedback that names the mistake (or a tuple of them)}, for every
+    check of the function that must lose points, and only those; drives: True when the store's model, run with the
+    student's attention as written (the softmax it calls included), also notices (check_masked_attention's "drives
+    the store's model"); keeps: True for a change that is not a mistake (a float32 computation, a different but
+    right formula): every check keeps full marks.
     """
 
     name: str
@@ -35,6 +35,10 @@ class Mutant:
     says: dict = field(default_factory=dict)
     drives: bool = False
     keeps: bool = False
+
+    def fragments(self, check_id: str) -> tuple[str, ...]:
+        said = self.says.get(check_id, ())
+        return (said,) if isinstance(said, str) else tuple(said)
 
     def sources(self, solution: list[str]) -> list[str]:
         index = cell_of(solution, self.function)
@@ -82,14 +86,14 @@ LIST = [
         "softmax",
         "np.exp(scores - top)",
         "np.exp(scores)",
-        {"check_softmax": "subtract each row's maximum"},
+        {"check_softmax": "np.exp(1000) overflows"},
     ),
     Mutant(
         "softmax: the column's max subtracted",
         "softmax",
         SOFTMAX_ROWS,
         "scores.max(axis=-2, keepdims=True)",
-        {"check_softmax": "subtract each row's own maximum"},
+        {"check_softmax": ("subtract each row's own maximum", "NaN on the rows near -1000 only")},
         drives=True,
     ),
     Mutant(
@@ -125,7 +129,21 @@ LIST = [
         drives=True,
     ),
     Mutant("softmax: float32", "softmax", "dtype=float)", "dtype=np.float32)", keeps=True),
-    Mutant("softmax: the whole array's max", "softmax", SOFTMAX_ROWS, "scores.max()", keeps=True),
+    Mutant(
+        "softmax: the whole array's max",
+        "softmax",
+        SOFTMAX_ROWS,
+        "scores.max()",
+        {"check_softmax": "NaN on the rows near -1000 only"},
+    ),
+    Mutant(
+        "softmax: the row's mean subtracted",
+        "softmax",
+        SOFTMAX_ROWS,
+        "scores.mean(axis=-1, keepdims=True)",
+        {"check_softmax": "NaN where a row holds -inf"},
+        drives=True,
+    ),
     # --- attention -------------------------------------------------------------------------------------------
     Mutant(
         "attention: no sqrt(d)",
@@ -256,6 +274,13 @@ LIST = [
         "np.triu(np.ones((positions, positions), dtype=bool), 1)",
         {"check_causal_mask": "True where a position must NOT look"},
     ),
+    Mutant(
+        "causal_mask: a comparison of positions",
+        "causal_mask",
+        "np.tril(np.ones((positions, positions), dtype=bool))",
+        "np.arange(positions)[None, :] <= np.arange(positions)[:, None]",
+        keeps=True,
+    ),
     # --- average_largest_weight ------------------------------------------------------------------------------
     Mutant(
         "average_largest_weight: max down a column",
@@ -320,6 +345,9 @@ LIST = [
         SPLIT,
         "x.reshape(positions, heads, width // heads)",
         {"check_split_heads": "put the heads axis first"},
+    ),
+    Mutant(
+        "split_heads: stacked column blocks", "split_heads", SPLIT, "np.stack(np.split(x, heads, axis=1))", keeps=True
     ),
     Mutant(
         "join_heads: reshape without transposing",
@@ -409,6 +437,13 @@ LIST = [
         "pattern[:, rows, rows - 1].mean(axis=-1)",
         "pattern[:, rows, rows - 1].sum(axis=-1)",
         {"check_previous_token_weight": "average it"},
+    ),
+    Mutant(
+        "previous_token_weight: the diagonal below",
+        "previous_token_weight",
+        "pattern[:, rows, rows - 1].mean(axis=-1)",
+        "np.diagonal(pattern, offset=-1, axis1=1, axis2=2).mean(axis=-1)",
+        keeps=True,
     ),
     Mutant(
         "even_previous_weight: 1 / i",

@@ -224,11 +224,29 @@ def softmax_along(scores, axis, shift=True) -> np.ndarray:
 
 
 def near_1000(rng, rows, width) -> np.ndarray:
-    """Scores near 1000 (exp(1000) overflows to inf): each row 1000 +- 60 as a whole, its entries within a few units
-    of each other, so that every row spreads its weight over several entries. A softmax that is wrong anywhere but
-    in its largest weight (no division, a coarse dtype) then fails on every draw, not only where a row's largest
-    score happens to stand far above the rest."""
-    return 1000.0 + rng.uniform(-60.0, 60.0, (rows, 1)) + normal(rng, rows, width)
+    """Scores near +1000 and -1000 (exp(1000) overflows to inf, exp(-2000) underflows to 0): each row +-1000 +- 60
+    as a whole, at least one of each sign, its entries within a few units of each other, so that every row spreads
+    its weight over several entries. A softmax that is wrong anywhere but in its largest weight (no division, a
+    coarse dtype), or that subtracts one number for the whole array (its maximum: 0 / 0 on the rows near -1000),
+    then fails on every draw, not only where a row's largest score happens to stand far above the rest."""
+    signs = rng.permutation(np.where(np.arange(rows) < rows // 2, 1.0, -1.0))[:, None]
+    return 1000.0 * signs + rng.uniform(-60.0, 60.0, (rows, 1)) + normal(rng, rows, width)
+
+
+def overflow_message(scores, actual) -> str | None:
+    """Why a softmax of scores near +-1000 (near_1000) is not finite, by the rows where it is not; None when it is."""
+    broken = ~np.isfinite(actual).reshape(-1, actual.shape[-1]).all(axis=-1) if actual.ndim else np.array([True])
+    if not broken.any():
+        return None
+    if actual.shape == scores.shape and not (broken & (scores.reshape(broken.size, -1).max(axis=-1) > 0)).any():
+        return (
+            "NaN on the rows near -1000 only: less a number near +1000 (not the row's own maximum) their exps "
+            "underflow to 0, and 0 / 0 is NaN; subtract each row's maximum, scores.max(axis=-1, keepdims=True)"
+        )
+    return (
+        "NaN or inf on scores near 1000: np.exp(1000) overflows; subtract each row's maximum before np.exp "
+        "(softmax(s) equals softmax(s - max))"
+    )
 
 
 def softmax_calls(rng):
@@ -237,11 +255,16 @@ def softmax_calls(rng):
     a, b, n = sizes(rng, 2, 7, 3)
     rows, width = sizes(rng, 3, 8, 2)
     big = near_1000(rng, rows, width)
+    masked = normal(rng, width, rows, scale=2.0)
+    masked[rng.random((width, rows)) < 0.3] = -np.inf  # masked scores; every row and every column keeps one
+    masked[np.arange(width), rng.integers(0, rows, width)] = normal(rng, width, scale=2.0)
+    masked[rng.integers(0, width, rows), np.arange(rows)] = normal(rng, rows, scale=2.0)
     positions = window_size(rng)
     return [
         *[Call("softmax", (normal(rng, a, b, n, scale=2.0),), role="random") for _ in range(3)],
         Call("softmax", (normal(rng, positions, positions, scale=2.0),), role="random"),
         Call("softmax", (normal(rng, width, rows, scale=3.0),), role="random"),
+        Call("softmax", (masked,), role="random"),  # -inf where masked: weight 0 there
         Call("softmax", (big,), role="near 1000"),
     ]
 
@@ -319,7 +342,14 @@ def rows_sum_to_one(weights, tolerance: Tolerance = EXACT) -> bool:
 
 def softmax_rows(out):
     for number in out.numbers("random"):
-        message = rows_message(softmax_result(out, number), out.tolerance(number))
+        weights, scores = softmax_result(out, number), out.arg(number)
+        if np.isneginf(scores).any() and weights.shape == scores.shape and np.isnan(weights).any():
+            return (
+                f"{describe_call(out.calls[number])}: NaN where a row holds -inf (a masked score): subtract each "
+                "row's maximum, which stays finite while the row has a finite score (its mean or sum is -inf, and "
+                "-inf - -inf is NaN)"
+            )
+        message = rows_message(weights, out.tolerance(number))
         if message:
             return message
     return None
@@ -360,11 +390,9 @@ def softmax_values(out):
 def softmax_overflow(out):
     number = out.number("near 1000")
     scores, actual = out.arg(number), softmax_result(out, number)
-    if not np.isfinite(actual).all():
-        return (
-            "NaN or inf on scores near 1000: np.exp(1000) overflows; subtract each row's maximum before np.exp "
-            "(softmax(s) equals softmax(s - max))"
-        )
+    overflow = overflow_message(scores, actual)
+    if overflow:
+        return overflow
     expected = ops.softmax(scores)
     return mistake(
         out,
@@ -1603,8 +1631,9 @@ def safe_softmax_calls(rng):
 def safe_overflow(out):
     number = out.number("near 1000")
     scores, actual = out.arg(number), out.value(number)
-    if not np.isfinite(actual).all():
-        return "NaN or inf on scores near 1000: subtract each row's maximum before np.exp"
+    overflow = overflow_message(scores, actual)
+    if overflow:
+        return overflow
     if not close(actual, ops.softmax(scores), out.tolerance(number)):
         return f"on scores near 1000 the weights are wrong ({largest_difference(actual, ops.softmax(scores))})"
     return None

@@ -843,7 +843,10 @@ def test_loop_that_swallows_the_timeout_is_killed_and_the_rest_still_graded(solu
     )
     verdicts = grade_answers(looping, seed=SEED, call_limit=1.0)
     only_these_lose(verdicts, {"check_previous_token_weight"})
-    assert "previous_token_weight used more than its 1 s of CPU time" in verdicts["check_previous_token_weight"].text()
+    # the limit of whichever call came first in the seed's order: 1 s for a plain call, 6 s for the model's texts
+    assert re.search(
+        r"previous_token_weight used more than its [16] s of CPU time", verdicts["check_previous_token_weight"].text()
+    )
 
 
 def test_a_cell_that_never_ends_is_skipped_and_the_others_graded(solution):

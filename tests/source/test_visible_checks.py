@@ -1,0 +1,96 @@
+"""The notebook's visible checks accept what the hidden checks accept, and their messages name the mistake.
+
+A visible check is the first thing a student reads: it must not reject an answer that the hidden checks give full
+marks (a float32 computation, a right formula written another way), and when it rejects one it must say what is
+wrong (the dtype found and what is accepted; the row maximum before the order of the weights). The check cells
+run here on the answer cells of the source notebook's solution and of the mutants (tests/mutants.py), in this
+process: they are the course's own code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import warnings
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from mutants import LIST, MUTANTS
+
+from autograder.answer_grading import answer_sources
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "source" / "attention" / "attention.ipynb"
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
+SOLUTION = answer_sources(NOTEBOOK)
+
+
+def visible_checks(sources: list[str]) -> dict[str, str | None]:
+    """{check id: None when its visible check passes, else the message it fails with} for these answer cells."""
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    namespace = {"np": np}
+    for source in sources:
+        exec(source, namespace)  # the course's own answers
+    verdicts = {}
+    for cell in notebook.cells:
+        flags = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code" or not flags.get("grade"):
+            continue
+        try:
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                warnings.simplefilter("ignore")
+                exec(HIDDEN.sub("", cell.source), namespace)
+            verdicts[flags["grade_id"]] = None
+        except AssertionError as failure:
+            verdicts[flags["grade_id"]] = str(failure)
+        except Exception as error:  # noqa: BLE001 - a wrong answer may fail any way
+            verdicts[flags["grade_id"]] = f"{type(error).__name__}: {error}"
+    return verdicts
+
+
+def failing(verdicts: dict) -> dict:
+    return {check: message for check, message in verdicts.items() if message is not None}
+
+
+def float32_solution() -> list[str]:
+    """The solution computed in float32 throughout: the hidden checks give it full marks
+    (tests/autograder/test_answer_grading.py, test_a_float32_solution_earns_full_marks)."""
+    changed = [
+        source.replace("dtype=float)", "dtype=np.float32)").replace("np.sqrt(d)", "np.float32(np.sqrt(d))")
+        for source in SOLUTION
+    ]
+    assert sum(source.count("float32") for source in changed) >= 10
+    return changed
+
+
+def test_the_solution_passes_every_visible_check():
+    verdicts = visible_checks(SOLUTION)
+    assert len(verdicts) == 16 and failing(verdicts) == {}
+
+
+def test_a_float32_solution_passes_every_visible_check():
+    assert failing(visible_checks(float32_solution())) == {}
+
+
+@pytest.mark.parametrize("mutant", [m for m in LIST if m.keeps], ids=[m.name for m in LIST if m.keeps])
+def test_what_the_hidden_checks_accept_the_visible_checks_accept(mutant):
+    assert failing(visible_checks(mutant.sources(SOLUTION))) == {}
+
+
+def test_a_float16_softmax_reads_its_dtype_and_what_is_accepted():
+    verdicts = visible_checks(MUTANTS["softmax: float16"].sources(SOLUTION))
+    message = verdicts["check_softmax"]
+    assert message.startswith("softmax returned float16 weights"), message
+    assert "the checks accept float64, or float32 within its rounding" in message
+    assert "sums to" not in message
+    assert "softmax it calls compute in float16" in verdicts["check_attention"]  # its attention uses that softmax
+    safe = visible_checks(MUTANTS["safe_softmax: float16"].sources(SOLUTION))["check_safe_softmax"]
+    assert safe.startswith("safe_softmax returned float16 weights"), safe
+
+
+def test_the_column_maximum_reads_the_row_maximum_not_the_order_of_the_weights():
+    message = visible_checks(MUTANTS["softmax: the column's max subtracted"].sources(SOLUTION))["check_softmax"]
+    assert "subtract each row's own maximum" in message, message
+    assert "a larger score must get a larger weight" not in message

@@ -42,7 +42,7 @@ from nbgrader.plugins import CsvExportPlugin
 from autograder import REPOSITORY
 from autograder.assignments import Layout, NoAssignment, find
 from autograder.course_config import write_course_files
-from autograder.export import ChecksExport
+from autograder.export import course_check_rows, write_checks
 from autograder.grading.dispatch import ClassOptions, Summary, grade_class
 from autograder.grading.ledger import assignment_folder, atomic_path, write_json
 from autograder.grading.lock import CourseLock
@@ -241,17 +241,23 @@ def release(course: Path, layout: Layout, db: str | None = None) -> bool:
     return True
 
 
-def export(course: Path, db: str | None = None) -> None:
-    """grades.csv (nbgrader's CsvExportPlugin, what ``nbgrader export`` writes) and checks.csv (ChecksExport),
-    each written whole, then renamed into place (the old file stays when writing fails)."""
+def export(course: Path, db: str | None = None) -> list[dict]:
+    """grades.csv (nbgrader's CsvExportPlugin, what ``nbgrader export`` writes) and checks.csv (what ChecksExport
+    writes), each written whole, then renamed into place (the old file stays when writing fails); returns the
+    rows of checks.csv (autograder.export.check_rows), which the closing table reads."""
     with Gradebook(db or course_db(course)) as gradebook:
-        for plugin, name in ((CsvExportPlugin(), "grades.csv"), (ChecksExport(course_root=str(course)), "checks.csv")):
+        rows = course_check_rows(gradebook, course)
+        writers = (
+            ("grades.csv", lambda path: CsvExportPlugin(to=path).export(gradebook)),
+            ("checks.csv", lambda path: write_checks(rows, path)),
+        )
+        for name, write in writers:
             try:
                 with atomic_path(course / name) as temporary:
-                    plugin.to = str(temporary)
-                    plugin.export(gradebook)
+                    write(str(temporary))
             except OSError as error:
                 raise PipelineError(f"could not write {course / name}: {error}") from None
+    return rows
 
 
 def refresh_feedback(course: Path, assignment: str, db: str | None) -> list[str]:
@@ -347,9 +353,9 @@ def run_steps(options: CourseOptions, layout: Layout, uploads: Uploads) -> Cours
     )
     summary = grade(options, layout, students, db)
     steps.start(6, "export", "exporting grades.csv (nbgrader's CSV) and checks.csv (autograder.export.ChecksExport)")
-    export(course, db)
+    rows = export(course, db)
     steps.start(7, "report", "the class's grades")
-    table, notes = class_table(course, layout, uploads, summary)
+    table, notes = class_table(course, layout, uploads, summary, rows)
     report = instructor_report(course, layout, db)
     steps.stop()
     return CourseRun(students, table, notes, summary, uploads, layout, db, report, steps.seconds)
@@ -376,14 +382,15 @@ def grade(options: CourseOptions, layout: Layout, students: list[str], db: str) 
     return summary
 
 
-def class_table(course: Path, layout: Layout, uploads: Uploads, summary: Summary) -> tuple:
-    """Step 7: (the grade table, {student: note}): the kernels' notes, the grading's, the uploads'."""
+def class_table(course: Path, layout: Layout, uploads: Uploads, summary: Summary, rows: list[dict]) -> tuple:
+    """Step 7: (the grade table, {student: note}) from checks.csv's ``rows``: the kernels' notes, the grading's,
+    the uploads'."""
     notes = kernel_notes(course, layout, [s for s in uploads.students if s not in summary.failed])
     for student, note in summary.notes.items():
         notes[student] = "; ".join(filter(None, [note, notes.get(student)]))
     for student, note in uploads.notes().items():
         notes[student] = "; ".join(filter(None, [notes.get(student), note]))
-    table = grade_table(course / "checks.csv", notes, layout.name)
+    table = grade_table(rows, notes, layout.name)
     for student in sorted(uploads.students_not_graded):  # a row each, with why
         table.loc[student] = ""
         table.loc[student, "note"] = uploads.students_not_graded[student]

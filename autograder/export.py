@@ -125,6 +125,22 @@ def check_rows(gradebook: Gradebook, students=(), assignments=(), source=None) -
     return rows
 
 
+def write_checks(rows: list[dict], destination) -> None:
+    """check_rows as checks.csv: a header of COLUMNS, then a line per row."""
+    with open(destination, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def course_check_rows(gradebook: Gradebook, course: Path) -> list[dict]:
+    """check_rows of every student and assignment of ``course``, its cells in its source notebooks' order (what
+    ChecksExport(course_root=course) writes)."""
+    return check_rows(
+        gradebook, source=lambda assignment, notebook: course / "source" / assignment / f"{notebook}.ipynb"
+    )
+
+
 class ChecksExport(ExportPlugin):
     """Export every grade cell's score per student (``--to``, default checks.csv)."""
 
@@ -142,10 +158,7 @@ class ChecksExport(ExportPlugin):
         if students:
             self.log.info("Exporting only students: %s", students)
         rows = check_rows(gradebook, students, assignments, self.source_notebook)
-        with open(destination, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
+        write_checks(rows, destination)
         self.log.info("Wrote %d rows (%d students)", len(rows), len({row["student_id"] for row in rows}))
 
     def source_notebook(self, assignment: str, notebook: str):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from autograder.assignments import Layout
+from autograder.export import COLUMNS
 
 
 def kernel_notes(course: Path, layout: Layout, students: list[str]) -> dict[str, str]:
@@ -40,11 +41,20 @@ def kernel_notes(course: Path, layout: Layout, students: list[str]) -> dict[str,
     return notes
 
 
-def grade_table(checks_csv: Path, notes: dict[str, str], assignment: str | None = None):
-    """The class's closing table (pandas DataFrame): one row per student, the automatic total, the written
-    answers, the functions that lost points (short names) and a note. Every check's points are in checks.csv
-    and the report (reports/<assignment>.html)."""
-    rows = pd.read_csv(checks_csv, dtype={"student_id": str})
+def check_frame(check_rows: list[dict]) -> pd.DataFrame:
+    """autograder.export.check_rows (values as text, as checks.csv holds them) as a DataFrame of numbers."""
+    rows = pd.DataFrame(check_rows, columns=COLUMNS).astype({"student_id": str})
+    for column in ("score", "max_score"):
+        rows[column] = pd.to_numeric(rows[column], errors="coerce")
+    rows["needs_manual_grade"] = rows["needs_manual_grade"] == "True"
+    return rows
+
+
+def grade_table(check_rows: list[dict], notes: dict[str, str], assignment: str | None = None):
+    """The class's closing table (pandas DataFrame) from autograder.export.check_rows: one row per student, the
+    automatic total, the written answers, the functions that lost points (short names) and a note. Every check's
+    points are in checks.csv and the report (reports/<assignment>.html)."""
+    rows = check_frame(check_rows)
     if assignment is not None:
         rows = rows[rows["assignment"] == assignment]
     auto = rows[rows["cell_type"] == "code"]

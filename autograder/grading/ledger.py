@@ -234,6 +234,27 @@ def ledger(course: Path, assignment: str, student: str) -> dict:
         return {}
 
 
+def entries(course: Path, assignment: str) -> dict:
+    """{student: ledger entry} of every student of ``assignment`` graded in ``course`` (each entry names its
+    student and assignment), also from the layouts of earlier versions (.grading/students/*.json,
+    .grading/<student>.json), which knew one assignment and are read for any."""
+    found = {}
+    folder = course / LEDGER
+    paths = [
+        *sorted((assignment_folder(course, assignment) / "students").glob("*.json")),
+        *sorted(folder.glob("students/*.json")),
+        *sorted(folder.glob("*.json")),
+    ]
+    for path in paths:
+        try:
+            entry = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(entry, dict) and "fingerprint" in entry and entry.get("assignment", assignment) == assignment:
+            found.setdefault(entry.get("student") or path.stem, entry)
+    return found
+
+
 def up_to_date(course: Path, assignment, submission: Submission, in_gradebook: set) -> bool:
     """True when this exact submission was graded by this grader and everything it left is in place
     (``assignment``: its ``name`` and ``notebook``, an Assignment or an assignments.Layout; ``in_gradebook``:

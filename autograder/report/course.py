@@ -18,6 +18,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.attempts import read_attempts
+from autograder.grading.ledger import entries as ledger_entries
 from autograder.settings import CourseSettings
 from autograder.verdicts import StaleVerdicts, Verdict, read_verdicts
 
@@ -27,7 +28,6 @@ KERNEL_ERRORS = {
     "CellTimeoutError": "the cell timed out and was interrupted",
     "KeyboardInterrupt": "the cell timed out and was interrupted",
 }
-LEDGER = ".grading"
 REGRADE = "python -m autograder.classroom --regrade"
 SOLUTION_MARKER = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.M)
 
@@ -228,26 +228,6 @@ def read_autograded(student: Student, notebook: dict | None, release: dict) -> N
 # --- the course folder and its gradebook -------------------------------------------------------------------
 
 
-def ledger_entries(course: Path, assignment: str) -> dict:
-    """{student: ledger entry} of ``assignment`` from .grading/assignments/*/students/*.json (each names its
-    student and assignment), or the older .grading/students/*.json and .grading/<student>.json files."""
-    entries = {}
-    folder = course / LEDGER
-    paths = [
-        *sorted(folder.glob("assignments/*/students/*.json")),
-        *sorted(folder.glob("students/*.json")),
-        *sorted(folder.glob("*.json")),
-    ]
-    for path in paths:
-        try:
-            entry = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if isinstance(entry, dict) and "fingerprint" in entry and entry.get("assignment", assignment) == assignment:
-            entries.setdefault(entry.get("student") or path.stem, entry)
-    return entries
-
-
 def database_url(course: Path) -> str:
     """The course's gradebook, as its settings name it (autograder.settings)."""
     return CourseSettings.read(course).db
@@ -310,7 +290,7 @@ def read_course(
     for name in graded.notebooks:
         graded.release[name] = read_notebook(course / "release" / assignment / f"{name}.ipynb")
         graded.source[name] = read_notebook(course / "source" / assignment / f"{name}.ipynb")
-    entries = ledger_entries(course, assignment)
+    entries = ledger_entries(course, assignment)  # the ledger says who was graded, and its notes
     for student in graded.students:
         student.ledger = entries.get(student.id, {})
         if not student.submitted:

@@ -130,3 +130,19 @@ def test_a_recording_killed_at_each_step_is_repaired_by_the_next_run(course, ste
         p.name for p in (course / ".grading").rglob("*") if p.is_file() and p.parent.name in ("journal", "tmp")
     ]
     assert not leftovers and not list((course / ".grading" / "tmp").iterdir())
+
+
+def test_entries_are_the_assignment_s_and_read_the_older_layouts(tmp_path):
+    """ledger.entries: the one reader of who was graded (the report asks it, never globs .grading/)."""
+    course = tmp_path / "course"
+    books.write_json(books.ledger_path(course, "attention", "ada"), {"student": "ada", "fingerprint": "1"})
+    books.write_json(
+        books.ledger_path(course, "positions", "ada"), {"student": "ada", "assignment": "positions", "fingerprint": "2"}
+    )
+    books.write_json(course / ".grading" / "students" / "bob.json", {"student": "bob", "fingerprint": "3"})
+    books.write_json(course / ".grading" / "cy.json", {"fingerprint": "4"})  # the first layout: named by its file
+    books.write_json(course / ".grading" / "not-an-entry.json", {"something": "else"})
+    (course / ".grading" / "broken.json").write_text("{")
+    found = books.entries(course, "attention")
+    assert {student: entry["fingerprint"] for student, entry in found.items()} == {"ada": "1", "bob": "3", "cy": "4"}
+    assert books.entries(course, "positions")["ada"]["fingerprint"] == "2"

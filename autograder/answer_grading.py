@@ -119,6 +119,7 @@ def grade_seeds(
     driven: bool = True,
     timeout: float = TIMEOUT,
     call_limit: float = CALL_LIMIT,
+    keep: dict | None = None,
 ) -> dict[int, dict[str, Verdict]]:
     """{seed: {check id: Verdict}}: what grade_answers gives under each of ``seeds``, the calls of every seed made
     in one runner (started again only after a hang or a crash), so that an assignment's draws are tried under many
@@ -126,8 +127,10 @@ def grade_seeds(
     every property it reports.
 
     driven=False leaves out the driven calls (the store's model): their properties are then not available; timeout:
-    CPU seconds per seed. Trusted answers only (the mutants of a test): the runner keeps what one seed's calls
-    leave behind for the next seed's.
+    CPU seconds per seed; keep: a dict filled with {seed: {check id: checks.Outputs}} (the calls and their results,
+    for a caller that judges them again: autograder.validate finds where a check's own code raises). Trusted answers
+    only (the mutants of a test, an instructor's reference): the runner keeps what one seed's calls leave behind for
+    the next seed's.
     """
     seeds = [int(seed) for seed in seeds]
     chosen = [assignment.checks[check_id] for check_id in checks or assignment.checks]
@@ -159,14 +162,11 @@ def grade_seeds(
                     usage[check_id].absorb(session.take_usage())
                     if call.drive is not None and made is None:
                         driven_calls.append((call, results[check_id][number]))
+                outputs = {check_id: Outputs(plan[check_id], results[check_id]) for check_id in plan}
+                if keep is not None:
+                    keep[seed] = outputs
                 graded[seed] = {
-                    check.check_id: judge(
-                        check,
-                        Outputs(plan[check.check_id], results[check.check_id]),
-                        session,
-                        seed,
-                        usage[check.check_id],
-                    )
+                    check.check_id: judge(check, outputs[check.check_id], session, seed, usage[check.check_id])
                     for check in chosen
                 }
         finally:

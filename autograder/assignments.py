@@ -6,7 +6,9 @@
 ``checks.py`` defines CHECKS ({grade id: autograder.checks.Check}), and optionally ISOLATE ({graded function:
 the graded functions it may call while it is graded}), stand_in(graded, name) (what such a call computes,
 in the grader's process) and forward_texts() (the texts, as token ids, that its notebook runs the store's model
-on: the grader records their forward passes once per class, autograder.grading.forward).
+on: the grader records their forward passes once per class, autograder.grading.forward) and WRONG_VERSIONS
+({name: {"answers": {function: source}, "loses": {check id: points}}}: named wrong answers that
+``python -m autograder.validate`` grades, each of which must lose the points it says).
 It is the instructor's: nbgrader's CourseDirectory.ignore keeps it out of the release, and the student's process
 never sees it. The engine holds no assignment's name.
 """
@@ -33,6 +35,7 @@ class AssignmentChecks:
     isolate: dict = field(default_factory=dict)
     stand_in: Callable | None = None
     forward_texts: Callable | None = None  # the texts its notebook runs the store's model on (the forward cache)
+    wrong_versions: dict = field(default_factory=dict)  # WRONG_VERSIONS: named wrong answers (autograder.validate)
 
     @property
     def graded(self) -> tuple[str, ...]:
@@ -73,6 +76,7 @@ def load(folder: Path | str) -> AssignmentChecks:
             getattr(module, "ISOLATE", {}),
             getattr(module, "stand_in", None),
             getattr(module, "forward_texts", None),
+            getattr(module, "WRONG_VERSIONS", {}),
         )
     return _loaded[key]
 

@@ -1,0 +1,733 @@
+"""Validate an assignment before any student sees it: ``python -m autograder.validate --source DIR --assignment NAME``.
+
+    from autograder.validate import validate_assignment
+    report = validate_assignment(source=Path("source"), assignment="attention", seeds=5)
+    report.ok, [finding.kind for finding in report.findings], print(report.text())
+
+What it grades is what a class run grades, by the fastest real entry point: the answer cells of a notebook in the
+sandboxed runner, judged by the assignment's checks.py (autograder.answer_grading.grade_seeds: every seed's calls
+in one runner, no kernel). It grades the solution (the source notebook as written), the blank release (the answer
+cells as nbgrader's generate_assignment leaves them: the course's stubs), and each named wrong version, under
+``seeds`` seeds, and reads the notebook, checks.py and the release. Each authoring mistake is a ``Finding``: a
+stable ``kind`` (KINDS), the place (a cell's grade id and line, or checks.py:line) and a message saying what to fix.
+
+Wrong versions are declared in checks.py (``WRONG_VERSIONS``) or handed as notebooks (``--wrong DIR``):
+
+    WRONG_VERSIONS = {
+        "forgets eps": {
+            "answers": {"rms_norm": "def rms_norm(x, gain, eps=1e-5):\\n    return x / np.sqrt((x**2).mean(-1))"},
+            "loses": {"check_rms_norm": 2},  # exactly the points it loses; every other check keeps its own
+        },
+    }
+
+``answers`` replaces the solution's answer cell that defines each function; ``loses`` is {check id: points lost}
+(or a list of check ids: each must lose some points); none given: it must lose some points in all. A notebook of
+``--wrong DIR`` is graded as it is; its metadata may say what it loses: ``{"autograder": {"loses": {...}}}``.
+
+``check_before_grading(folder)`` is the cheap part (the notebook against checks.py, hidden-test code, one seed of
+the solution): the class run (autograder.course) calls it before any student is graded, so an instructor's
+mistake stops the run with what to fix instead of costing students points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import hashlib
+import json
+import re
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from autograder import assignments
+from autograder.answer_grading import answer_sources, check_generator, grade_seeds
+from autograder.checks import Broken, Unavailable
+
+DEFAULT_SEEDS = 5
+
+KINDS = {
+    "solution-below-full": "the solution (the source notebook as written) earns less than full points",
+    "blank-above-zero": "the blank release (the answer cells as released) earns points",
+    "id-not-in-checks": "a graded test cell of the notebook has no check in checks.py",
+    "id-not-in-notebook": "a check of checks.py is no graded test cell of the notebook",
+    "check-id-differs": "a check is filed in CHECKS under another id than its own check_id",
+    "function-not-in-notebook": "a check grades a function no answer cell of the solution defines",
+    "points-differ": "a check's points differ between the notebook's nbgrader metadata and checks.py",
+    "hidden-test-code": "code in a hidden-tests block, which never counts in this engine",
+    "check-raises": "the check's own code (its calls or a judge) raises on the solution",
+    "release-cannot-be-made": "nbgrader's release steps fail on the notebook",
+    "release-holds-solution": "a solution is left in the release",
+    "release-holds-hidden": "a hidden check is left in the release",
+    "seed-dependent": "a check's points change with the seed for the same answers",
+    "wrong-version-points": "a named wrong version does not lose the points it says",
+    "wrong-version-invalid": "a named wrong version cannot be built",
+}
+BEFORE_GRADING = (  # the kinds check_before_grading looks for: cheap, and each one a student's loss
+    "id-not-in-checks",
+    "id-not-in-notebook",
+    "check-id-differs",
+    "function-not-in-notebook",
+    "points-differ",
+    "hidden-test-code",
+    "check-raises",
+    "solution-below-full",
+)
+SOLUTION, BLANK = "solution", "blank"
+HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*$(.*?)^[ \t]*### END HIDDEN TESTS", re.M | re.S)
+SOLVED = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*$(.*?)^[ \t]*### END SOLUTION", re.M | re.S)
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN MARK SCHEME")
+DEFINES = r"^def[ \t]+{}[ \t]*\("
+SHORTEST_SECRET = 12  # characters: a shorter line of a solution (``return x``) may well be in the starter too
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One authoring mistake: its kind (a key of KINDS), where it is, and what to fix."""
+
+    kind: str
+    place: str
+    message: str
+
+    def text(self) -> str:
+        return f"[{self.kind}] {self.place}: {self.message}"
+
+
+@dataclass
+class Report:
+    """What validate found: the points per check of each version graded, per seed, and the findings."""
+
+    assignment: str
+    seeds: tuple
+    maximum: dict = field(default_factory=dict)  # {check id: its points in checks.py}
+    points: dict = field(default_factory=dict)  # {version: {check id: (points under each seed, in order)}}
+    findings: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    @property
+    def kinds(self) -> list[str]:
+        return [finding.kind for finding in self.findings]
+
+    def table(self) -> str:
+        """Points per check (rows) of each version (columns); "1-2" where the seeds disagree, "-" not graded."""
+        versions = list(self.points)
+        header = ["check", "points", *versions]
+        rows = []
+        for check_id, top in self.maximum.items():
+            row = [check_id, f"{top:g}"]
+            for version in versions:
+                seen = self.points[version].get(check_id)
+                if not seen:
+                    row.append("-")
+                else:
+                    low, high = min(seen), max(seen)
+                    row.append(f"{low:g}" if low == high else f"{low:g}-{high:g}")
+            rows.append(row)
+        rows.append(
+            ["total", f"{sum(self.maximum.values()):g}"]
+            + [f"{sum(min(seen) for seen in self.points[v].values() if seen):g}" for v in versions]
+        )
+        widths = [max(len(str(line[k])) for line in [header, *rows]) for k in range(len(header))]
+        return "\n".join(
+            "  ".join(
+                str(cell).ljust(width) if k == 0 else str(cell).rjust(width)
+                for k, (cell, width) in enumerate(zip(line, widths))
+            )
+            for line in [header, *rows]
+        )
+
+    def text(self) -> str:
+        seeds = ", ".join(str(seed) for seed in self.seeds)
+        lines = [f"{self.assignment}: graded under seeds {seeds} in {self.seconds:.1f} s", self.table(), ""]
+        if self.ok:
+            lines.append(f"{self.assignment}: no authoring mistake found")
+        else:
+            lines.append(f"{self.assignment}: {len(self.findings)} authoring mistake(s):")
+            lines.extend(f"  {finding.text()}" for finding in self.findings)
+        return "\n".join(lines)
+
+
+class AuthoringError(Exception):
+    """The assignment has authoring mistakes that would cost students points (check_before_grading)."""
+
+    def __init__(self, report: Report, folder: Path):
+        self.report = report
+        findings = "\n".join(f"  {finding.text()}" for finding in report.findings)
+        super().__init__(
+            f"the assignment {report.assignment} has {len(report.findings)} authoring mistake(s), so no student was "
+            f"graded (a mistake of the checks would cost every student points):\n{findings}\nFix them in "
+            f"{folder}, then check with: python -m autograder.validate --source {folder.parent} "
+            f"--assignment {folder.name}"
+        )
+
+
+# --- reading the notebook and checks.py ---------------------------------------------------------------------
+
+
+def cell_name(cell, index: int) -> str:
+    flags = cell.get("metadata", {}).get("nbgrader", {})
+    return flags.get("grade_id") or f"number {index + 1}"
+
+
+def flags_of(cell) -> dict:
+    flags = cell.get("metadata", {}).get("nbgrader", {})
+    return flags if isinstance(flags, dict) else {}
+
+
+def test_cells(notebook) -> dict:
+    """{grade id: cell} of the autograded test cells: code cells with grade true and solution false."""
+    return {
+        flags_of(cell)["grade_id"]: cell
+        for cell in notebook.cells
+        if cell.cell_type == "code" and flags_of(cell).get("grade") and not flags_of(cell).get("solution")
+    }
+
+
+def line_of(text: str, needle: str) -> int | None:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    return None
+
+
+def checks_place(checks_path: Path, check_id: str) -> str:
+    """checks.py:line of a check id's first quoted mention (else of CHECKS)."""
+    text = checks_path.read_text(encoding="utf-8")
+    number = line_of(text, f'"{check_id}"') or line_of(text, f"'{check_id}'") or line_of(text, "CHECKS") or 1
+    return f"{checks_path}:{number}"
+
+
+def closest(name: str, names) -> str:
+    found = difflib.get_close_matches(name, list(names), n=1)
+    return f" (the closest there: {found[0]!r})" if found else ""
+
+
+def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_name: str) -> list[Finding]:
+    """The notebook against checks.py (ids, points, functions) and the hidden-tests blocks: nothing is run."""
+    findings = []
+    checks_path = checks.folder / assignments.CHECKS_FILE
+    cells = test_cells(notebook)
+    solution = "\n".join(answer_sources(notebook))
+    for grade_id in cells:
+        if grade_id not in checks.checks:
+            findings.append(
+                Finding(
+                    "id-not-in-checks",
+                    f"{notebook_name}, cell {grade_id}",
+                    f"the graded test cell {grade_id!r} has no check in {checks_path}"
+                    f"{closest(grade_id, checks.checks)}: nbgrader would grade it by its visible asserts alone. "
+                    "Add a Check with that id to CHECKS, or give the cell the check's id (its grade id, in the "
+                    "Create Assignment toolbar)",
+                )
+            )
+    for key, check in checks.checks.items():
+        if key not in cells:
+            findings.append(
+                Finding(
+                    "id-not-in-notebook",
+                    checks_place(checks_path, key),
+                    f"CHECKS holds {key!r}, which is no graded test cell of {notebook_name}{closest(key, cells)}: its "
+                    "verdict is never recorded. Rename the check to the cell's grade id, or add the cell",
+                )
+            )
+        if getattr(check, "check_id", key) != key:
+            findings.append(
+                Finding(
+                    "check-id-differs",
+                    checks_place(checks_path, key),
+                    f"CHECKS files the check {check.check_id!r} under {key!r}: make the key its check_id",
+                )
+            )
+        if not re.search(DEFINES.format(re.escape(check.function)), solution, re.M):
+            findings.append(
+                Finding(
+                    "function-not-in-notebook",
+                    checks_place(checks_path, key),
+                    f"{key} grades {check.function}, which no answer cell of {notebook_name} defines (def "
+                    f"{check.function}(...) in a cell marked 'Autograded answer'): correct the check's function or "
+                    "the answer cell",
+                )
+            )
+        if key in cells:
+            noted = float(cells[key].metadata["nbgrader"].get("points", 0))
+            if noted != float(check.points):
+                findings.append(
+                    Finding(
+                        "points-differ",
+                        f"{notebook_name}, cell {key}",
+                        f"the notebook gives {key} {noted:g} points (its nbgrader metadata), checks.py "
+                        f"{float(check.points):g} ({checks_place(checks_path, key)}): the gradebook records the "
+                        f"notebook's points and rescales the verdict, so a student reads 'x / {float(check.points):g}'"
+                        f" and is scored out of {noted:g}. Make them equal",
+                    )
+                )
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        for block in HIDDEN.finditer(cell.source):
+            first = cell.source[: block.start(1)].count("\n") + 1
+            for offset, line in enumerate(block.group(1).splitlines()):
+                if line.strip() and not line.strip().startswith("#"):
+                    findings.append(
+                        Finding(
+                            "hidden-test-code",
+                            f"{notebook_name}, cell {cell_name(cell, index)}, line {first + offset}",
+                            f"code in a hidden-tests block ({line.strip()[:60]!r}) never counts in this engine: the "
+                            "grade comes from checks.py. Make it a property of the cell's Check in checks.py (or a "
+                            "visible assert above the block); a comment may stay",
+                        )
+                    )
+    return findings
+
+
+# --- the release ---------------------------------------------------------------------------------------------
+
+
+def blank_release(notebook):
+    """The notebook as nbgrader's generate_assignment releases it (the course's stubs in place of the solutions,
+    hidden tests and mark schemes removed): its steps that change a cell's text, with the course's configuration
+    (autograder.pipeline.chain_config), in this process. Raises RuntimeError with nbgrader's message."""
+    from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
+
+    from autograder.pipeline import chain_config
+    from autograder.stubs import NamedStubs
+
+    config = chain_config()
+    released = nbformat.from_dict(json.loads(json.dumps(notebook)))
+    resources = {}
+    for step in (NamedStubs(config=config), ClearHiddenTests(config=config), ClearMarkScheme(config=config)):
+        released, resources = step.preprocess(released, resources)
+    return released
+
+
+def secret_lines(notebook) -> dict:
+    """{line: ("solution" | "hidden", grade id)}: the lines of the solution and hidden-test regions (a whole answer
+    cell without markers but its def lines), not shorter than SHORTEST_SECRET and shown nowhere else."""
+    secret, shown = {}, set()
+    for index, cell in enumerate(notebook.cells):
+        regions = [("hidden", block) for block in HIDDEN.finditer(cell.source)]
+        regions += [("solution", block) for block in SOLVED.finditer(cell.source)]
+        kept = cell.source
+        for _, block in regions:
+            kept = kept.replace(block.group(0), "")
+        if flags_of(cell).get("solution") and not any(kind == "solution" for kind, _ in regions):
+            lines = [line for line in cell.source.splitlines() if not line.lstrip().startswith(("def ", '"""'))]
+            secret.update({line.strip(): ("solution", cell_name(cell, index)) for line in lines})
+            kept = ""
+        for kind, block in regions:
+            secret.update({line.strip(): (kind, cell_name(cell, index)) for line in block.group(1).splitlines()})
+        shown.update(line.strip() for line in kept.splitlines())
+    return {
+        line: where
+        for line, where in secret.items()
+        if len(line) >= SHORTEST_SECRET and line not in shown and not any(mark in line for mark in MARKERS)
+    }
+
+
+def release_findings(source_notebook, released, label: str) -> list[Finding]:
+    """A solution or hidden check left in the release notebook ``released`` (its place named ``label``)."""
+    findings = []
+    secrets = secret_lines(source_notebook)
+    for index, cell in enumerate(released.cells):
+        for number, line in enumerate(cell.source.splitlines(), start=1):
+            place = f"{label}, cell {cell_name(cell, index)}, line {number}"
+            marker = next((mark for mark in MARKERS if mark in line), None)
+            if marker:
+                kind = "release-holds-hidden" if "HIDDEN" in marker else "release-holds-solution"
+                findings.append(
+                    Finding(
+                        kind,
+                        place,
+                        f"the release still holds the marker {marker!r}: put it on a line of its own, spelt as "
+                        "nbgrader's (### BEGIN SOLUTION / ### END SOLUTION, ### BEGIN HIDDEN TESTS / ### END HIDDEN "
+                        "TESTS), in a cell marked as an answer or a test, and release again",
+                    )
+                )
+            elif line.strip() in secrets:
+                kind, where = secrets[line.strip()]
+                findings.append(
+                    Finding(
+                        f"release-holds-{kind}",
+                        place,
+                        f"the release holds {line.strip()[:60]!r}, a line of the {kind} of cell {where}: put it "
+                        f"between nbgrader's markers in a cell marked {'an answer' if kind == 'solution' else 'a test'}"
+                        " (or delete it there) and release again",
+                    )
+                )
+    return findings
+
+
+def released_folder_findings(folder: Path, checks_path: Path, source_notebook, notebook_name: str) -> list[Finding]:
+    """A committed release folder (release/<assignment>/): its notebook, and no checks.py in it."""
+    findings = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.suffix == ".py" and path.read_bytes() == checks_path.read_bytes():
+            findings.append(
+                Finding(
+                    "release-holds-hidden",
+                    str(path),
+                    f"the release holds a copy of {checks_path} (the hidden checks and their reference): delete it; "
+                    "nbgrader's CourseDirectory.ignore keeps checks.py out of a release it makes",
+                )
+            )
+    released = folder / notebook_name
+    if released.is_file():
+        findings += release_findings(source_notebook, nbformat.read(released, as_version=4), str(released))
+    return findings
+
+
+# --- grading -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Wrong:
+    """A named wrong version: its answer cells, and what it must lose ({check id: points} exact, a tuple of check
+    ids: some points each, None: some points in all)."""
+
+    name: str
+    sources: list
+    loses: dict | tuple | None
+
+
+def replaced(solution: list[str], answers: dict) -> tuple[list[str], list[str]]:
+    """The solution's answer cells with the cell defining each function of ``answers`` replaced; and the functions
+    that no cell defines."""
+    cells, missing = list(solution), []
+    for function, text in answers.items():
+        found = [n for n, cell in enumerate(cells) if re.search(DEFINES.format(re.escape(function)), cell, re.M)]
+        if not found:
+            missing.append(function)
+            continue
+        cells[found[0]] = text
+    return cells, missing
+
+
+def declared_wrong(checks: assignments.AssignmentChecks, solution: list[str]) -> tuple[list[Wrong], list[Finding]]:
+    versions, findings = [], []
+    place = f"{checks.folder / assignments.CHECKS_FILE}:{wrong_line(checks)}"
+    for name, spec in (checks.wrong_versions or {}).items():
+        answers = spec.get("answers") if isinstance(spec, dict) else None
+        if not isinstance(answers, dict) or not answers:
+            findings.append(
+                Finding(
+                    "wrong-version-invalid",
+                    place,
+                    f"WRONG_VERSIONS[{name!r}] has no answers: give {{'answers': {{function: its wrong source}}, "
+                    "'loses': {check id: points}}",
+                )
+            )
+            continue
+        sources, missing = replaced(solution, answers)
+        if missing:
+            findings.append(
+                Finding(
+                    "wrong-version-invalid",
+                    place,
+                    f"WRONG_VERSIONS[{name!r}] replaces {', '.join(missing)}, which no answer cell defines: name a "
+                    "graded function",
+                )
+            )
+            continue
+        versions.append(Wrong(name, sources, spec.get("loses")))
+    return versions, findings
+
+
+def wrong_line(checks: assignments.AssignmentChecks) -> int:
+    text = (checks.folder / assignments.CHECKS_FILE).read_text(encoding="utf-8")
+    return line_of(text, "WRONG_VERSIONS") or 1
+
+
+def notebook_wrong(folder: Path) -> list[Wrong]:
+    versions = []
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        loses = notebook.get("metadata", {}).get("autograder", {}).get("loses")
+        versions.append(Wrong(path.stem, answer_sources(notebook), loses))
+    return versions
+
+
+def raise_place(error: BaseException, checks_path: Path) -> str:
+    """file:line of the innermost frame of checks.py where ``error`` was raised (else the innermost frame)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    mine = [frame for frame in frames if Path(frame.filename).resolve() == checks_path.resolve()]
+    frame = (mine or frames)[-1]
+    return f"{frame.filename}:{frame.lineno}"
+
+
+def planned(checks: assignments.AssignmentChecks, seeds) -> tuple[list[str], list[Finding]]:
+    """The checks whose calls can be drawn under every seed, and a finding for each one whose calls(rng) raises."""
+    usable, findings = [], []
+    checks_path = checks.folder / assignments.CHECKS_FILE
+    for check_id, check in checks.checks.items():
+        for seed in seeds:
+            try:
+                check.calls(check_generator(seed, check_id))
+            except Exception as error:  # noqa: BLE001 - the instructor's code: said with its place
+                findings.append(
+                    Finding(
+                        "check-raises",
+                        raise_place(error, checks_path),
+                        f"{check_id}'s calls(rng) raises {type(error).__name__}: {error} (seed {seed}): every "
+                        "student's grading of this check would fail; correct it",
+                    )
+                )
+                break
+        else:
+            usable.append(check_id)
+    return usable, findings
+
+
+def judge_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Finding]:
+    """Each judge run again on the solution's results: one that raises (other than Broken or Unavailable) is the
+    instructor's error, named with its place in checks.py."""
+    found = {}
+    checks_path = checks.folder / assignments.CHECKS_FILE
+    for seed, outputs in kept.items():
+        for check_id, out in outputs.items():
+            for name, judge in checks.checks[check_id].properties:
+                try:
+                    judge(out)
+                except (Broken, Unavailable):
+                    continue
+                except Exception as error:  # noqa: BLE001 - the instructor's code: said with its place
+                    found.setdefault(
+                        (check_id, name),
+                        Finding(
+                            "check-raises",
+                            raise_place(error, checks_path),
+                            f"the judge of {check_id}'s property {name!r} raises {type(error).__name__}: {error} on "
+                            f"the solution (seed {seed}); a student would lose its points ('the result could not be "
+                            "compared'): correct the judge",
+                        ),
+                    )
+    return list(found.values())
+
+
+def points_of(graded: dict) -> dict:
+    """{check id: (points under each seed)} of grade_seeds' {seed: {check id: Verdict}}."""
+    table = {}
+    for verdicts in graded.values():
+        for check_id, verdict in verdicts.items():
+            table.setdefault(check_id, []).append(verdict.points)
+    return {check_id: tuple(points) for check_id, points in table.items()}
+
+
+def grading_findings(checks, graded: dict, maximum: dict, wrong: list[Wrong], notebook_name: str) -> list[Finding]:
+    findings = []
+    solution, blank = graded.get(SOLUTION, {}), graded.get(BLANK, {})
+    for check_id, seen in points_of(solution).items():
+        short = {seed: v for seed, v in solution.items() if v[check_id].points < v[check_id].max_points}
+        if short:
+            seed, verdicts = next(iter(short.items()))
+            failed = "; ".join(f"{p.name}: {p.message}" for p in verdicts[check_id].failed) or "no property held"
+            findings.append(
+                Finding(
+                    "solution-below-full",
+                    f"{notebook_name}, cell {check_id}",
+                    f"the solution earns {min(seen):g} / {maximum[check_id]:g} under seed(s) "
+                    f"{', '.join(map(str, short))} ({failed}): correct the solution or the check",
+                )
+            )
+    for check_id, seen in points_of(blank).items():
+        if max(seen) > 0:
+            seed = next(s for s, v in blank.items() if v[check_id].points > 0)
+            holding = ", ".join(p.name for p in blank[seed][check_id].properties if p.passed) or "none"
+            findings.append(
+                Finding(
+                    "blank-above-zero",
+                    f"{notebook_name}, cell {check_id}",
+                    f"the blank release earns {max(seen):g} / {maximum[check_id]:g} (seed {seed}; properties that "
+                    f"hold on the starter code: {holding}): a student who writes nothing must earn 0; make the check "
+                    "fail the stub, or take the solution out of the starter code",
+                )
+            )
+    for version, table in graded.items():
+        for check_id, seen in points_of(table).items():
+            if len(set(seen)) > 1:
+                by_seed = ", ".join(f"seed {seed}: {v[check_id].points:g}" for seed, v in table.items())
+                findings.append(
+                    Finding(
+                        "seed-dependent",
+                        f"{notebook_name}, cell {check_id}",
+                        f"the {version} earns different points under different seeds ({by_seed}): some draws do not "
+                        "decide every property; draw inputs that show each mistake on every seed",
+                    )
+                )
+    for version in wrong:
+        table = points_of(graded.get(version.name, {}))
+        if not table:
+            continue
+        lost = {check_id: maximum[check_id] - min(seen) for check_id, seen in table.items()}
+        place = f"wrong version {version.name!r}"
+        if version.loses is None:
+            if sum(lost.values()) <= 0:
+                findings.append(
+                    Finding("wrong-version-points", place, "it earns full points: no check sees this mistake")
+                )
+            continue
+        named = version.loses if isinstance(version.loses, dict) else {check_id: None for check_id in version.loses}
+        for check_id, amount in lost.items():
+            wanted = named.get(check_id, 0.0)
+            if check_id in named and wanted is None:
+                wrong_amount = amount <= 0
+                expected = "some points"
+            else:
+                wrong_amount = abs(amount - float(wanted)) > 0.01
+                expected = f"{float(wanted):g} points"
+            if wrong_amount:
+                findings.append(
+                    Finding(
+                        "wrong-version-points",
+                        f"{place}, cell {check_id}",
+                        f"it loses {amount:g} points on {check_id}, where it should lose {expected}: make the check "
+                        "see this mistake (and only it), or correct what the wrong version says it loses",
+                    )
+                )
+        for check_id in set(named) - set(lost):
+            findings.append(
+                Finding(
+                    "wrong-version-invalid",
+                    place,
+                    f"it names {check_id!r}, which is no check{closest(check_id, lost)}",
+                )
+            )
+    return findings
+
+
+# --- the whole -------------------------------------------------------------------------------------------------
+
+
+def validate_assignment(
+    *,
+    source: Path,
+    assignment: str,
+    seeds: int = DEFAULT_SEEDS,
+    wrong: Path | None = None,
+    release: Path | None = None,
+    blank: bool = True,
+    driven: bool = True,
+    check_release: bool = True,
+) -> Report:
+    """Every authoring mistake of the assignment ``assignment`` of the folder ``source`` (see the module).
+
+    seeds: how many seeds (0 .. seeds-1) each version is graded under; wrong: a folder of wrong versions'
+    notebooks; release: the committed release folder to check (default: <source>/../release/<assignment>/ where it
+    exists); blank: grade the blank release too; driven: make the driven calls (the store's model); check_release:
+    look for a solution or hidden check left in the release.
+    Raises assignments.NoAssignment, sandbox.SandboxUnavailable (no bubblewrap and unsandboxed not allowed).
+    """
+    started = time.monotonic()
+    source = Path(source)
+    layout = assignments.find(source, assignment)
+    folder = source / layout.name
+    notebook_name = f"{layout.notebook}.ipynb"
+    notebook = nbformat.read(folder / notebook_name, as_version=4)
+    checks = assignments.load(folder)
+    seed_list = tuple(range(max(1, int(seeds))))
+    report = Report(layout.name, seed_list, {key: float(check.points) for key, check in checks.checks.items()})
+    report.findings += static_findings(checks, notebook, notebook_name)
+    usable, raising = planned(checks, seed_list)
+    report.findings += raising
+    solution = answer_sources(notebook)
+    versions = {SOLUTION: solution}
+    if blank or check_release:
+        try:
+            released = blank_release(notebook)
+        except Exception as error:  # noqa: BLE001 - nbgrader's own message says what is wrong
+            report.findings.append(
+                Finding("release-cannot-be-made", notebook_name, f"nbgrader's release steps fail: {error}")
+            )
+        else:
+            if blank:
+                versions[BLANK] = answer_sources(released)
+            if check_release:
+                report.findings += release_findings(notebook, released, f"the release of {notebook_name}")
+    committed = Path(release) if release is not None else source.parent / "release" / layout.name
+    if check_release and committed.is_dir():
+        report.findings += released_folder_findings(
+            committed, folder / assignments.CHECKS_FILE, notebook, notebook_name
+        )
+    wrongs, invalid = declared_wrong(checks, solution)
+    wrongs += notebook_wrong(wrong) if wrong is not None else []
+    report.findings += invalid
+    versions.update({version.name: version.sources for version in wrongs})
+    graded = {}
+    if usable:
+        kept = {}
+        for name, sources in versions.items():
+            graded[name] = grade_seeds(
+                checks, sources, seed_list, checks=usable, driven=driven, keep=kept if name == SOLUTION else None
+            )
+            report.points[name] = points_of(graded[name])
+        report.findings += judge_findings(checks, kept)
+    report.findings += grading_findings(checks, graded, report.maximum, wrongs, notebook_name)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+_before: dict = {}  # {digest of the assignment's files: Report}: a process grading a class again asks once
+
+
+def check_before_grading(folder: Path) -> Report:
+    """The cheap part of validate, for a class run before any student is graded: the notebook against checks.py
+    (ids, points, functions), code in hidden-tests blocks, and one seed of the solution (check code that raises on
+    it, a solution below full points). Raises AuthoringError naming each mistake and what to fix."""
+    folder = Path(folder)
+    files = sorted(path for path in folder.iterdir() if path.is_file())
+    key = hashlib.sha256(b"".join(path.name.encode() + b"\0" + path.read_bytes() for path in files)).hexdigest()
+    if key not in _before:
+        report = validate_assignment(
+            source=folder.parent, assignment=folder.name, seeds=1, blank=False, check_release=False
+        )
+        report.findings = [finding for finding in report.findings if finding.kind in BEFORE_GRADING]
+        _before[key] = report
+    report = _before[key]
+    if not report.ok:
+        raise AuthoringError(report, folder)
+    return report
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.validate",
+        description="Check an assignment before students see it: the solution earns full points and the blank "
+        "release none under every seed, the notebook and checks.py agree, nothing secret is released, and each "
+        "named wrong version loses the points it says. Exit status 0 only when no mistake is found.",
+    )
+    parser.add_argument("--source", type=Path, default=Path("source"), help="the folder of assignments (source/)")
+    parser.add_argument("--assignment", help="the assignment's folder name (default: the only one in --source)")
+    parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="seeds to grade under (default 5)")
+    parser.add_argument("--wrong", type=Path, help="a folder of wrong versions' notebooks to grade too")
+    parser.add_argument("--release", type=Path, help="the release folder to check (default: ../release/<assignment>)")
+    parser.add_argument(
+        "--unsandboxed", action="store_true", help="run the answers without bubblewrap (your own code only)"
+    )
+    options = parser.parse_args(argv)
+    if options.unsandboxed:
+        import os
+
+        from autograder.sandbox import UNSANDBOXED
+
+        os.environ[UNSANDBOXED] = "1"
+    try:
+        name = assignments.find(options.source, options.assignment).name
+        report = validate_assignment(
+            source=options.source, assignment=name, seeds=options.seeds, wrong=options.wrong, release=options.release
+        )
+    except (assignments.NoAssignment, assignments.NoChecks) as error:
+        print(f"validate: {error}", file=sys.stderr)
+        return 1
+    print(report.text())
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

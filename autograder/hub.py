@@ -53,7 +53,12 @@ import time
 import urllib.request
 from pathlib import Path
 
-from autograder import REPOSITORY, sandbox
+from nbgrader.api import Gradebook
+
+import lib
+from autograder import REPOSITORY, hub_runtime, sandbox
+from autograder.assignments import find, names
+from autograder.course import PipelineError, check_course_folder, course_db, nbgrader_environment, prepare_course
 
 CONFIG = REPOSITORY / "hub" / "jupyterhub_config.py"
 PROXY = "configurable-http-proxy"
@@ -102,8 +107,6 @@ def runtime() -> Path:
     """The Python the hub, every account's server, their kernels and the grading service run: $ATTENTION_HUB_PYTHON,
     else ``make install-hub``'s .hub/venv (made from a Python open to all accounts: autograder.hub_runtime), else
     this process's own (which other accounts may not be able to run: why_unreachable says so)."""
-    from autograder import hub_runtime
-
     named = os.environ.get("ATTENTION_HUB_PYTHON")
     if named:
         return Path(named)
@@ -195,8 +198,6 @@ def closed_folder(path: Path) -> Path | None:
 def why_unreachable(state: Path) -> str | None:
     """Why the accounts could not reach their homes in ``state``, the environment's Python (a venv's base
     included) or the course library (None: they can)."""
-    import lib
-
     python = runtime()
     for path in [python.parent.parent, python.resolve()]:  # the hub's environment, then its base interpreter
         closed = closed_folder(path.parent if path.is_file() else path)
@@ -219,8 +220,6 @@ def why_unreachable(state: Path) -> str | None:
 
 def course_assignments(source: Path) -> list[str]:
     """The assignments the hub serves: every folder of the course's source folder with a notebook and checks.py."""
-    from autograder.assignments import names
-
     found = names(source)
     if not found:
         raise HubError(
@@ -258,8 +257,6 @@ def prepare(
     """The state folder: an account and a home (its own, mode 700) per person, the exchange, and the instructor's
     course (made and kept as autograder.classroom makes a course folder, with every assignment of ``source``),
     readable by the instructor only. Returns the course folder."""
-    from autograder.assignments import find
-    from autograder.course import check_course_folder, prepare_course
 
     assignments = course_assignments(source)
     course = state / "home" / INSTRUCTOR / course_id
@@ -283,10 +280,6 @@ def prepare(
     for assignment in assignments:
         prepare_course(course, source=source, layout=find(source, assignment))
     if due is not None:
-        from nbgrader.api import Gradebook
-
-        from autograder.course import course_db, nbgrader_environment
-
         os.environ["PATH"] = nbgrader_environment()["PATH"]  # a new gradebook runs alembic from PATH
         with Gradebook(course_db(course)) as gradebook:
             for assignment in assignments:
@@ -484,8 +477,6 @@ def main(argv=None) -> int:
     if args.fresh and state.exists():
         shutil.rmtree(state)
     students = student_names(args.students)
-    from autograder.course import PipelineError
-
     try:
         course = prepare(state, students, args.due, source=args.source.resolve(), course_id=args.course_id)
         hub = Hub(state, students, args.port, course_id=args.course_id, public_url=args.public_url)

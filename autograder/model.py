@@ -163,8 +163,8 @@ def build(folder: Path, place: Path) -> None:
     also learns how far lib's statistics of this model and catalogue are from the record:
     meta["record_gap"], which should be below the record's rounding (5e-7).
     """
-    from lib import heads, transformer
-    from lib.products import product_texts
+    from lib import heads, transformer  # the model and the catalogue: only here, where the model is measured, never
+    from lib.products import product_texts  # in the process that runs a student's answers (autograder.model's users)
 
     _, vocabulary, manifest = transformer.load(folder)
     layers, head_count = manifest["settings"]["layers"], manifest["settings"]["heads"]

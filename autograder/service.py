@@ -303,8 +303,8 @@ def lms_sender(options: ServiceOptions, policy):
     if not options.own_submissions_only:
         log.warning("instant scores are not sent to the LMS: with --any-owner no Submit is known to be its student's")
         return None
-    from autograder.lti.config import load_config
-    from autograder.lti.passback import send_instant
+    from autograder.lti.config import load_config  # only with --lti: the LMS's tool, not needed to check Submits
+    from autograder.lti.passback import send_instant  # only with --lti, as above
 
     config, sending = load_config(options.lti), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="lms")
 

@@ -6,7 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+import tornado.ioloop
+
 from autograder.lti.config import ConfigError, load_config
+from autograder.lti.passback import PassbackOptions, send_scores
+from autograder.lti.tool import make_app
 
 
 def main(argv=None) -> int:
@@ -22,15 +26,9 @@ def main(argv=None) -> int:
         print(f"FAILED: {error}", file=sys.stderr)
         return 1
     if args.command == "passback":
-        from autograder.lti.passback import PassbackOptions, send_scores
-
         result = send_scores(PassbackOptions(config=config, db=args.db))
         print("\n".join(result.summary()))
         return 2 if result.pending else 0
-    import tornado.ioloop
-
-    from autograder.lti.tool import make_app
-
     make_app(config).listen(args.port, address="127.0.0.1")
     print(f"LTI tool on http://127.0.0.1:{args.port} for {config.tool_url}", flush=True)
     tornado.ioloop.IOLoop.current().start()

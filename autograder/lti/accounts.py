@@ -24,6 +24,7 @@ import base64
 import hashlib
 from pathlib import Path
 
+from autograder.lms import ExportError, read_roster
 from autograder.lti.config import LtiConfig
 from autograder.lti.store import USERNAME
 
@@ -86,8 +87,6 @@ def derived_account(identity: dict) -> str:
 
 def roster_account(config: LtiConfig, identity: dict) -> str | None:
     """The roster's ``student_id`` for ``identity``, or None when no line names it."""
-    from autograder.lms import ExportError, read_roster
-
     path = Path(config.course) / "roster.csv"
     if not path.is_file():
         return None

@@ -105,10 +105,16 @@ def read_private_key(path: Path) -> str:
     return path.read_text(encoding="ascii")
 
 
-def hub_secret(path: Path) -> str:
-    from autograder.lti.handoff import read_secret  # the hub's side reads it the same way
+def read_secret(path: Path) -> str:
+    """The shared secret, refused if others can read it (as the tool's private key)."""
+    secret = read_private_key(Path(path)).strip()
+    if len(secret) < 32:
+        raise ConfigError(f"the hub's LTI secret {path} is too short: write at least 32 random characters in it")
+    return secret
 
-    return read_secret(path)
+
+def hub_secret(path: Path) -> str:
+    return read_secret(path)  # the hub's side (lti.hub_login) reads it the same way
 
 
 def load_config(path: Path) -> LtiConfig:

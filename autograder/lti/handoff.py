@@ -26,8 +26,6 @@ from urllib.parse import unquote, urlsplit
 
 import jwt
 
-from autograder.lti.config import ConfigError, read_private_key
-
 AUDIENCE = "attention-hub"
 LIFETIME = 60  # seconds from the launch to the hub
 BROWSER_COOKIE = "attention-lti-browser"  # http: host-only, path <hub>/hub/lti/
@@ -66,14 +64,6 @@ def same_browser(claims: dict, cookies: dict) -> bool:
     name = claims.get("bnc")
     value = cookies.get(name) if name in BROWSER_COOKIES else None
     return bool(value) and hmac.compare_digest(str(claims.get("bnd", "")), browser_hash(value))
-
-
-def read_secret(path: Path) -> str:
-    """The shared secret, refused if others can read it (as the tool's private key)."""
-    secret = read_private_key(Path(path)).strip()
-    if len(secret) < 32:
-        raise ConfigError(f"the hub's LTI secret {path} is too short: write at least 32 random characters in it")
-    return secret
 
 
 class UsedTokens:

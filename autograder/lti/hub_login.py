@@ -27,14 +27,13 @@ from jupyterhub.handlers import BaseHandler
 from jupyterhub.utils import url_path_join
 from traitlets import Set, Unicode
 
-from autograder.lti.config import ConfigError
+from autograder.lti.config import ConfigError, read_secret
 from autograder.lti.handoff import (
     AUDIENCE,
     BROWSER_COOKIES,
     SECURE_BROWSER_COOKIE,
     UsedTokens,
     local_next,
-    read_secret,
     same_browser,
 )
 from autograder.lti.store import USERNAME

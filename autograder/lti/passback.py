@@ -24,7 +24,7 @@ from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.grade import Grade
 from pylti1p3.service_connector import ServiceConnector
 
-from autograder.lti.config import LtiConfig
+from autograder.lti.config import ConfigError, LtiConfig, load_config
 from autograder.lti.store import CourseLinks, same_context, write_json
 from autograder.settings import CourseSettings
 
@@ -247,8 +247,6 @@ def send_instant(config: LtiConfig, *, student: str, assignment: str, points: fl
 def passback_lines(config_path: Path, course: Path, db: str | None = None) -> list[str]:
     """The scores sent after a class run (classroom --lti CONFIG), as the run's closing lines; never raises: a
     score that cannot be sent stays in the outbox, and a wrong config is said, the grades being recorded."""
-    from autograder.lti.config import ConfigError, load_config
-
     try:
         config = load_config(config_path)
     except ConfigError as error:

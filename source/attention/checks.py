@@ -1667,6 +1667,45 @@ def safe_values(out):
     return softmax_values(out)  # on rows with nothing masked, a safe softmax is a softmax
 
 
+# --- wrong versions that autograder.validate grades under every seed it tries ------------------------------
+
+_ATTENTION = """def attention(queries, keys, values, mask=None):
+    queries, keys, values = (np.asarray(a, dtype=float) for a in (queries, keys, values))
+    scores = queries @ np.swapaxes(keys, -1, -2) / np.sqrt(queries.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores)
+    return weights, weights @ {output}
+"""
+_SOFTMAX = """def softmax(scores):
+    scores = np.asarray(scores, dtype={dtype})
+    exps = np.exp(scores - scores.max(axis={axis}, keepdims=True))
+    return {result}
+"""
+# The mistakes whose points once depended on the draw (issue 27): each must lose on every seed. The store's model,
+# run with the student's attention and softmax as written, notices the wrong softmaxes too (check_masked_attention).
+WRONG_VERSIONS = {
+    "attention: weights @ keys": {
+        "answers": {"attention": _ATTENTION.format(output="keys")},
+        "loses": ["check_attention", "check_masked_attention"],
+    },
+    "softmax: float16": {
+        "answers": {
+            "softmax": _SOFTMAX.format(dtype="np.float16", axis=-1, result="exps / exps.sum(-1, keepdims=True)")
+        },
+        "loses": ["check_softmax", "check_masked_attention"],
+    },
+    "softmax: no division": {
+        "answers": {"softmax": _SOFTMAX.format(dtype="float", axis=-1, result="exps")},
+        "loses": ["check_softmax", "check_masked_attention"],
+    },
+    "softmax: the column's maximum": {
+        "answers": {"softmax": _SOFTMAX.format(dtype="float", axis=-2, result="exps / exps.sum(-1, keepdims=True)")},
+        "loses": ["check_softmax", "check_masked_attention"],
+    },
+}
+
+
 # --- the registry ---------------------------------------------------------------------------------------
 
 

@@ -1,0 +1,331 @@
+"""python -m autograder.validate: the bundled assignments are clean, and each authoring mistake is found and placed.
+
+Each mistake is made in a copy of tests/assignments/positions (three functions, 5 points) in a temporary folder, and
+validated under a few seeds: the finding's kind is asserted, and that its place names the cell or checks.py line.
+A mistake that costs students points (a check that raises on the reference, ids or points that differ) also stops a
+class run before any student is graded (autograder.course.grade_course).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder import validate
+from autograder.course import CourseOptions, PipelineError, grade_course
+from autograder.validate import validate_assignment
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+POSITIONS = REPOSITORY / "tests" / "assignments" / "positions"
+SEEDS = 3
+
+WRONG_ROTATE = """def rotate(x, base=10000.0):
+    x = np.asarray(x, dtype=float)
+    half = x.shape[-1] // 2
+    angles = rotation_angles(x.shape[-2], x.shape[-1], base)
+    cos, sin = np.cos(angles), np.sin(angles)
+    first, second = x[..., :half], x[..., half:]
+    return np.concatenate([first * cos + second * sin, -first * sin + second * cos], axis=-1)
+"""
+
+
+@pytest.fixture
+def source(tmp_path) -> Path:
+    """A source folder holding a copy of positions."""
+    shutil.copytree(POSITIONS, tmp_path / "source" / "positions")
+    return tmp_path / "source"
+
+
+def notebook_path(source: Path) -> Path:
+    return source / "positions" / "positions.ipynb"
+
+
+def edit_cell(source: Path, grade_id: str, change) -> None:
+    """Apply ``change(cell)`` to the notebook's cell ``grade_id``."""
+    path = notebook_path(source)
+    notebook = json.loads(path.read_text())
+    cell = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+    change(cell)
+    path.write_text(json.dumps(notebook, indent=1))
+
+
+def cell_text(cell) -> str:
+    return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+
+
+def replace_in_cell(source: Path, grade_id: str, old: str, new: str) -> None:
+    def change(cell):
+        text = cell_text(cell)
+        assert old in text
+        cell["source"] = text.replace(old, new)
+
+    edit_cell(source, grade_id, change)
+
+
+def replace_in_checks(source: Path, old: str, new: str) -> Path:
+    path = source / "positions" / "checks.py"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return path
+
+
+def run(source: Path, **options) -> validate.Report:
+    return validate_assignment(source=source, assignment="positions", seeds=options.pop("seeds", SEEDS), **options)
+
+
+def only(report: validate.Report, kind: str) -> list[validate.Finding]:
+    found = [finding for finding in report.findings if finding.kind == kind]
+    assert found, f"no {kind} finding in:\n{report.text()}"
+    return found
+
+
+# --- the bundled assignments are clean ------------------------------------------------------------------------
+
+
+def test_the_course_s_attention_assignment_is_clean():
+    report = validate_assignment(source=REPOSITORY / "source", assignment="attention", seeds=SEEDS)
+    assert report.findings == [], report.text()
+    assert report.seeds == (0, 1, 2)
+    assert {"solution", "blank"} <= set(report.points)  # and the wrong versions its checks.py names, if any
+    assert sum(report.maximum.values()) == 29
+    for check_id, top in report.maximum.items():
+        assert report.points["solution"][check_id] == (top,) * SEEDS
+        assert report.points["blank"][check_id] == (0.0,) * SEEDS
+
+
+def test_the_positions_assignment_is_clean_and_the_command_says_so(capsys):
+    status = validate.main(["--source", str(POSITIONS.parent), "--assignment", "positions", "--seeds", "2"])
+    printed = capsys.readouterr().out
+    assert status == 0, printed
+    assert "positions: no authoring mistake found" in printed
+    assert "check_rotate " in printed and "total" in printed
+    assert printed.splitlines()[-3].split() == ["total", "5", "5", "0"]
+
+
+# --- one test per authoring mistake --------------------------------------------------------------------------
+
+
+def test_a_solution_below_full_points(source):
+    replace_in_cell(source, "rotate", "first * cos - second * sin", "first * cos + second * sin")
+    report = run(source)
+    (finding,) = only(report, "solution-below-full")
+    assert finding.place == "positions.ipynb, cell check_rotate"
+    assert "the solution earns 1 / 2" in finding.message
+    assert report.points["solution"]["check_rotate"] == (1.0,) * SEEDS
+    assert validate.main(["--source", str(source), "--assignment", "positions", "--seeds", "1"]) == 1
+
+
+def test_a_blank_release_above_zero(source):
+    replace_in_checks(
+        source, '(("values", angles_values),)', '(("values", angles_values), ("always", lambda out: None))'
+    )
+    report = run(source)
+    (finding,) = only(report, "blank-above-zero")
+    assert finding.place == "positions.ipynb, cell check_rotation_angles"
+    assert "earns 0.5 / 1" in finding.message and "always" in finding.message
+    assert report.points["blank"]["check_rotation_angles"] == (0.5,) * SEEDS
+
+
+def test_a_grade_id_in_the_notebook_and_not_in_checks_py(source):
+    edit_cell(source, "check_rotate", lambda cell: cell["metadata"]["nbgrader"].update(grade_id="check_rotation"))
+    report = run(source, seeds=1)
+    (finding,) = only(report, "id-not-in-checks")
+    assert finding.place == "positions.ipynb, cell check_rotation"
+    assert "'check_rotate'" in finding.message  # the closest id there
+    (other,) = only(report, "id-not-in-notebook")
+    assert other.place.endswith("checks.py:" + str(line_of(source, '"check_rotate"')))
+
+
+def test_a_grade_id_in_checks_py_and_not_in_the_notebook(source):
+    replace_in_checks(
+        source,
+        'Check("check_rotation_angles", "rotation_angles", 1',
+        'Check("check_rotation_angle", "rotation_angles", 1',
+    )
+    report = run(source, seeds=1)
+    (finding,) = only(report, "id-not-in-notebook")
+    line = line_of(source, '"check_rotation_angle"')
+    assert finding.place == f"{source / 'positions' / 'checks.py'}:{line}"
+    assert "'check_rotation_angle'" in finding.message and "'check_rotation_angles'" in finding.message
+    assert only(report, "id-not-in-checks")[0].place == "positions.ipynb, cell check_rotation_angles"
+
+
+def test_points_that_differ(source):
+    edit_cell(source, "check_rotate", lambda cell: cell["metadata"]["nbgrader"].update(points=3))
+    report = run(source, seeds=1)
+    (finding,) = only(report, "points-differ")
+    assert finding.place == "positions.ipynb, cell check_rotate"
+    assert "3 points" in finding.message and "checks.py 2" in finding.message
+
+
+def test_code_in_a_hidden_tests_block(source):
+    replace_in_cell(
+        source,
+        "check_rotate",
+        "# graded outside this kernel: checks.py, check_rotate",
+        "# graded outside this kernel: checks.py, check_rotate\nassert rotate(x).shape == x.shape",
+    )
+    report = run(source, seeds=1)
+    (finding,) = only(report, "hidden-test-code")
+    assert finding.place == "positions.ipynb, cell check_rotate, line 9"
+    assert "assert rotate(x).shape == x.shape" in finding.message
+
+
+def test_check_code_that_raises_on_the_reference(source):
+    checks = replace_in_checks(
+        source,
+        "    first, shifted = (scalar(",
+        "    first = undefined_name\n    first, shifted = (scalar(",
+    )
+    report = run(source, seeds=1)
+    (finding,) = only(report, "check-raises")
+    assert finding.place == f"{checks}:{line_of(source, 'undefined_name')}"
+    assert "NameError" in finding.message and "check_rotated_score" in finding.message
+    assert only(report, "solution-below-full")[0].place == "positions.ipynb, cell check_rotated_score"
+
+
+def test_calls_that_raise(source):
+    checks = replace_in_checks(source, "    query, key = rng.normal(size=8), rng.normal(size=8)\n", "    1 / 0\n")
+    report = run(source, seeds=1)
+    (finding,) = only(report, "check-raises")
+    assert finding.place == f"{checks}:{line_of(source, '1 / 0')}"
+    assert "check_rotated_score's calls(rng) raises ZeroDivisionError" in finding.message
+    assert "check_rotated_score" not in report.points["solution"]  # not graded; the others are
+    assert report.points["solution"]["check_rotate"] == (2.0,)
+
+
+def test_a_solution_left_in_the_release(source):
+    release = source.parent / "release" / "positions"
+    release.mkdir(parents=True)
+    shutil.copy(notebook_path(source), release / "positions.ipynb")  # the source notebook, not a release
+    report = run(source, seeds=1, blank=False)
+    found = only(report, "release-holds-solution")
+    assert all(finding.place.startswith(str(release / "positions.ipynb")) for finding in found)
+    assert any("cell rotate, line" in finding.place and "return np.concatenate" in finding.message for finding in found)
+
+
+def test_a_hidden_check_left_in_the_release(source):
+    release = source.parent / "release" / "positions"
+    release.mkdir(parents=True)
+    shutil.copy(source / "positions" / "checks.py", release / "checks.py")
+    report = run(source, seeds=1, blank=False)
+    (finding,) = only(report, "release-holds-hidden")
+    assert finding.place == str(release / "checks.py")
+
+
+def test_a_solution_outside_a_solution_region_is_left_in_the_generated_release(source):
+    replace_in_cell(
+        source,
+        "setup",
+        "import numpy as np",
+        "import numpy as np\n### BEGIN SOLUTION\nfrequencies_for_all = 10000.0 ** -np.arange(4)\n### END SOLUTION",
+    )
+    report = run(source, seeds=1, blank=False)
+    (finding,) = only(report, "release-cannot-be-made")
+    assert "non-solution cell" in finding.message
+
+
+def test_a_check_whose_points_change_with_the_seed(source):
+    replace_in_checks(
+        source,
+        '(("values", angles_values),)',
+        '(("values", angles_values), ("odd", lambda out: "odd" if out.calls[0].args[0] % 2 else None))',
+    )
+    report = run(source, seeds=4)
+    (finding,) = [f for f in only(report, "seed-dependent") if "solution" in f.message]
+    assert finding.place == "positions.ipynb, cell check_rotation_angles"
+    assert len(set(report.points["solution"]["check_rotation_angles"])) == 2
+
+
+def test_wrong_versions_lose_the_points_they_say(source, tmp_path):
+    with (source / "positions" / "checks.py").open("a") as checks:
+        checks.write(
+            f"\n\nWRONG_VERSIONS = {{\n"
+            f"    'turns the wrong way': {{'answers': {{'rotate': {WRONG_ROTATE!r}}},"
+            f" 'loses': {{'check_rotate': 1}}}},\n"
+            f"    'said to lose the angles': {{'answers': {{'rotate': {WRONG_ROTATE!r}}},"
+            f" 'loses': {{'check_rotation_angles': 1}}}},\n"
+            f"}}\n"
+        )
+    wrong = tmp_path / "wrong"
+    wrong.mkdir()
+    notebook = json.loads(notebook_path(source).read_text())
+    notebook["metadata"]["autograder"] = {"loses": {"check_rotate": 2}}
+    for cell in notebook["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "rotate":
+            cell["source"] = WRONG_ROTATE
+    (wrong / "claims_too_much.ipynb").write_text(json.dumps(notebook))
+    report = run(source, seeds=2, blank=False, wrong=wrong)
+    assert report.points["turns the wrong way"]["check_rotate"] == (1.0, 1.0)
+    found = only(report, "wrong-version-points")
+    assert sorted(finding.place for finding in found) == [
+        "wrong version 'claims_too_much', cell check_rotate",
+        "wrong version 'said to lose the angles', cell check_rotate",
+        "wrong version 'said to lose the angles', cell check_rotation_angles",
+    ]
+    assert not [f for f in found if "'turns the wrong way'" in f.place]
+    (claimed,) = [finding for finding in found if "claims_too_much" in finding.place]
+    assert "it loses 1 points on check_rotate, where it should lose 2 points" in claimed.message
+    header = report.table().splitlines()[0]
+    assert "turns the wrong way" in header and "claims_too_much" in header and "blank" not in header
+
+
+def test_a_wrong_version_of_no_graded_function(source):
+    with (source / "positions" / "checks.py").open("a") as checks:
+        checks.write("\n\nWRONG_VERSIONS = {'typo': {'answers': {'rotat': 'def rotat(x):\\n    return x'}}}\n")
+    report = run(source, seeds=1, blank=False)
+    (finding,) = only(report, "wrong-version-invalid")
+    assert finding.place == f"{source / 'positions' / 'checks.py'}:{line_of(source, 'WRONG_VERSIONS')}"
+    assert "rotat" in finding.message
+
+
+# --- an instructor's error is the instructor's: the class run stops before grading -----------------------------
+
+
+def class_run(source: Path, tmp_path: Path):
+    submissions = tmp_path / "submissions" / "ada" / "positions"
+    submissions.mkdir(parents=True)
+    shutil.copy(notebook_path(source), submissions / "positions.ipynb")
+    options = CourseOptions(
+        course=tmp_path / "course",
+        submissions=tmp_path / "submissions",
+        source=source,
+        assignment="positions",
+        progress=False,
+    )
+    with pytest.raises(PipelineError) as stopped:
+        grade_course(options)
+    assert not (tmp_path / "course").exists()  # nothing made, no student graded
+    return str(stopped.value)
+
+
+def test_a_check_that_raises_on_the_reference_stops_a_class_run(source, tmp_path):
+    checks = replace_in_checks(
+        source, "    first, shifted = (scalar(", "    first = undefined_name\n    first, shifted = (scalar("
+    )
+    message = class_run(source, tmp_path)
+    assert "no student was graded" in message
+    assert f"[check-raises] {checks}:{line_of(source, 'undefined_name')}" in message
+    assert "python -m autograder.validate" in message
+
+
+def test_points_or_ids_that_differ_stop_a_class_run(source, tmp_path):
+    edit_cell(source, "check_rotate", lambda cell: cell["metadata"]["nbgrader"].update(points=3))
+    edit_cell(
+        source,
+        "check_rotation_angles",
+        lambda cell: cell["metadata"]["nbgrader"].update(grade_id="check_angles"),
+    )
+    message = class_run(source, tmp_path)
+    assert "[points-differ] positions.ipynb, cell check_rotate" in message
+    assert "[id-not-in-checks] positions.ipynb, cell check_angles" in message
+    assert "[id-not-in-notebook]" in message
+
+
+def line_of(source: Path, text: str) -> int:
+    lines = (source / "positions" / "checks.py").read_text().splitlines()
+    return next(number for number, line in enumerate(lines, start=1) if text in line)

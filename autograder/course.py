@@ -53,6 +53,7 @@ from autograder.report import ReportOptions, write_report
 from autograder.settings import GENERATED_FILE, INSTRUCTOR_FILE, CourseSettings, SettingsError, shown_url
 from autograder.table import grade_table, kernel_notes
 from autograder.uploads import PipelineError, Uploads, collect, survey
+from autograder.validate import AuthoringError, check_before_grading
 
 MARKER = ".classroom"  # written into every course folder this module makes
 MARKER_TEXT = "made by python -m autograder.classroom; --fresh deletes and recreates this folder\n"
@@ -285,7 +286,8 @@ def grade_course(options: CourseOptions) -> CourseRun:
     )
     try:
         layout = find(options.source, options.assignment)
-    except NoAssignment as error:
+        check_before_grading(options.source / layout.name)  # an instructor's mistake stops the run, before grading
+    except (NoAssignment, AuthoringError) as error:
         raise PipelineError(str(error)) from None
     uploads = survey(options.submissions, layout)
     check_course_folder(options.course)

@@ -68,6 +68,19 @@ def signal_name(code: int) -> str:
         return str(code)
 
 
+def killed_by(code: int | None, wrapped: bool) -> int | None:
+    """The signal that ended a process that exited with ``code``, or None when it exited on its own. Killed
+    directly, Python reports minus the signal; run inside bubblewrap (``wrapped``), the sandbox's own process
+    exits with 128 + the signal instead, as a shell would."""
+    if code is None:
+        return None
+    if code < 0:
+        return -code
+    if wrapped and 128 < code <= 128 + signal.NSIG:
+        return code - 128
+    return None
+
+
 def is_index(value, expected: int) -> bool:
     """``value`` is the int ``expected`` (not True for 1, not 1.0)."""
     return type(value) is int and value == expected
@@ -243,8 +256,9 @@ class Runner:
         except subprocess.TimeoutExpired:
             code = None
         self.close()
-        if code is not None and code < 0:
-            name = signal_name(-code)
+        killed = killed_by(code, wrapped=sandbox.bubblewrap() is not None)
+        if killed is not None:
+            name = signal_name(killed)
             cause, limit = CRASHES.get(name, ("", "crash"))
             reason = (
                 f"the Python process running your functions crashed ({name}{': ' + cause if cause else ''}) "

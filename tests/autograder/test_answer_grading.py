@@ -920,3 +920,26 @@ def test_a_students_exception_never_shows_the_hidden_inputs_whole(solution):
         assert not any(value in message for value in drawn), message
         assert re.search(r"ValueError: -?\d\.?\d* …", message), message  # the first number, rounded
         assert not re.search(r"\d\.\d{4,}", message), message  # no number with more than 3 significant digits
+
+
+def test_a_crash_names_its_signal_not_an_exit(solution):
+    """Inside bubblewrap a runner killed by a signal exits with 128 + the signal: the verdict names the signal."""
+    crashing = edit(
+        solution,
+        "even_marker_weight",
+        "    ### BEGIN SOLUTION\n",
+        "    ### BEGIN SOLUTION\n    import ctypes\n    ctypes.string_at(0)\n",
+    )
+    verdicts = grade_answers(crashing, seed=SEED)
+    text = verdicts["check_even_marker_weight"].text()
+    assert verdicts["check_even_marker_weight"].points == 0
+    assert "crashed (SIGSEGV: a segmentation fault)" in text and "exit(" not in text, text
+
+
+def test_killed_by_reads_both_ways_a_signal_is_reported():
+    from autograder.answer_process import killed_by
+
+    assert killed_by(-11, wrapped=False) == 11 and killed_by(-11, wrapped=True) == 11
+    assert killed_by(139, wrapped=True) == 11  # bubblewrap's exit status for SIGSEGV
+    assert killed_by(139, wrapped=False) is None  # not wrapped: exit(139) was the process's own
+    assert killed_by(3, wrapped=True) is None and killed_by(0, wrapped=True) is None and killed_by(None, True) is None

@@ -223,8 +223,12 @@ class SurvivingExecute(Execute):
                     )
                 )
             return cell, resources
+        self._timed_out = None
         try:
-            return super().preprocess_cell(cell, resources, index)
+            cell, resources = super().preprocess_cell(cell, resources, index)
+            if self._timed_out is not None:
+                self._say_the_limit(cell, self._timed_out)
+            return cell, resources
         except DeadKernelError as error:
             self._died_at = index
             reason = getattr(self.km, "death_reason", None) or (
@@ -238,6 +242,24 @@ class SurvivingExecute(Execute):
             )
             self.log.warning("kernel died in cell %d (%s); the remaining cells were not executed", index, reason)
             return cell, resources
+
+    async def _async_handle_timeout(self, timeout: int, cell=None):
+        self._timed_out = timeout  # which limit cut the cell in: said in the cell (_say_the_limit)
+        return await super()._async_handle_timeout(timeout, cell)
+
+    def _say_the_limit(self, cell, timeout: int) -> None:
+        """A cell cut by the time limit says so, with the limit: nbclient's own words ("No reply from kernel", a
+        bare KeyboardInterrupt) do not."""
+        said = (
+            f"this cell ran past its limit of {timeout} s (wall clock) and was interrupted; the cells after it still "
+            f"ran (the whole notebook has {self.notebook_timeout} s)"
+        )
+        outputs = cell.setdefault("outputs", [])
+        timeouts = [output for output in outputs if output.get("ename") == "CellTimeoutError"]
+        for output in timeouts:
+            output["evalue"], output["traceback"] = said, []
+        if not timeouts:
+            outputs.append(new_output("error", ename="CellTimeoutError", traceback=[], evalue=said))
 
     def output(self, outs, msg, display_id, cell_index):
         """Keep an output only while the cell's and the notebook's output stay under their caps."""

@@ -247,3 +247,20 @@ def test_the_answers_runner_does_not_see_the_graders_environment_either(monkeypa
     attention = assignments.load(REPOSITORY / "source" / "attention")
     verdict = grade_answers(attention, [leaked], seed=3, checks=["check_softmax"])["check_softmax"]
     assert verdict.points == verdict.max_points, verdict.feedback
+
+
+@needs_bubblewrap
+def test_a_cell_cut_by_the_time_limit_says_so_with_the_limit(tmp_path):
+    from autograder.student_kernel import SurvivingExecute
+
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("import time\ntime.sleep(60)"),
+            nbformat.v4.new_code_cell("print('next')"),
+        ]
+    )
+    SurvivingExecute(timeout=2).preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
+    errors = [output for output in notebook.cells[0].outputs if output.get("output_type") == "error"]
+    said = [output["evalue"] for output in errors if output["ename"] == "CellTimeoutError"]
+    assert said and "ran past its limit of 2 s (wall clock)" in said[0], errors
+    assert notebook.cells[1].outputs[0]["text"] == "next\n"  # the cells after it still ran

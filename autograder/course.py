@@ -5,6 +5,9 @@
 
 The steps, each checked (autograder.classroom is the command line over them):
 
+0. the assignment checked before anything is made (autograder.validate.check_before_grading: the notebook's ids and
+   points against checks.py, code in hidden-tests blocks, one seed of the solution): an instructor's mistake stops
+   the run, saying what to fix, before any student is graded;
 1. the course folder (``prepare_course``): made on the first run (``lib`` linked in, so the notebooks' setup cell
    finds the course library as it does in the repository); later runs keep it and its gradebook; each run copies
    the assignment's folder (its notebook and checks.py) from the source folder into the course's source/, writes

@@ -158,6 +158,20 @@ class Page(HubOAuthenticated, web.RequestHandler):
         if student != user["name"] and not self.is_instructor(user):
             raise web.HTTPError(403, f"a student sees only their own {what}")
 
+    def write_error(self, status_code: int, **kwargs) -> None:
+        """An error as a page a person reads: what happened, why (the reason the handler gave, never a traceback)
+        and the way back to their own page and to the hub."""
+        error = kwargs.get("exc_info", (None, None, None))[1]
+        reason = error.log_message if isinstance(error, web.HTTPError) and error.log_message else ""
+        user = self.current_user if isinstance(self.current_user, dict) else None
+        self.render_page(
+            "error.html.j2",
+            status=status_code,
+            title=self._reason,
+            reason=reason or "the service could not answer this request",
+            me=user["name"] if user else None,
+        )
+
     def render_page(self, name: str, **values):
         template = self.app["templates"].get_template(name)
         self.set_header("Content-Security-Policy", f"default-src 'none'; style-src 'unsafe-inline'; {self.FRAMES}")
@@ -179,13 +193,15 @@ def released_feedback(checker: Checker, student: str) -> Path | None:
     return page if page.is_file() else None
 
 
-def student_values(checker: Checker, student: str, now: datetime.datetime) -> dict:
-    """What a student's page shows: the policy, the attempts newest first, the latest checked one's verdicts."""
+def student_values(checker: Checker, student: str, now: datetime.datetime, viewer: str | None = None) -> dict:
+    """What a student's page shows: the policy, the attempts newest first, the latest checked one's verdicts;
+    ``viewer``, who reads it (the student themselves when None: "your Submits"; else "<student>'s Submits")."""
     shown = checker.policy.shown(now)
     attempts = checker.store.select(student=student)
     rows = [shown_attempt(a, shown) | {"status": status_words(a)} for a in reversed(attempts)]
     return {
         "student": student,
+        "own": viewer is None or viewer == student,
         "assignment": checker.assignment,
         "rows": rows,
         "latest": next((row for row in rows if row["score"] is not None), None),
@@ -253,7 +269,8 @@ class StudentPage(Page):
     @web.authenticated
     def get(self, student: str):
         self.only_for(student, "attempts")
-        self.render_page("student.html.j2", **student_values(self.app["checker"], student, utcnow()))
+        viewer = self.get_current_user()["name"]
+        self.render_page("student.html.j2", **student_values(self.app["checker"], student, utcnow(), viewer))
 
 
 class FeedbackPage(Page):

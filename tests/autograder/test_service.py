@@ -105,7 +105,11 @@ def test_a_student_sees_their_verdicts_as_text_and_the_queued_submit(running):
 
 
 def test_a_student_cannot_open_another_students_attempts(running):
-    assert get(running + "students/ada", "bo")[0] == 403
+    status, page = get(running + "students/ada", "bo")
+    assert status == 403
+    assert "A student sees only their own attempts." in page  # why, as a sentence
+    assert 'href="/services/grading/students/bo">Back to your checks' in page and 'href="/hub/home"' in page
+    assert "2.4 of 4" not in page and "Traceback" not in page
     assert get(running + "students/ada", "ada")[0] == 200
     status, page = get(running, "bo")
     assert status == 200 and "No Submit yet" in page and "2.4 of 4" not in page
@@ -117,6 +121,9 @@ def test_the_instructor_sees_the_queue_and_everyone(running):
     assert "Queue (1)" in page and ">ada<" in page
     status, page = get(running + "students/ada", "prof")
     assert status == 200 and "attention: 2.4 of 4" in page
+    assert "checks of ada&#39;s Submits" in page and "ada&#39;s Submits</h2>" in page and "your Submits" not in page
+    status, page = get(running + "students/ada", "ada")
+    assert "checks of your Submits" in page and "Your Submits</h2>" in page
 
 
 def release_feedback_to(course, exchange, student: str, page: str) -> None:

@@ -33,7 +33,7 @@ from tornado import ioloop, web
 
 from autograder import assignments, collect, sandbox, students
 from autograder.attempts import Attempt, Attempts, utcnow
-from autograder.instant import Checker
+from autograder.instant import Checker, window_reopens
 from autograder.policy import explain
 from autograder.settings import LiveSettings, SettingsError
 
@@ -105,9 +105,11 @@ class CheckerThread(threading.Thread):
 # --- what a page shows ------------------------------------------------------------------------------
 
 
-def status_words(attempt: Attempt) -> str:
+def status_words(attempt: Attempt, reopens: datetime.datetime | None = None) -> str:
+    """The attempt's status in words; a queued one says when the student's window reopens (``reopens``, UTC)."""
     if attempt.status == "queued":
-        return "queued: checked when your window reopens"
+        when = f", at {reopens:%H:%M} UTC" if reopens is not None else ""
+        return f"queued: checked when your window reopens{when}"
     return {
         "pending": "waiting for a free checker",
         "checking": "being checked",
@@ -198,12 +200,14 @@ def student_values(checker: Checker, student: str, now: datetime.datetime, viewe
     ``viewer``, who reads it (the student themselves when None: "your Submits"; else "<student>'s Submits")."""
     shown = checker.policy.shown(now)
     attempts = checker.store.select(student=student)
-    rows = [shown_attempt(a, shown) | {"status": status_words(a)} for a in reversed(attempts)]
+    reopens = window_reopens([a.started for a in attempts if a.started is not None], checker.policy, now)
+    rows = [shown_attempt(a, shown) | {"status": status_words(a, reopens)} for a in reversed(attempts)]
     return {
         "student": student,
         "own": viewer is None or viewer == student,
         "assignment": checker.assignment,
         "rows": rows,
+        "waiting": any(a.status in ("pending", "checking", "queued") for a in attempts),
         "latest": next((row for row in rows if row["score"] is not None), None),
         "policy": checker.policy.describe(),
         "shown": explain(shown),

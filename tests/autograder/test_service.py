@@ -4,6 +4,7 @@ replaced by a header naming the user; tests/autograder/test_hub.py drives the re
 
 import asyncio
 import datetime
+import re
 import shutil
 import threading
 import urllib.error
@@ -100,7 +101,8 @@ def test_a_student_sees_their_verdicts_as_text_and_the_queued_submit(running):
     assert status == 200
     assert "attention: 2.4 of 4" in page
     assert "the weights match unscaled scores &lt;script&gt;x=1&lt;/script&gt;" in page and "<script>" not in page
-    assert "queued: checked when your window reopens" in page
+    assert re.search(r"queued: checked when your window reopens, at \d\d:\d\d UTC", page), page
+    assert '<meta http-equiv="refresh" content="5">' in page  # a Submit waits: the page refreshes itself
     assert "Up to 1 Submits are checked per 1 hour" in page
 
 
@@ -113,6 +115,7 @@ def test_a_student_cannot_open_another_students_attempts(running):
     assert get(running + "students/ada", "ada")[0] == 200
     status, page = get(running, "bo")
     assert status == 200 and "No Submit yet" in page and "2.4 of 4" not in page
+    assert 'http-equiv="refresh"' not in page  # nothing waits: no refresh
 
 
 def test_the_instructor_sees_the_queue_and_everyone(running):

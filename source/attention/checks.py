@@ -256,9 +256,12 @@ def softmax_calls(rng):
     rows, width = sizes(rng, 3, 8, 2)
     big = near_1000(rng, rows, width)
     masked = normal(rng, width, rows, scale=2.0)
-    masked[rng.random((width, rows)) < 0.3] = -np.inf  # masked scores; every row and every column keeps one
-    masked[np.arange(width), rng.integers(0, rows, width)] = normal(rng, width, scale=2.0)
-    masked[rng.integers(0, width, rows), np.arange(rows)] = normal(rng, rows, scale=2.0)
+    masked[rng.random((width, rows)) < 0.3] = -np.inf  # masked scores (-inf) here and there, and on every row ...
+    i, j = np.arange(width), np.arange(rows)
+    masked[i, (i + 1) % rows] = -np.inf
+    masked[i, i % rows] = normal(rng, width, scale=2.0)  # ... while every row and every column keeps a finite one
+    masked[j % width, j] = normal(rng, rows, scale=2.0)
+    masked = masked[rng.permutation(width)][:, rng.permutation(rows)]
     positions = window_size(rng)
     return [
         *[Call("softmax", (normal(rng, a, b, n, scale=2.0),), role="random") for _ in range(3)],

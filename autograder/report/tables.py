@@ -9,13 +9,13 @@ total less that check's points), with the top-third minus bottom-third differenc
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from autograder import similarity
-from autograder.report.course import GradedAssignment, Student, answer_cells
+from autograder.report.course import GradedAssignment, Student, answer_cells, solution_cells
 from autograder.report.mistakes import mistakes_tables
 
 SIMILAR_SHOWN = 20  # pairs shown side by side on the page, each folded (all of them in similarity.csv)
@@ -37,6 +37,7 @@ class Similar:
     shown: list
     prints: dict
     compared: int
+    solution: list = field(default_factory=list)  # Pair(student, SOLUTION) at or above the threshold, highest first
 
 
 @dataclass
@@ -52,6 +53,7 @@ class Tables:
     slow_cells: pd.DataFrame
     attempts: pd.DataFrame
     similarity: pd.DataFrame
+    matches_solution: pd.DataFrame
     similar: Similar
 
     def frames(self) -> dict[str, pd.DataFrame]:
@@ -244,11 +246,18 @@ def timing_tables(graded: GradedAssignment) -> tuple[pd.DataFrame, pd.DataFrame]
     return pd.DataFrame(rows, columns=TIMING), slow
 
 
+SOLUTION = "(the solution)"  # the source notebook's answers, compared with every student's as if a student's
+
+
 def similar_submissions(graded: GradedAssignment) -> Similar:
-    """Pairs of answering students whose answer code is similar (autograder.similarity), highest first."""
-    starter = {}
+    """Pairs of answering students whose answer code is similar (autograder.similarity), highest first; and,
+    listed on their own, the students whose code matches the solution's (the source notebook's answers: the
+    answer key, which a student may have been handed)."""
+    starter, solution = {}, {}
     for notebook in graded.release.values():
         starter.update(answer_cells(notebook))
+    for notebook in graded.source.values():
+        solution.update(solution_cells(notebook))
     prints = {
         s.id: similarity.fingerprint(
             s.id, {k: v for k, v in s.code.items() if k in starter} or s.code, starter, keep=set(starter)
@@ -257,7 +266,13 @@ def similar_submissions(graded: GradedAssignment) -> Similar:
     }
     pairs = similarity.similar_pairs(list(prints.values()))
     shown = [similarity.compare(prints[p.a], prints[p.b]) for p in pairs[:SIMILAR_SHOWN]]
-    return Similar(pairs, shown, prints, len(similarity.comparable(list(prints.values()))))
+    key = similarity.fingerprint(SOLUTION, {k: v for k, v in solution.items() if k in starter}, starter, set(starter))
+    matches = [similarity.compare(prints[student], key, lines=False) for student in sorted(prints)]
+    matches = sorted(
+        (pair for pair in matches if similarity.comparable([prints[pair.a]]) and pair.score >= similarity.THRESHOLD),
+        key=lambda pair: (-pair.score, pair.a),
+    )
+    return Similar(pairs, shown, prints, len(similarity.comparable(list(prints.values()))), matches)
 
 
 def similarity_table(similar: Similar) -> pd.DataFrame:
@@ -272,6 +287,16 @@ def similarity_table(similar: Similar) -> pd.DataFrame:
         for p in similar.pairs
     ]
     return pd.DataFrame(rows, columns=SIMILAR)
+
+
+def solution_table(similar: Similar) -> pd.DataFrame:
+    """The students whose answer code matches the solution's, highest first: the share of their code found in
+    the solution's (the pair's first share)."""
+    rows = [
+        {"student": pair.a, "score": round(pair.score, 3), "share_of_student": round(pair.shares[0], 3)}
+        for pair in similar.solution
+    ]
+    return pd.DataFrame(rows, columns=["student", "score", "share_of_student"])
 
 
 def attempts_table(graded: GradedAssignment) -> pd.DataFrame:
@@ -318,5 +343,6 @@ def make_tables(graded: GradedAssignment, *, formgrader: str) -> Tables:
         slow_cells=slow,
         attempts=attempts_table(graded),
         similarity=similarity_table(similar),
+        matches_solution=solution_table(similar),
         similar=similar,
     )

@@ -354,6 +354,16 @@ def test_similar_pairs_listed_with_lines(course, written):
     assert 'class="hit"' in page
 
 
+def test_code_that_matches_the_solution_is_listed_on_its_own(course, written):
+    """The examples were written from the solution: full_solution is it, whole; the blank is not compared."""
+    matches = {row["student"]: float(row["score"]) for row in table(course, "matches_solution")}
+    assert matches["full_solution"] == 1.0
+    assert "blank_release" not in matches and "(the solution)" not in matches
+    assert list(matches.values()) == sorted(matches.values(), reverse=True)
+    page = written.read_text()
+    assert "Code that matches the solution" in page and "full_solution" in page
+
+
 def test_command_line_and_student_filter(course, tmp_path):
     done = subprocess.run(
         [

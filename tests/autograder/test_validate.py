@@ -217,7 +217,7 @@ def test_a_hidden_check_left_in_the_release(source):
     assert finding.place == str(release / "checks.py")
 
 
-def test_a_solution_outside_a_solution_region_is_left_in_the_generated_release(source):
+def test_solution_markers_in_a_cell_that_is_no_answer_stop_the_release(source):
     replace_in_cell(
         source,
         "setup",

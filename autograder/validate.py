@@ -35,6 +35,7 @@ import argparse
 import difflib
 import hashlib
 import json
+import os
 import re
 import sys
 import time
@@ -43,10 +44,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
 from autograder import assignments
 from autograder.answer_grading import answer_sources, check_generator, grade_seeds
 from autograder.checks import Broken, Unavailable
+from autograder.pipeline import chain_config
+from autograder.sandbox import UNSANDBOXED
+from autograder.stubs import NamedStubs
 
 DEFAULT_SEEDS = 5
 
@@ -295,11 +300,6 @@ def blank_release(notebook):
     """The notebook as nbgrader's generate_assignment releases it (the course's stubs in place of the solutions,
     hidden tests and mark schemes removed): its steps that change a cell's text, with the course's configuration
     (autograder.pipeline.chain_config), in this process. Raises RuntimeError with nbgrader's message."""
-    from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
-
-    from autograder.pipeline import chain_config
-    from autograder.stubs import NamedStubs
-
     config = chain_config()
     released = nbformat.from_dict(json.loads(json.dumps(notebook)))
     resources = {}
@@ -712,10 +712,6 @@ def main(argv=None) -> int:
     )
     options = parser.parse_args(argv)
     if options.unsandboxed:
-        import os
-
-        from autograder.sandbox import UNSANDBOXED
-
         os.environ[UNSANDBOXED] = "1"
     try:
         name = assignments.find(options.source, options.assignment).name

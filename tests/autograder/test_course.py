@@ -230,12 +230,12 @@ def test_a_full_disk_or_a_failed_record_stops_that_student_only(tmp_path, cluste
 
     real_write = gradebook_writer.GradebookWriter.write
 
-    def failing_write(self, result):
+    def failing_write(self, result, before_commit=None):
         if result.student == "cy":  # cy: the database refuses
             result.grades.append(
                 {"notebook": NOTEBOOK, "name": "no_such_cell", "auto_score": 1.0, "needs_manual_grade": False}
             )
-        real_write(self, result)
+        real_write(self, result, before_commit=before_commit)
 
     monkeypatch.setattr(books, "place_folder", failing_place)
     monkeypatch.setattr(gradebook_writer.GradebookWriter, "write", failing_write)

@@ -14,7 +14,7 @@ stored in the ``x @ W`` convention, the chapter's: ``queries = x @ w_query``.
 
 ``recorded`` is a hook: when set, ``forward`` with lib's own attention first asks ``recorded(ids, folder)``
 for passes computed earlier and computes only when it answers None. Nobody needs it to learn or use the model;
-a grader sets it in its kernels so that a class's notebooks share lib's passes (autograder.grading.recorded).
+a grader sets it in its kernels so that a class's notebooks share lib's passes.
 
 ``forward(ids, dtype=np.float32)`` is a second, fast path for throughput: the same model in float32 (the
 weights exactly as stored), with q|k|v in one product and attention written out inline, about 2.5x the

@@ -606,7 +606,24 @@ LINK = "<a href='javascript:window.pwned=1'>open</a>"
 HOSTILE_LINE = f'weights = weights * mask; note = "{SCRIPT}{IMAGE}{LINK}"'
 
 
-PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "b", "img", "table", "tr", "th", "td"}
+PAGE_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "h1",
+    "h2",
+    "h3",
+    "p",
+    "b",
+    "img",
+    "table",
+    "tr",
+    "th",
+    "td",
+}
 PAGE_TAGS |= {"a", "code", "details", "summary", "div", "pre", "span", "small"}
 
 

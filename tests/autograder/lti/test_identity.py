@@ -147,16 +147,21 @@ def test_an_account_bound_to_one_lms_user_is_never_given_to_another(world):
 # --- a line item belongs to the LMS course that placed it -----------------------------------------------------
 
 
-def other_course_lineitem(world) -> None:
-    """ps1 in another LMS course (course-999): a link of its own, with its own line item (id 9)."""
-    world.platform.state.lineitems["9"] = {
+def ps1_lineitem(world, number: str, context: str) -> None:
+    """ps1's line item ``number`` in the LMS course ``context``, with no score yet."""
+    world.platform.state.lineitems[number] = {
         "label": "ps1",
         "scoreMaximum": 3.0,
         "resourceId": "ps1",
         "custom": {"assignment": "ps1"},
-        "context": "course-999",
+        "context": context,
     }
-    world.platform.state.scores["9"] = {}
+    world.platform.state.scores[number] = {}
+
+
+def other_course_lineitem(world) -> None:
+    """ps1 in another LMS course (course-999): a link of its own, with its own line item (id 9)."""
+    ps1_lineitem(world, "9", "course-999")
 
 
 def test_a_launch_from_another_course_does_not_move_the_line_item(world):
@@ -199,14 +204,7 @@ def test_a_line_item_recorded_from_another_course_gets_no_score(world):
 
 
 def test_a_launch_before_any_placement_is_refused(world):
-    world.platform.state.lineitems["1"] = {
-        "label": "ps1",
-        "scoreMaximum": 3.0,
-        "resourceId": "ps1",
-        "custom": {"assignment": "ps1"},
-        "context": "course-101",
-    }
-    world.platform.state.scores["1"] = {}
+    ps1_lineitem(world, "1", "course-101")
     answer = launch(world, "ada")
     assert answer.status_code == 403 and "the instructor places it with Deep Linking first" in text(answer)
 

@@ -25,12 +25,12 @@ $(VENV)/.installed-hub: $(VENV)/.installed pyproject.toml
 	touch $@
 
 # The hub's runtime, .hub/venv: the hub, every account's server and the grading service run as other accounts than
-# the one that made .venv, so from a Python every account can run (autograder.hub_runtime picks it: python3 or
+# the one that made .venv, so from a Python every account can run (autograder.hub.runtime picks it: python3 or
 # Debian's /usr/bin/python3, installed with apt-get where none is open to all; HUB_PYTHON=... names another)
 HUB_VENV := .hub/venv
 HUB_PY   := $(HUB_VENV)/bin/python
 $(HUB_VENV)/.installed: $(VENV)/.installed pyproject.toml
-	$(PY) -m autograder.hub_runtime --venv $(HUB_VENV)
+	$(PY) -m autograder.hub.runtime --venv $(HUB_VENV)
 
 $(HUB_PROXY):
 	@command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js \
@@ -55,7 +55,7 @@ sandbox:
 # a tour of the store and its model, then the example class graded with nbgrader into demo/
 demo: $(VENV)/.installed sandbox
 	$(PY) -m lib.tour
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m autograder.classroom
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m autograder.course
 
 test: $(VENV)/.installed
 	$(PY) -m ruff check .

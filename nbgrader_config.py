@@ -6,15 +6,15 @@
     nbgrader export --to grades.csv             # the gradebook as CSV
 
 The chain of steps (RestoreCellFlags, StartVerdicts, SurvivingExecute, ExternalVerdicts, DropPoints, the
-feedback's template, ...) is assembled in one place, autograder.pipeline.chain_config, and merged here, so
-nbgrader's commands and Formgrader run what autograder.classroom runs.
+feedback's template, ...) is assembled in one place, autograder.notebook.pipeline.chain_config, and merged here, so
+nbgrader's commands and Formgrader run what autograder.course.classroom runs.
 """
 
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from autograder.pipeline import chain_config
+from autograder.notebook.pipeline import chain_config
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 c.merge(chain_config())

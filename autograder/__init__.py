@@ -1,29 +1,21 @@
-"""The course's grading engine, read as the path a class's work takes, from a class to one check:
+"""The course's grading engine, a package per stage, read as the path a class's work takes:
 
-- classroom: the command line (a class of uploads) over course, the library: the course folder, the gradebook,
-  release, collection (uploads), grading, grades.csv and checks.csv, the table (table) and the report;
-- grading: the class engine, one module per job: dispatch (Dask, the recorders, grade_class), worker (one
-  submission), ledger (journal, record, repair, the one atomic write), gradebook (the writer), lock (CourseLock),
-  task (what travels between them), forward (the forward cache an assignment declares);
-- pipeline: the chain of nbgrader steps, assembled once as a traitlets Config and handed to nbgrader in-process;
-- notebook_grading: those steps for one notebook: cells restored, student_kernel runs it, verdicts in;
-- answer_grading: one notebook's answers -> answer_runner calls the student's functions -> each check judged
-  into a verdicts.Verdict (answer_session makes the calls, answer_process speaks to the runner and watches it,
-  answer_sandbox is its view, answer_budget its time budget, stand_ins what the grader computes for it);
-- checks: one check -> its calls and properties; an assignment's own are source/<assignment>/checks.py.
+- course: the class command (classroom) over the library (run.grade_course): the course folder and its
+  configuration (config), the uploads and students, nbgrader's release and export, grades.csv, the table;
+- grading: the class engine: each submission a task on Dask (dispatch, worker), journalled (ledger), written to
+  nbgrader's gradebook (gradebook), one run per course (lock), the class's forward cache (forward, recorded);
+- notebook: one notebook through nbgrader: the chain of steps (pipeline), the student's kernel (kernel), verdicts
+  written (autograde), content made inert (sanitise), the stubs, the feedback page;
+- answers: the hidden checks' calls: the student's functions run in a sandboxed runner, judged here (grading);
+- service: each Submit checked within seconds (instant, attempts, policy; app is the JupyterHub service);
+- hub: the course on JupyterHub (launch, runtime, collect, bridge);
+- report: the instructor's page after a run, with similar submissions (similarity);
+- lms: the school's LMS: Canvas and Moodle files (files), the LTI 1.3 tool (lti).
 
-Beside the path: settings (the course's settings, read in one place: the gradebook, the limits, the instant
-checks' policy and the due date; course_config writes what the project generates for a course, policy holds the
-policy's traits), assignments (an assignment found by name), verdicts (a verdict as data, stored in its check cell,
-read by every page), sanitise (student HTML and markdown made inert when graded), students (the safe id rule),
-sandbox (bubblewrap and limits for student code), model (the store's model, measured for the checks), export
-(ChecksExport, one CSV row per student per check), feedback (the feedback page: its exporter, steps and template,
-and its regeneration after hand grading), formgrader (nbgrader's Formgrader on a course folder), report (a package:
-course, tables, mistakes, page, command; the instructor's page after a run) and similarity (its similar
-submissions). On a hub: hub (the course on JupyterHub, an account per student), collect (Collect that takes only
-what each student made), bridge (a student's server's one door out, to the proxy), attempts, instant and service
-(each Submit checked within seconds, a JupyterHub service). For the school: lms (Canvas and Moodle gradebook files)
-and lti (an LTI 1.3 tool: launch, deep linking, scores back).
+Shared by every stage, flat here: checks (the check API of every assignment's checks.py), verdicts (a verdict as
+data, read by every page), settings (the course's settings, read in one place), validate (an assignment checked
+before any student sees it), sandbox (what student code may see and do) and model (the store's model, measured for
+the checks).
 """
 
 from pathlib import Path

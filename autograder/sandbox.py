@@ -2,8 +2,8 @@
 
 Two kinds of student process run during grading, and both go through here:
 
-- the notebook's kernel (autograder.student_kernel.SandboxedKernelManager), which runs the whole notebook;
-- the runner (autograder.answer_runner, started by autograder.answer_process in autograder.answer_sandbox's view),
+- the notebook's kernel (autograder.notebook.kernel.SandboxedKernelManager), which runs the whole notebook;
+- the runner (autograder.answers.runner, started by autograder.answers.process in autograder.answers.sandbox's view),
   which runs the answer cells for the hidden checks.
 
 With bubblewrap (``apt-get install bubblewrap``) each runs in a sandbox of its own:
@@ -21,7 +21,7 @@ With bubblewrap (``apt-get install bubblewrap``) each runs in a sandbox of its o
   process it started dies with it).
 
 Without bubblewrap nothing student-written runs: ``command`` raises SandboxUnavailable (fail closed),
-unless the instructor allowed it for this process and its children (``python -m autograder.classroom
+unless the instructor allowed it for this process and its children (``python -m autograder.course
 --unsandboxed`` sets ATTENTION_UNSANDBOXED=1), accepting that the student's code can then read and
 write whatever the grader's user can. ``warn_once`` says so, once per process.
 """
@@ -54,7 +54,7 @@ LOCALE = "C.UTF-8"  # one locale for every student: text and number formatting n
 # Limits of every process that runs a student's code (the kernel and the answers' runner)
 STUDENT_MEMORY = 4 * 2**30  # bytes of address space
 STUDENT_FILES = 256 * 2**20  # the largest file it may write
-KERNEL_PROCESSES = 16  # processes it may run before the watchdog stops it (autograder.student_kernel)
+KERNEL_PROCESSES = 16  # processes it may run before the watchdog stops it (autograder.notebook.kernel)
 PROCESS_CAP = 64  # RLIMIT_NPROC: processes beyond what the user runs already (a fork bomb stops here)
 
 

@@ -6,7 +6,7 @@ policy and the due date.
     settings.due("attention")                       # the policy's due date, else the gradebook's
 
 The course's configuration is nbgrader's: the course folder's nbgrader_config.py (the instructor's), which loads
-autograder_config.py (what the project generates, autograder.course_config) first. It is read here as nbgrader reads
+autograder_config.py (what the project generates, autograder.course.config) first. It is read here as nbgrader reads
 it, so the class command, the grading service, the LMS export and the LTI tool see what nbgrader's own commands
 and Formgrader see, and none of them holds a default of its own: the gradebook is the database
 ``c.CourseDirectory.db_url`` names, else the course's gradebook.db.
@@ -31,7 +31,7 @@ from traitlets import TraitError
 from traitlets.config import Config, PyFileConfigLoader
 
 from autograder import REPOSITORY
-from autograder.policy import InstantChecks
+from autograder.service.policy import InstantChecks
 
 INSTRUCTOR_FILE = "nbgrader_config.py"  # the instructor's: written once when missing, never again
 GENERATED_FILE = "autograder_config.py"  # the project's: written again by every run, loaded first by the other
@@ -174,7 +174,7 @@ class CourseSettings:
     course: Path
     db: str  # the gradebook's URL (and the grading service's attempts, beside it)
     cell_timeout: int | None  # seconds per cell in the student's kernel (c.SurvivingExecute.timeout); None: the chain's
-    # default (autograder.pipeline.CELL_TIMEOUT)
+    # default (autograder.notebook.pipeline.CELL_TIMEOUT)
     policy: InstantChecks  # the instant checks' policy (c.InstantChecks.*), its due date as written (maybe none)
     stamps: tuple = ()  # the files' stamps when read (file_stamps)
 

@@ -5,7 +5,7 @@
     report.ok, [finding.kind for finding in report.findings], print(report.text())
 
 What it grades is what a class run grades, by the fastest real entry point: the answer cells of a notebook in the
-sandboxed runner, judged by the assignment's checks.py (autograder.answer_grading.grade_seeds: every seed's calls
+sandboxed runner, judged by the assignment's checks.py (autograder.answers.grading.grade_seeds: every seed's calls
 in one runner, no kernel). It grades the solution (the source notebook as written), the blank release (the answer
 cells as nbgrader's generate_assignment leaves them: the course's stubs), and each named wrong version, under
 ``seeds`` seeds, and reads the notebook, checks.py and the release. Each authoring mistake is a ``Finding``: a
@@ -25,7 +25,7 @@ Wrong versions are declared in checks.py (``WRONG_VERSIONS``) or handed as noteb
 ``--wrong DIR`` is graded as it is; its metadata may say what it loses: ``{"autograder": {"loses": {...}}}``.
 
 ``check_before_grading(folder)`` is the cheap part (the notebook against checks.py, hidden-test code, one seed of
-the solution): the class run (autograder.course) calls it before any student is graded, so an instructor's
+the solution): the class run (autograder.course.run) calls it before any student is graded, so an instructor's
 mistake stops the run with what to fix instead of costing students points.
 """
 
@@ -46,12 +46,12 @@ from pathlib import Path
 import nbformat
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
-from autograder import assignments
-from autograder.answer_grading import answer_sources, check_generator, grade_seeds
+from autograder.answers.grading import answer_sources, check_generator, grade_seeds
 from autograder.checks import Broken, Unavailable
-from autograder.pipeline import chain_config
+from autograder.course import assignments
+from autograder.notebook.pipeline import chain_config
+from autograder.notebook.stubs import NamedStubs
 from autograder.sandbox import UNSANDBOXED
-from autograder.stubs import NamedStubs
 
 DEFAULT_SEEDS = 5
 
@@ -299,7 +299,7 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
 def blank_release(notebook):
     """The notebook as nbgrader's generate_assignment releases it (the course's stubs in place of the solutions,
     hidden tests and mark schemes removed): its steps that change a cell's text, with the course's configuration
-    (autograder.pipeline.chain_config), in this process. Raises RuntimeError with nbgrader's message."""
+    (autograder.notebook.pipeline.chain_config), in this process. Raises RuntimeError with nbgrader's message."""
     config = chain_config()
     released = nbformat.from_dict(json.loads(json.dumps(notebook)))
     resources = {}

@@ -1,6 +1,6 @@
 """A verdict is data: what the hidden checks decided about one graded function, produced once, read everywhere.
 
-The hidden checks (autograder.answer_grading) make one ``Verdict`` per check. It is stored as JSON in the
+The hidden checks (autograder.answers.grading) make one ``Verdict`` per check. It is stored as JSON in the
 metadata of the check's cell in the autograded notebook (``cell.metadata[KEY]``), and every reader takes it
 from there or from ``Verdict.from_dict``: the feedback page, the instructor's report, checks.csv, the grading
 service. Nobody parses the sentences that ``text`` writes.
@@ -84,7 +84,7 @@ class Verdict:
     limit: the first limit hit, or "" when none was: "call" (a cell's or call's CPU seconds), "clock" (its
       wall-clock backstop), "notebook" (the notebook's CPU seconds), "notebook time" (its wall-clock budget),
       "start", "memory", "output", "crash", "exit", "restarts", "message" (a malformed or forged message on
-      the runner's pipe), "stand-in" (a stand-in request past its bound); autograder.answer_budget has the numbers;
+      the runner's pipe), "stand-in" (a stand-in request past its bound); autograder.answers.budget has the numbers;
     seed: the seed the inputs were drawn from (grading again with it reproduces them);
     notes: sentences for the student that are not properties (a cell restored, an input array changed).
     """
@@ -126,7 +126,7 @@ class Verdict:
         if not isinstance(value, dict) or value.get("format") != FORMAT:
             raise StaleVerdicts(
                 "this notebook's verdicts were stored by another version of the autograder: grade the class again "
-                "(python -m autograder.classroom --regrade)"
+                "(python -m autograder.course --regrade)"
             )
         fields = {key: value[key] for key in cls.__dataclass_fields__ if key in value}
         fields["properties"] = tuple(Property(**p) for p in value.get("properties", []))
@@ -145,7 +145,7 @@ class Verdict:
         if self.seed is not None:
             lines.append(
                 f"Graded outside your notebook on inputs drawn at grading time (seed {self.seed}; grading again "
-                f"with seed={self.seed}, autograder.answer_grading.grade_answers(checks, sources, seed={self.seed}), "
+                f"with seed={self.seed}, autograder.answers.grading.grade_answers(checks, sources, seed={self.seed}), "
                 "reproduces them)."
             )
         return "\n".join(lines)
@@ -177,6 +177,6 @@ def read_verdicts(notebook) -> dict[str, Verdict]:
     if graded and not verdicts:
         raise StaleVerdicts(
             "this notebook was autograded before verdicts were stored as data: grade the class again "
-            "(python -m autograder.classroom --regrade)"
+            "(python -m autograder.course --regrade)"
         )
     return verdicts

@@ -75,9 +75,9 @@ def generate_class(folder: Path, count: int) -> dict[str, str]:
 
 
 def prepare(course: Path, submissions: Path, students: list[str]) -> None:
-    from autograder import course as classroom
-    from autograder import uploads
-    from autograder.assignments import Layout
+    from autograder.course import run as classroom
+    from autograder.course import uploads
+    from autograder.course.assignments import Layout
 
     classroom.prepare_course(course, source=REPOSITORY / "source", layout=Layout(*ATTENTION))
     classroom.register(course, Layout(*ATTENTION), students)
@@ -164,10 +164,10 @@ def main(argv=None) -> int:
     if args.quick:
         args.students = min(args.students, 3)
 
-    from autograder import course as classroom
-    from autograder.course_config import write_course_files
+    from autograder.course import run as classroom
+    from autograder.course.config import write_course_files
     from autograder.grading import dispatch
-    from autograder.pipeline import ChainOptions
+    from autograder.notebook.pipeline import ChainOptions
 
     with tempfile.TemporaryDirectory(prefix="class-benchmark-") as scratch:
         scratch = Path(scratch)

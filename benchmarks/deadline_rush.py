@@ -6,7 +6,7 @@
 200 students, a third of them twice (267 Submits), arrive over ``--minutes`` as a rush does: the rate grows
 towards the deadline and half of the Submits come in bursts (several students in the same second). Each Submit is
 written into an exchange's inbound folder the way nbgrader's submit names it; the grading service's checker
-(autograder.instant.Checker: the same checks, sandbox and runner as the class run) finds it and checks it on
+(autograder.service.instant.Checker: the same checks, sandbox and runner as the class run) finds it and checks it on
 ``--workers`` processes. Printed: p50, p95 and max seconds from Submit to recorded verdict, the check's own
 seconds (the rest is waiting for a free worker), the throughput, and (``--nbgrader N``, default 10) the seconds
 per notebook of ``nbgrader autograde`` run the usual way on N notebooks of the same mix, and what the rush's
@@ -38,8 +38,8 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
 
-from autograder.attempts import Attempts  # noqa: E402
-from autograder.instant import Checker, InstantChecks  # noqa: E402
+from autograder.service.attempts import Attempts  # noqa: E402
+from autograder.service.instant import Checker, InstantChecks  # noqa: E402
 
 GOAL = 15.0  # seconds, p95 from Submit to verdict
 MIX = ["full_solution", "mask_after_softmax", "no_sqrt_scaling", "previous_token_off_by_one",
@@ -147,8 +147,8 @@ def nbgrader_seconds(count: int) -> float:
     other) on ``count`` notebooks of the same mix (benchmarks/class_vs_nbgrader.py prepares the course)."""
     from class_vs_nbgrader import generate_class, prepare
 
-    from autograder import course as classroom
-    from autograder.course_config import write_course_files
+    from autograder.course import run as classroom
+    from autograder.course.config import write_course_files
 
     with tempfile.TemporaryDirectory(prefix="deadline-nbgrader-") as scratch:
         scratch = Path(scratch)

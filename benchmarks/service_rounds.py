@@ -6,12 +6,12 @@
 An exchange's inbound folder gets ``--folders`` junk folders, made the way one student with a shell makes them:
 half named as Submits of accounts that are not in the class (``x00042+attention+<time>+r``), half not named as
 Submits at all. The course's table holds ``--attempts`` checked attempts of 200 students. Then the checker
-(autograder.instant.Checker) runs rounds as the service does, every POLL seconds, with nothing to check: the first
-round (every entry new), steady rounds (nothing new), and a round after one honest Submit arrives. Printed: CPU
+(autograder.service.instant.Checker) runs rounds as the service does, every POLL seconds, with nothing to check: the
+first round (every entry new), steady rounds (nothing new), and a round after one honest Submit arrives. Printed: CPU
 seconds of this process per round (time.process_time: Python and SQLite alike), for this checker and, measured in
 the same run on the same inbound and table, the checker as it was before (``--baseline``, a git revision of
-autograder/instant.py, run against today's attempts store), and their ratio; and the floor, a round over an empty
-inbound and table, so "the cost does not grow with the entries seen or the attempts stored" is a ratio too.
+autograder/service/instant.py, run against today's attempts store), and their ratio; and the floor, a round over an
+empty inbound and table, so "the cost does not grow with the entries seen or the attempts stored" is a ratio too.
 """
 
 from __future__ import annotations
@@ -30,14 +30,16 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
 
-from autograder import instant  # noqa: E402
-from autograder.attempts import Attempts, utcnow  # noqa: E402
+from autograder.service import instant  # noqa: E402
+from autograder.service.attempts import Attempts, utcnow  # noqa: E402
 
 BASELINE = "fa283f793ef13b31aebd15cf0cab8cfe5963e280"  # autograder/instant.py before issue 24
+# where the baseline's imports now live (autograder's modules moved into packages by stage after it)
+MOVED = {"answer_grading": "answers.grading", "attempts": "service.attempts", "assignments": "course.assignments"}
 SOURCE = REPOSITORY / "source" / "attention"
 STAMP = "2026-12-01 10:00:00.000000 UTC"
 STUDENTS = [f"s{number:03d}" for number in range(200)]
-POLL = 0.5  # seconds between two rounds, as the service (autograder.service.POLL)
+POLL = 0.5  # seconds between two rounds, as the service (autograder.service.app.POLL)
 
 
 class NoPool:
@@ -94,6 +96,12 @@ def old_instant(revision: str) -> types.ModuleType | str:
     except (OSError, subprocess.CalledProcessError) as error:
         return f"git show {revision[:10]}:autograder/instant.py failed ({getattr(error, 'stderr', '') or error})"
     module = types.ModuleType("old_instant")
+    for old, new in MOVED.items():  # its imports, as the modules are named since they moved into packages
+        text = text.replace(f"from autograder.{old} import", f"from autograder.{new} import")
+        text = text.replace(
+            f"from autograder import {old}\n",
+            f"from autograder.{new.rsplit('.', 1)[0]} import {new.rsplit('.', 1)[1]} as {old}\n",
+        )
     module.__file__ = f"{revision[:10]}:autograder/instant.py"
     sys.modules["old_instant"] = module  # dataclasses look their module up by name
     exec(compile(text, module.__file__, "exec"), module.__dict__)

@@ -43,7 +43,7 @@ import nbformat
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
 
-from autograder.course import release_notebook  # noqa: E402
+from autograder.course.run import release_notebook  # noqa: E402
 
 ASSIGNMENT = NOTEBOOK = "attention"  # the assignment these examples hand in: source/attention/attention.ipynb
 

@@ -13,12 +13,12 @@ starts JupyterHub with this file; it sets:
     ATTENTION_HUB_INSTRUCTOR   the instructor's account
     ATTENTION_HUB_STUDENTS     the students' accounts, comma-separated
 
-Each account is a system account (autograder.hub makes them with useradd) and JupyterHub's LocalProcessSpawner
+Each account is a system account (autograder.hub.launch makes them with useradd) and JupyterHub's LocalProcessSpawner
 starts its server as that account, in its home (mode 700): nobody reads another's files, the instructor's course
 included. nbgrader's exchange keeps nbgrader's permission model: released assignments readable by all, inbound
 writable but not listable (and sticky: nobody removes another's submission), feedback not listable (each page
 named by a hash of its submission's secret). Collect takes only what each student made
-(autograder.collect.OwnCollect: no links, no special files, no submission in another's name).
+(autograder.hub.collect.OwnCollect: no links, no special files, no submission in another's name).
 
 Roles: the instructor's server reads hub/instructor/ (Formgrader, which opens inside JupyterLab, Create Assignment,
 the course list, the course's nbgrader configuration), a student's reads hub/student/ (the assignment list and
@@ -28,7 +28,7 @@ a student). Each folder is put first on the user's JUPYTER_CONFIG_PATH, above th
 Students' servers, and the kernels they start, run in bubblewrap (autograder.sandbox) with a network of their own:
 the sandbox shows the student's home, the course library and its data, hub/student/, and the course's exchange
 folders (released assignments and feedback read-only, inbound writable), nothing else; its only loopback holds
-the server and one door out, the proxy's public port (autograder.bridge carries both through Unix sockets in the
+the server and one door out, the proxy's public port (autograder.hub.bridge carries both through Unix sockets in the
 student's home). The hub's API, the proxy's API, and other servers on 127.0.0.1 cannot be reached from it except
 through the proxy, with a login, as from a browser. The server talks to the hub through the proxy too
 (hub_connect_url). Without bubblewrap a student's server does not start, and says why.
@@ -49,7 +49,7 @@ What a multi-machine deployment changes (Zero to JupyterHub on Kubernetes, for e
 - the authenticator: PAM (``c.JupyterHub.authenticator_class = "pam"``) or your institution's OAuth
   (oauthenticator), keeping ``allowed_users`` and ``admin_users``; here any password is accepted;
 - the students' image holds only the student wheel (``make student-wheel``), JupyterLab and nbgrader, never this
-  repository; the grading runs on the instructor's machine (autograder.classroom, bubblewrap);
+  repository; the grading runs on the instructor's machine (autograder.course.classroom, bubblewrap);
 - ``bind_url``: the public address, behind TLS (``c.JupyterHub.ssl_cert`` / ``ssl_key`` or an ingress); the origin
   per user (``c.JupyterHub.subdomain_host``, below) then needs a wildcard DNS record and certificate for the domain
   (``python -m autograder.hub --public-url https://hub.school.edu``), and ``c.JupyterHub.cookie_host_prefix_enabled``.
@@ -60,15 +60,15 @@ import pwd
 import sys
 from pathlib import Path
 
-from autograder.lti.hub_login import enable_if_configured
+from autograder.lms.lti.hub_login import enable_if_configured
 
 c = get_config()  # noqa: F821 (JupyterHub provides it)
 
 HERE = Path(__file__).resolve().parent
-BRIDGE = HERE.parent / "autograder" / "bridge.py"  # it imports nothing of ours: shown alone in a student's sandbox,
+BRIDGE = HERE.parent / "autograder" / "hub" / "bridge.py"  # imports nothing of ours: shown alone in a sandbox,
 INNER_BRIDGE = Path("/opt/attention/bridge.py")  # here (not in the repository's folders, which the sandbox hides)
 state = Path(os.environ["ATTENTION_HUB_STATE"])
-private = state / "hub"  # root's only (autograder.hub makes it, mode 700)
+private = state / "hub"  # root's only (autograder.hub.launch makes it, mode 700)
 course_id = os.environ.get("ATTENTION_HUB_COURSE_ID", "attention")
 instructor = os.environ.get("ATTENTION_HUB_INSTRUCTOR", "instructor")
 students = [name for name in os.environ.get("ATTENTION_HUB_STUDENTS", "").split(",") if name]
@@ -94,7 +94,7 @@ c.Spawner.ip = "127.0.0.1"
 # wildcard DNS record (*.hub.school.edu) and a wildcard certificate in front of 127.0.0.1 (README).
 c.JupyterHub.subdomain_host = public_url
 # the hub's pages: no other page keeps a hold on them through window.open (JupyterHub already sends frame-ancestors
-# 'none'); the servers' and the service's say the same (hub/<role>/jupyter_server_config.json, autograder.service)
+# 'none'); the servers' and the service's say the same (hub/<role>/jupyter_server_config.json, autograder.service.app)
 c.JupyterHub.tornado_settings = {"headers": {"Cross-Origin-Opener-Policy": "same-origin"}}
 # nothing in an account's home configures its server: JupyterHub drops ~/.jupyter and ~/.local/share/jupyter from the
 # server's search paths; give_role below sets the rest (the configuration folder, no user site-packages)
@@ -112,7 +112,7 @@ c.JupyterHub.cleanup_proxy = True
 c.JupyterHub.authenticator_class = "dummy"  # any password: see above for a public server
 c.Authenticator.allowed_users = {instructor, *students}
 c.Authenticator.admin_users = {instructor}
-# students from the LMS (autograder.lti.hub_login): on when the secret shared with the LTI tool is there
+# students from the LMS (autograder.lms.lti.hub_login): on when the secret shared with the LTI tool is there
 enable_if_configured(c, state / "lti-hub-secret", staff={instructor})  # never signs in the instructor
 
 # --- each account's server: a process of its own system account, in its home -----------------------------
@@ -218,7 +218,7 @@ def give_role(spawner) -> None:
 c.Spawner.pre_spawn_hook = give_role
 
 
-# --- the grading service: each Submit checked within seconds (autograder.service) -------------------------
+# --- the grading service: each Submit checked within seconds (autograder.service.app) -------------------------
 # A service the hub starts, as the instructor's account (it reads the exchange's inbound folder and writes its
 # attempts into the course's database, beside nbgrader's gradebook), on 127.0.0.1 behind the proxy at
 # /services/grading/. The hub's OAuth tells it who asks: a student sees their own attempts, the instructor all.

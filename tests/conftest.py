@@ -56,7 +56,7 @@ class Listener:
 class GradedClass:
     course: Path
     submissions: Path
-    run: object  # autograder.course.CourseRun
+    run: object  # autograder.course.run.CourseRun
     seconds: float
     before: dict  # {relative path: bytes} of every submitted file, before the run
     cases: dict  # {student: hostile.Case}
@@ -94,10 +94,10 @@ def private_forward_cache(tmp_path_factory):
 
 
 def grade_folder(course: Path, submissions: Path, **options):
-    """autograder.course.grade_course, the library under ``python -m autograder.classroom``, on a course and a
+    """autograder.course.run.grade_course, the library under ``python -m autograder.course``, on a course and a
     submissions folder (``options``: CourseOptions' other fields); returns its CourseRun. Every upload must be
     graded: a student left out, or an upload not graded, fails the test with the reasons."""
-    from autograder.course import CourseOptions, grade_course
+    from autograder.course.run import CourseOptions, grade_course
 
     run = grade_course(CourseOptions(course=course, submissions=submissions, **options))
     problems = {**run.summary.failed, **run.uploads.students_not_graded, **run.uploads.not_graded}
@@ -123,7 +123,7 @@ def files_under(folder: Path) -> dict:
 
 @pytest.fixture(scope="session")
 def graded_class(tmp_path_factory) -> GradedClass:
-    """One class graded by autograder.course.grade_course: the bundled submissions and every hostile case
+    """One class graded by autograder.course.run.grade_course: the bundled submissions and every hostile case
     (tests/hostile.py), together, on the machine's cores. The slowest fixture of the suite (a few minutes).
 
     Without bubblewrap the hostile cases are left out (they would run with the grader's rights) and the
@@ -133,7 +133,7 @@ def graded_class(tmp_path_factory) -> GradedClass:
     import hostile
 
     from autograder import sandbox
-    from autograder.pipeline import ChainOptions
+    from autograder.notebook.pipeline import ChainOptions
 
     sandboxed = sandbox.bubblewrap() is not None
 
@@ -174,7 +174,7 @@ def graded_class(tmp_path_factory) -> GradedClass:
 def graded_course_copy(graded_class, tmp_path) -> Path:
     """A copy of the graded class's course folder (not its lock, nor the class's shared forward cache), the
     configuration the project generates (autograder_config.py) rooted there: for a test that changes the course."""
-    from autograder.course_config import write_course_files
+    from autograder.course.config import write_course_files
 
     copy = tmp_path / "course"
     shutil.copytree(graded_class.course, copy, symlinks=True, ignore=shutil.ignore_patterns("forward", "lock"))
@@ -182,7 +182,7 @@ def graded_course_copy(graded_class, tmp_path) -> Path:
     return copy
 
 
-# --- instant checks (tests/autograder/test_instant.py, tests/autograder/test_service.py) -----------------------------
+# --- instant checks (tests/autograder/service/test_instant.py, tests/autograder/service/test_app.py) ------------------
 
 
 class InlinePool:
@@ -225,11 +225,11 @@ def inbound_submit():
     return submit_to_inbound
 
 
-# --- the hub (tests/autograder/test_hub.py, tests/autograder/lti/test_tool.py) ---------------------------------------
+# --- the hub (tests/autograder/hub/test_launch.py, tests/autograder/lms/lti/test_tool.py) -----------------------------
 
 
 def hub_module():
-    from autograder import hub
+    from autograder.hub import launch as hub
 
     return hub
 
@@ -309,7 +309,7 @@ def cluster():
         yield running.scheduler_address
 
 
-# --- Formgrader and HTTP (tests/autograder/test_formgrader.py, tests/end_to_end/test_inert_pages.py) -----------
+# --- Formgrader and HTTP (tests/autograder/course/test_formgrader.py, tests/end_to_end/test_inert_pages.py) -----------
 
 
 def http_get(url: str) -> tuple[int, bytes]:
@@ -322,9 +322,9 @@ def http_get(url: str) -> tuple[int, bytes]:
 
 
 def start_formgrader(course: Path, *, port: int, token: str, args: tuple = (), env: dict | None = None):
-    """`python -m autograder.formgrader` on ``course`` (its own session), returned once its API answers."""
+    """`python -m autograder.course.formgrader` on ``course`` (its own session), returned once its API answers."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "autograder.formgrader", "--course", str(course), "--port", str(port)]
+        [sys.executable, "-m", "autograder.course.formgrader", "--course", str(course), "--port", str(port)]
         + ["--token", token, "--no-browser", *args],
         cwd=REPOSITORY,
         env=env,

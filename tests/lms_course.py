@@ -1,4 +1,5 @@
-"""A small nbgrader gradebook for the LMS tests (tests/autograder/test_lms.py, tests/autograder/lti/test_tool.py).
+"""A small nbgrader gradebook for the LMS tests (tests/autograder/lms/test_files.py,
+tests/autograder/lms/lti/test_tool.py).
 
 ps1 (3 points: check_b 2, answer_a 1 by hand) and ps2 (1 point: check_c):
 - ada: ps1 fully graded, 1.5 + 1.0 by hand; ps2 1.0;

@@ -1,4 +1,4 @@
-"""The LTI tests' world (tests/autograder/lti/): a course with a small gradebook and a roster, the tool serving it
+"""The LTI tests' world (tests/autograder/lms/lti/): a course with a small gradebook and a roster, the tool serving it
 on localhost, the LTI 1.3 platform (tests/lti_platform.py) beside it, and the steps of a launch."""
 
 import html
@@ -10,8 +10,8 @@ import socket
 from lms_course import make_gradebook
 from lti_platform import Platform, key_pair, serve_tool
 
-from autograder.lti.config import load_config
-from autograder.lti.tool import make_app
+from autograder.lms.lti.config import load_config
+from autograder.lms.lti.tool import make_app
 
 
 def free_port() -> int:
@@ -20,7 +20,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-# the course's roster: which LMS user (the platform's sub) is which course account (autograder.lti.accounts)
+# the course's roster: which LMS user (the platform's sub) is which course account (autograder.lms.lti.accounts)
 LTI_ROSTER = "student_id,name,lti_sub\nada,Ada,lms-0\ncy,Cy,lms-1\nbob,Bob,lms-2\n"
 
 
@@ -35,7 +35,7 @@ class World:
         make_gradebook(self.course, monkeypatch)
         (self.course / "roster.csv").write_text(LTI_ROSTER)
         tool_port, platform_port = free_port(), free_port()
-        # on localhost, the name the course's hub has (autograder.hub): the hub reads the tool's browser cookie
+        # on localhost, the name the course's hub has (autograder.hub.launch): the hub reads the tool's browser cookie
         self.tool_url = f"http://localhost:{tool_port}/lti"
         self.platform = Platform(platform_port, self.tool_url, host="localhost")
         self.platform.state.users = {

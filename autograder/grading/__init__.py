@@ -9,7 +9,7 @@
 - lock: CourseLock, one grading run per course at a time;
 - forward: the class's forward cache, built from the texts an assignment's checks.py declares.
 
-The chain of nbgrader steps a worker runs is assembled in autograder.pipeline. This package's own module
-imports nothing (autograder.pipeline imports the feedback, which reads grading.task): import the modules, e.g.
+The chain of nbgrader steps a worker runs is assembled in autograder.notebook.pipeline. This package's own module
+imports nothing (autograder.notebook.pipeline imports the feedback, which reads grading.task): import the modules, e.g.
 ``from autograder.grading.dispatch import ClassOptions, grade_class``.
 """

@@ -27,7 +27,8 @@ from typing import Callable
 from dask.distributed import Client, LocalCluster, as_completed
 from tqdm import tqdm
 
-from autograder import assignments, model, sandbox
+from autograder import model, sandbox
+from autograder.course import assignments
 from autograder.grading.forward import class_forward_cache
 from autograder.grading.gradebook import GradebookWriter, gradebook_template, students_in_gradebook
 from autograder.grading.ledger import file_key, ledger, record, repair, tidy, up_to_date
@@ -41,7 +42,7 @@ from autograder.grading.task import (
     grader_fingerprint,
 )
 from autograder.grading.worker import grade_submission, sweep_temporary
-from autograder.pipeline import ChainOptions
+from autograder.notebook.pipeline import ChainOptions
 from autograder.settings import CourseSettings
 
 

@@ -8,7 +8,7 @@ unless it is under students/ or journal/, so no id can collide with them):
     lock                                    who is grading the class now (autograder.grading.lock.CourseLock)
     assignments/<name>/students/<id>.json   the ledger: one per student, written last (see record)
     assignments/<name>/journal/<id>.json    a recording in progress: what it is about to write (see record, repair)
-    assignments/<name>/release.json         the source digest of the last release (autograder.course.release)
+    assignments/<name>/release.json         the source digest of the last release (autograder.course.run.release)
     tmp/                                    folders being written or swapped out, emptied by every run
 
 <id> is the student id, percent-quoted (urllib.parse.quote, nothing safe), or a hash of it when that is long.

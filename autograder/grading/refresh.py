@@ -1,6 +1,6 @@
 """The feedback pages again after hand grading: the pages made again for exactly the students whose hand grades
 (manual scores, extra credit, manual comments in Formgrader) changed since their page was made, and the digest of
-those hand grades kept in each student's ledger entry. Called by the class command (autograder.course) after
+those hand grades kept in each student's ledger entry. Called by the class command (autograder.course.run) after
 grading and for --feedback-only; it hands the course folder's feedback/ pages to nbgrader's release_feedback.
 """
 
@@ -22,7 +22,7 @@ from nbgrader.converters import GenerateFeedback
 
 from autograder.grading.ledger import ledger, ledger_path, write_atomic, write_json
 from autograder.grading.task import digest
-from autograder.pipeline import nbgrader_api
+from autograder.notebook.pipeline import nbgrader_api
 from autograder.settings import CourseSettings
 
 FIELD = "feedback_hand_grades"  # in a student's ledger entry: the digest of the hand grades of its feedback page

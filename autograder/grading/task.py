@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from autograder import REPOSITORY
 
 if TYPE_CHECKING:  # the chain imports the feedback, which reads digest from here
-    from autograder.pipeline import ChainOptions
+    from autograder.notebook.pipeline import ChainOptions
 
 LEDGER = ".grading"  # in the course folder: the ledger and the folders being written
 # What decides a grade: a change to any of these files grades everyone again. Not a list kept by hand: the modules
@@ -27,7 +27,7 @@ LEDGER = ".grading"  # in the course folder: the ledger and the folders being wr
 # made inside functions and modules named as strings for ``python -m``), those the repository's assignments'
 # checks import, lib whole (the student's kernel imports it) and nbgrader_config.py. Not classroom, export, report,
 # similarity: nothing the chain imports. An assignment's own checks.py is part of its source's fingerprint.
-GRADING_ENTRIES = ("autograder.grading.worker", "autograder.pipeline")
+GRADING_ENTRIES = ("autograder.grading.worker", "autograder.notebook.pipeline")
 GRADER_PACKAGES = ("autograder", "lib")
 
 

@@ -2,7 +2,7 @@
 
 In a private course folder of its own (the source, the student's files; its gradebook an in-memory copy of the
 course's gradebook template, gradebook.scratch_gradebook), nbgrader's own Autograde and GenerateFeedback run
-in-process, on the chain autograder.pipeline assembles; the notebook's kernel and the hidden checks' runner run
+in-process, on the chain autograder.notebook.pipeline assembles; the notebook's kernel and the hidden checks' runner run
 in their sandboxes (autograder.sandbox).
 Only the files nbgrader made come back: the graded notebook with the files the student handed in, and the
 feedback page; nothing the student's kernel wrote while it ran.
@@ -30,7 +30,7 @@ from nbgrader.api import Gradebook
 from autograder import REPOSITORY, sandbox
 from autograder.grading.gradebook import quiet_nbgrader_warnings, scratch_gradebook
 from autograder.grading.task import Assignment, Outcome, Submission, temporary_prefix
-from autograder.pipeline import nbgrader_api
+from autograder.notebook.pipeline import nbgrader_api
 
 
 def unreadable(data: bytes) -> str | None:

@@ -9,7 +9,7 @@
     written = write_report(course=Path("demo"), assignment="attention", options=ReportOptions(students=("ada",)))
     written.page, written.stale_message          # the page's path; what to do if verdicts are stale ("" if none)
 
-Written by every ``python -m autograder.classroom`` run too. For each assignment it writes, in the course
+Written by every ``python -m autograder.course`` run too. For each assignment it writes, in the course
 folder, ``reports/<assignment>.html`` (one self-contained page: plots embedded, no script, no network) and
 beside it ``reports/<assignment>/<table>.csv``, one CSV per table of the page:
 
@@ -21,14 +21,14 @@ beside it ``reports/<assignment>/<table>.csv``, one CSV per table of the page:
 - problems.csv: notebooks that timed out, crashed or could not be read, with the cell and reason;
 - written.csv: written answers waiting for a grader, with a link into Formgrader;
 - timing.csv and slow_cells.csv: seconds per notebook (in the kernel, outside it) and the cells that took longest;
-- similarity.csv: pairs of students whose answer code is similar (autograder.similarity).
+- similarity.csv: pairs of students whose answer code is similar (autograder.report.similarity).
 
 The modules, one job each: ``course`` reads the graded course into data (the gradebook, the verdicts the
 hidden checks stored in the autograded notebooks, autograder.verdicts; no sentence is parsed), ``tables``
 computes the statistics and tables, ``mistakes`` names the class's mistakes, ``page`` renders the page with
 Jinja (autograder/templates/report/, autoescaping on: everything a student wrote is text), ``command`` is the
 command line. A course graded before verdicts were stored gets a notice at the top of the page and on the
-command line saying to grade the class again (``python -m autograder.classroom --regrade``).
+command line saying to grade the class again (``python -m autograder.course --regrade``).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     db = args.db or database_url(args.course)
     if db.startswith("sqlite:///") and not Path(db.removeprefix("sqlite:///")).exists():
         print(
-            f"no gradebook {db.removeprefix('sqlite:///')}: grade the class first (python -m autograder.classroom)",
+            f"no gradebook {db.removeprefix('sqlite:///')}: grade the class first (python -m autograder.course)",
             file=sys.stderr,
         )
         return 1

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.attempts import read_attempts
 from autograder.grading.ledger import entries as ledger_entries
+from autograder.service.attempts import read_attempts
 from autograder.settings import CourseSettings
 from autograder.verdicts import StaleVerdicts, Verdict, read_verdicts
 
@@ -28,7 +28,7 @@ KERNEL_ERRORS = {
     "CellTimeoutError": "the cell timed out and was interrupted",
     "KeyboardInterrupt": "the cell timed out and was interrupted",
 }
-REGRADE = "python -m autograder.classroom --regrade"
+REGRADE = "python -m autograder.course --regrade"
 SOLUTION_MARKER = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.M)
 
 
@@ -69,7 +69,9 @@ class GradedAssignment:
     release: dict = field(default_factory=dict)  # {notebook: the release notebook (dict) or None}
     source: dict = field(default_factory=dict)  # {notebook: the source notebook (dict) or None}
     students: list[Student] = field(default_factory=list)
-    attempts: list = field(default_factory=list)  # the instant checks of each Submit (autograder.attempts.Attempt)
+    attempts: list = field(
+        default_factory=list
+    )  # the instant checks of each Submit (autograder.service.attempts.Attempt)
 
     @property
     def submitted(self) -> list[Student]:

@@ -20,8 +20,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from autograder.report.course import REGRADE, GradedAssignment
+from autograder.report.similarity import THRESHOLD
 from autograder.report.tables import Similar, Tables, short_check
-from autograder.similarity import THRESHOLD
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "report"
 PAGE = "report.html.j2"

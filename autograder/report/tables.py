@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from autograder import similarity
+from autograder.report import similarity
 from autograder.report.course import GradedAssignment, Student, answer_cells, solution_cells
 from autograder.report.mistakes import mistakes_tables
 
@@ -250,7 +250,7 @@ SOLUTION = "(the solution)"  # the source notebook's answers, compared with ever
 
 
 def similar_submissions(graded: GradedAssignment) -> Similar:
-    """Pairs of answering students whose answer code is similar (autograder.similarity), highest first; and,
+    """Pairs of answering students whose answer code is similar (autograder.report.similarity), highest first; and,
     listed on their own, the students whose code matches the solution's (the source notebook's answers: the
     answer key, which a student may have been handed)."""
     starter, solution = {}, {}
@@ -300,7 +300,7 @@ def solution_table(similar: Similar) -> pd.DataFrame:
 
 
 def attempts_table(graded: GradedAssignment) -> pd.DataFrame:
-    """Each student's Submits checked by the grading service (autograder.service): how many, their instant
+    """Each student's Submits checked by the grading service (autograder.service.app): how many, their instant
     scores in order (first, best, last) and the class run's automatic score beside them."""
     by_student: dict[str, list] = defaultdict(list)
     for attempt in graded.attempts:

@@ -1,5 +1,5 @@
 """nbgrader for the instructor on the course's JupyterHub: the course folder's own configuration (made by
-autograder.classroom: the repository's steps, the course root, the gradebook), the exchange, and a collect that
+autograder.course.classroom: the repository's steps, the course root, the gradebook), the exchange, and a collect that
 takes only what each student made.
 
 JupyterHub (hub/jupyterhub_config.py) puts this folder on the instructor's JUPYTER_CONFIG_PATH and names the
@@ -18,5 +18,5 @@ load_subconfig(_course_config)  # noqa: F821
 c.CourseDirectory.course_id = os.environ["ATTENTION_HUB_COURSE_ID"]
 c.Exchange.root = os.environ["ATTENTION_HUB_EXCHANGE"]
 # nbgrader's collect follows symbolic links and collects a submission in another's name with a warning only:
-# autograder.collect refuses both (nbgrader's plugin point; docs/upstream/nbgrader-collect.md)
-c.ExchangeFactory.collect = "autograder.collect.OwnCollect"
+# autograder.hub.collect refuses both (nbgrader's plugin point; docs/upstream/nbgrader-collect.md)
+c.ExchangeFactory.collect = "autograder.hub.collect.OwnCollect"

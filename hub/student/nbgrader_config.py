@@ -4,7 +4,7 @@ JupyterHub (hub/jupyterhub_config.py) puts this folder on the student's JUPYTER_
 exchange and the course in ATTENTION_HUB_EXCHANGE and ATTENTION_HUB_COURSE_ID. Submissions go by the student's
 system account, whose name nbgrader reads from the operating system: a student cannot submit in another's name
 (a folder made by hand in the inbound under another's name is refused by the instructor's collect,
-autograder.collect.OwnCollect).
+autograder.hub.collect.OwnCollect).
 
 nbgrader's submit leaves the submission's folder open to all (777, its files 644), hidden only by a name nobody
 can list: anyone who learns the name can read it and replace its files. ``PrivateSubmit`` (nbgrader's plugin

@@ -1,6 +1,6 @@
 """The hidden checks of the attention assignment: one Check per graded test cell of attention.ipynb.
 
-Loaded by autograder.assignments (never by the student's process, and never shipped to students: nbgrader's
+Loaded by autograder.course.assignments (never by the student's process, and never shipped to students: nbgrader's
 CourseDirectory.ignore leaves it out of the release). Each check draws its inputs at grading time, names the
 calls of the student's function to make, and judges the results with lib, the reference (contracts.md).
 

@@ -110,13 +110,46 @@ def test_every_import_inside_a_function_says_why():
     assert silent == [], "an import of ours inside a function without a comment saying why (or move it up)"
 
 
-def test_the_readme_names_every_module_of_the_engine_by_stage():
-    """One hop from the README's layout to any module: the engine's table names each one."""
+def test_the_readme_names_every_module_of_the_engine_in_its_package():
+    """One hop from the README's layout to any module: the engine's table has a row per package, naming each of its
+    modules, and a row for the few flat ones."""
     readme = (REPOSITORY / "README.md").read_text()
     table = readme[readme.index("The engine, stage by stage") : readme.index("## The store")]
-    named = set(re.findall(r"`([a-z_]+)`", table))
+    rows = {}
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| `") or line.startswith("| (flat)"):
+            rows[cells[0].strip("`/")] = set(re.findall(r"`([a-z_]+)/?`", cells[2]))
     engine = REPOSITORY / "autograder"
-    ours = {path.stem for path in engine.glob("*.py")} | {
-        path.stem for folder in engine.iterdir() if folder.is_dir() for path in folder.glob("*.py")
-    }
-    assert ours - {"__init__", "__main__"} - named == set(), "add the module to the README's engine table"
+    unnamed = []
+    for path in sorted(engine.rglob("*.py")):
+        if path.stem in ("__init__", "__main__"):
+            continue
+        parts = path.relative_to(engine).parts
+        row = "(flat)" if len(parts) == 1 else parts[0]
+        if path.stem not in rows.get(row, set()):
+            unnamed.append(str(path.relative_to(REPOSITORY)))
+    assert unnamed == [], "add the module to its package's row of the README's engine table"
+
+
+def test_the_engine_is_packages_by_stage_each_saying_its_job():
+    """At most eight modules sit flat in autograder/; every package's __init__ says its job and what it hands on."""
+    engine = REPOSITORY / "autograder"
+    flat = sorted(path.stem for path in engine.glob("*.py") if path.stem != "__init__")
+    assert len(flat) <= 8, f"{len(flat)} flat modules: {flat}; move the new one into its stage's package"
+    for init in sorted(engine.rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        assert len(doc.split()) >= 12, f"{init.relative_to(REPOSITORY)}: say the package's job in its docstring"
+        if init.parent.parent == engine:
+            assert "hand" in doc.lower() or "read" in doc.lower(), f"{init}: say what the package hands on"
+
+
+def test_tests_mirror_the_packages():
+    """tests/autograder/<package>/test_<module>.py: no engine test sits outside its package's folder."""
+    engine, tests = REPOSITORY / "autograder", REPOSITORY / "tests" / "autograder"
+    flat = {f"test_{path.stem}.py" for path in engine.glob("*.py")} | {"test_architecture.py"}
+    astray = sorted(path.name for path in tests.glob("test_*.py") if path.name not in flat)
+    assert astray == [], "move these into tests/autograder/<package>/"
+    packages = {path.name for path in engine.iterdir() if (path / "__init__.py").exists()}
+    folders = {path.name for path in tests.iterdir() if path.is_dir() and path.name != "__pycache__"}
+    assert folders <= packages, f"test folders without a package: {sorted(folders - packages)}"

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from memorising import VARIANTS, variant_notebook
 
-from autograder import assignments, sandbox
-from autograder.answer_grading import answer_sources, grade_answers
-from autograder.answer_process import changed_labels
+from autograder import sandbox
+from autograder.answers.grading import answer_sources, grade_answers
+from autograder.answers.process import changed_labels
 from autograder.checks import Call, Result, call_order, changed_inputs
+from autograder.course import assignments
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXPECTED = json.loads((REPOSITORY / "examples" / "expected.json").read_text())

@@ -11,7 +11,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder import sandbox
-from autograder.student_kernel import SandboxedKernelManager
+from autograder.notebook.kernel import SandboxedKernelManager
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 needs_bubblewrap = pytest.mark.skipif(
@@ -43,8 +43,8 @@ def test_without_bubblewrap_nothing_runs_unless_the_instructor_allowed_it(monkey
 
 
 def test_the_hidden_checks_refuse_to_run_answers_without_the_sandbox(monkeypatch):
-    from autograder import assignments
-    from autograder.answer_grading import grade_answers
+    from autograder.answers.grading import grade_answers
+    from autograder.course import assignments
 
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
@@ -141,8 +141,8 @@ def test_the_kernel_sees_its_folder_lib_and_data_and_nothing_else(tmp_path):
 def test_the_kernel_reads_the_class_forward_cache_and_cannot_change_it(tmp_path, monkeypatch, given_by):
     from traitlets.config import Config
 
-    from autograder import student_kernel as kernel
     from autograder.grading import forward, recorded
+    from autograder.notebook import kernel
     from lib.products import product_texts
 
     assert kernel.FORWARD_CACHE == recorded.FORWARD_CACHE
@@ -218,7 +218,7 @@ def test_the_kernel_gets_an_allow_listed_environment_not_the_graders(tmp_path, m
 
 
 def test_a_student_environment_is_built_from_the_allow_list_only(tmp_path, monkeypatch):
-    from autograder.student_kernel import kernel_environment
+    from autograder.notebook.kernel import kernel_environment
 
     monkeypatch.setenv("ATTENTION_SECRET_TOKEN", "s3cret-marker")
     view = sandbox.Sandbox(writable=(tmp_path,))
@@ -232,8 +232,8 @@ def test_a_student_environment_is_built_from_the_allow_list_only(tmp_path, monke
 
 @needs_bubblewrap
 def test_the_answers_runner_does_not_see_the_graders_environment_either(monkeypatch):
-    from autograder import assignments
-    from autograder.answer_grading import grade_answers
+    from autograder.answers.grading import grade_answers
+    from autograder.course import assignments
 
     monkeypatch.setenv("ATTENTION_SECRET_TOKEN", "s3cret-marker")
     leaked = (
@@ -251,7 +251,7 @@ def test_the_answers_runner_does_not_see_the_graders_environment_either(monkeypa
 
 @needs_bubblewrap
 def test_a_cell_cut_by_the_time_limit_says_so_with_the_limit(tmp_path):
-    from autograder.student_kernel import SurvivingExecute
+    from autograder.notebook.kernel import SurvivingExecute
 
     notebook = nbformat.v4.new_notebook(
         cells=[

@@ -1,4 +1,4 @@
-"""The course's settings (autograder.settings, autograder.course_config): what the project generates lives in
+"""The course's settings (autograder.settings, autograder.course.config): what the project generates lives in
 autograder_config.py, the instructor's nbgrader_config.py is written once and never again, every reader (the class
 command, nbgrader's own commands, the grading service, the LMS export, the LTI tool) sees the same settings, and
 the service applies a changed policy or due date without a restart."""
@@ -16,9 +16,10 @@ import pytest
 from lms_course import make_gradebook
 from nbgrader.api import Gradebook
 
-from autograder import course as steps
-from autograder.assignments import find
-from autograder.course_config import generated_text
+from autograder.course import run as steps
+from autograder.course.assignments import find
+from autograder.course.config import generated_text
+from autograder.course.uploads import PipelineError
 from autograder.settings import (
     GENERATED_FILE,
     INSTRUCTOR_FILE,
@@ -28,7 +29,6 @@ from autograder.settings import (
     course_config,
     sqlite_url,
 )
-from autograder.uploads import PipelineError
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 SOURCE = REPOSITORY / "source"
@@ -37,7 +37,7 @@ POLICY_LINES = (
     "\nc.InstantChecks.attempts = 5\nc.Exchange.root = '/srv/nbgrader/exchange'\nc.SurvivingExecute.timeout = 45\n"
 )
 
-# nbgrader_config.py as the project wrote it, whole, before autograder_config.py (autograder.pipeline's
+# nbgrader_config.py as the project wrote it, whole, before autograder_config.py (autograder.notebook.pipeline's
 # COURSE_CONFIG, with --cell-timeout and --db), and two lines an instructor added below it
 OLD_CONFIG = '''"""nbgrader configuration of this course folder, for nbgrader's own commands and Formgrader: the
 repository's ({repository}), rooted here. Written by autograder; grading does not read it."""
@@ -61,7 +61,7 @@ c.Exchange.root = "/srv/exchange"
 
 
 def prepare(course: Path, **flags) -> CourseSettings:
-    """The class command's first step (autograder.course.prepare_course), as every run makes it."""
+    """The class command's first step (autograder.course.run.prepare_course), as every run makes it."""
     return steps.prepare_course(course, source=SOURCE, layout=ATTENTION, **flags)
 
 
@@ -196,8 +196,8 @@ def test_a_bad_line_in_the_policy_is_refused_naming_it(tmp_path):
 
 
 def test_the_lms_export_the_lti_tool_and_passback_read_the_gradebook_the_course_names(tmp_path, monkeypatch):
-    from autograder import lms
-    from autograder.lti import passback, tool
+    from autograder.lms import files as lms
+    from autograder.lms.lti import passback, tool
 
     elsewhere = tmp_path / "database"
     elsewhere.mkdir()
@@ -228,7 +228,7 @@ def test_the_lms_export_the_lti_tool_and_passback_read_the_gradebook_the_course_
 
 
 def test_without_a_gradebook_the_export_says_to_grade_first(tmp_path):
-    from autograder import lms
+    from autograder.lms import files as lms
 
     course = tmp_path / "course"
     prepare(course)
@@ -243,7 +243,7 @@ def test_without_a_gradebook_the_export_says_to_grade_first(tmp_path):
 @pytest.fixture
 def service():
     return pytest.importorskip(
-        "autograder.service", reason="the grading service needs JupyterHub: pip install -e '.[hub]'"
+        "autograder.service.app", reason="the grading service needs JupyterHub: pip install -e '.[hub]'"
     )
 
 
@@ -322,7 +322,7 @@ def test_live_settings_return_the_same_policy_while_nothing_changed(tmp_path):
 def test_the_line_survives_the_class_runs_and_hub_restarts_and_the_service_applies_it(tmp_path, service, monkeypatch):
     """The issue's steps: the hub made the course, the instructor added a policy line, the class ran twice, the hub
     was started again; the line is there and the service's checker applies it, with the hub's --due."""
-    from autograder import hub
+    from autograder.hub import launch as hub
 
     me = pwd.getpwuid(os.getuid())  # the accounts and groups are the hub tests' (test_hub.py): here, this user
     monkeypatch.setattr(hub, "ensure_account", lambda name, home: me)
@@ -349,11 +349,11 @@ def test_the_line_survives_the_class_runs_and_hub_restarts_and_the_service_appli
     not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python"
 )
 def test_the_class_run_twice_keeps_the_line_and_grades_with_the_courses_cell_limit(tmp_path, monkeypatch):
-    """Two real class runs (autograder.course.grade_course) of one student: the instructor's lines are there after
+    """Two real class runs (autograder.course.run.grade_course) of one student: the instructor's lines are there after
     each, and the run grades with the cell limit the course's settings name (c.SurvivingExecute.timeout)."""
     import shutil
 
-    from autograder.course import CourseOptions, grade_course
+    from autograder.course.run import CourseOptions, grade_course
 
     course, submissions = tmp_path / "course", tmp_path / "submissions"
     shutil.copytree(REPOSITORY / "examples" / "submissions" / "full_solution", submissions / "ada")

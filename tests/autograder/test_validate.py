@@ -3,7 +3,7 @@
 Each mistake is made in a copy of tests/assignments/positions (three functions, 5 points) in a temporary folder, and
 validated under a few seeds: the finding's kind is asserted, and that its place names the cell or checks.py line.
 A mistake that costs students points (a check that raises on the reference, ids or points that differ) also stops a
-class run before any student is graded (autograder.course.grade_course).
+class run before any student is graded (autograder.course.run.grade_course).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder import validate
-from autograder.course import CourseOptions, PipelineError, grade_course
+from autograder.course.run import CourseOptions, PipelineError, grade_course
 from autograder.validate import validate_assignment
 
 REPOSITORY = Path(__file__).resolve().parents[2]

@@ -2,8 +2,8 @@
 
 For each case: the points it earned (by hand, in hostile.py) in nbgrader's gradebook, a clear reason in its
 feedback or in the class table, and what its autograded notebook shows. For the run: the other students'
-points (tests/autograder/test_classroom.py checks them in this same run), the submitted files unchanged, the gradebook
-consistent, nothing written outside the sandbox, no connection reached the grader's loopback.
+points (tests/autograder/course/test_classroom.py checks them in this same run), the submitted files unchanged, the
+gradebook consistent, nothing written outside the sandbox, no connection reached the grader's loopback.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from conftest import CANARY_TEXT, REPOSITORY
 from nbgrader.api import Gradebook
 
 from autograder import sandbox
-from autograder.table import show
+from autograder.course.table import show
 
 ASSIGNMENT = NOTEBOOK = "attention"
 NAMES = sorted(hostile.build(hostile.Context(Path("/nonexistent/course"), Path("/nonexistent/canary"), 9)))
@@ -45,7 +45,7 @@ NOTES = ("kernel died", "timed out", "ran out of time", "graded as blank", "not 
 
 
 def table_line(run, student: str) -> str:
-    """``student``'s line of the class's table as the command line shows it (autograder.table.show)."""
+    """``student``'s line of the class's table as the command line shows it (autograder.course.table.show)."""
     return next(line for line in show(run.table).splitlines() if line.split() and line.split()[0] == student)
 
 

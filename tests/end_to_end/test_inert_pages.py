@@ -20,7 +20,7 @@ from conftest import CHROMIUM, http_get, playwright_or_skip, start_formgrader, s
 from hostile import ATTACKER, PLANTED
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-from autograder.hub import free_port
+from autograder.hub.launch import free_port
 
 ASSIGNMENT = NOTEBOOK = "attention"
 

@@ -151,7 +151,7 @@ def test_the_graders_sandboxed_kernel_imports_the_course_lib(tmp_path):
     import nbformat
     from nbclient import NotebookClient
 
-    from autograder.student_kernel import SandboxedKernelManager
+    from autograder.notebook.kernel import SandboxedKernelManager
 
     (tmp_path / "lib").symlink_to(ROOT / "lib", target_is_directory=True)  # a course folder, as graded
     folder = tmp_path / "submitted" / "ada" / "attention"

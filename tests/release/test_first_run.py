@@ -120,7 +120,7 @@ def test_without_the_course_library_the_setup_cell_says_to_install_it(tmp_path):
 
 
 def test_named_stubs_fill_the_function_and_where_it_is_asked_for():
-    from autograder.stubs import NamedStubs
+    from autograder.notebook.stubs import NamedStubs
 
     def answer(name):
         source = f"def {name}(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION"

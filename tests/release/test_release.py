@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course import release_notebook
+from autograder.course.run import release_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASED = ROOT / "release" / "attention" / "attention.ipynb"

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import assignments
+from autograder.course import assignments
 
 SOURCE = Path(__file__).resolve().parents[2] / "source" / "attention" / "attention.ipynb"
 CHECKS = assignments.load(SOURCE.parent).checks
@@ -115,7 +115,7 @@ def test_each_locked_cell_as_released_is_what_grading_compares_a_submission_with
     """RestoreCellFlags notes "its text was edited" when a locked cell differs from the gradebook's source (hidden
     tests included) with the hidden tests removed: that must be the release's text, or every check cell of every
     student would be noted as edited."""
-    from autograder.notebook_grading import released_source
+    from autograder.notebook.autograde import released_source
 
     release = nbformat.read(SOURCE.parent.parent.parent / "release" / "attention" / "attention.ipynb", as_version=4)
     released = {flags(cell)["grade_id"]: cell.source for cell in release.cells}

@@ -9,7 +9,7 @@ each check's points must be the same under all of them; the examples and hostile
 points written by hand for them, and each mutant must lose exactly its own checks, with its own message, on
 every draw.
 
-Grading goes through autograder.answer_grading.grade_seeds: the answer cells in the runner, every seed's calls in
+Grading goes through autograder.answers.grading.grade_seeds: the answer cells in the runner, every seed's calls in
 one runner process, the store's model driven from the grader. Mutants are graded without the driven calls (the
 model's properties are the same on every seed for them but for the one text check_masked_attention draws, which
 the examples and hostile cases try); test_the_store_s_model_notices_a_wrong_softmax tries that text for them.
@@ -26,8 +26,9 @@ import pytest
 from hostile import Context, build
 from mutants import LIST, MUTANTS, Mutant, cell_of
 
-from autograder import assignments, model, sandbox
-from autograder.answer_grading import answer_sources, grade_seeds
+from autograder import model, sandbox
+from autograder.answers.grading import answer_sources, grade_seeds
+from autograder.course import assignments
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from mutants import LIST, MUTANTS
 
-from autograder.answer_grading import answer_sources
+from autograder.answers.grading import answer_sources
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "source" / "attention" / "attention.ipynb"
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
@@ -56,7 +56,7 @@ def failing(verdicts: dict) -> dict:
 
 def float32_solution() -> list[str]:
     """The solution computed in float32 throughout: the hidden checks give it full marks
-    (tests/autograder/test_answer_grading.py, test_a_float32_solution_earns_full_marks)."""
+    (tests/autograder/answers/test_grading.py, test_a_float32_solution_earns_full_marks)."""
     changed = [
         source.replace("dtype=float)", "dtype=np.float32)").replace("np.sqrt(d)", "np.float32(np.sqrt(d))")
         for source in SOLUTION

@@ -2,7 +2,7 @@
 giving attention the order of the tokens (chapter: "attention needs explicit position information").
 
 It exists to show that the engine serves any assignment: it is released, graded and exported by the same
-commands as attention, into the same gradebook (tests/autograder/test_assignments.py). The yardstick is lib's
+commands as attention, into the same gradebook (tests/autograder/course/test_assignments.py). The yardstick is lib's
 rotary, as the store's model uses it (lib.transformer.rotary).
 """
 

@@ -20,7 +20,7 @@ from conftest import grade_folder
 from gradebooks import DIES_ONCE, dies_once, synthetic_course
 from nbgrader.api import Gradebook
 
-from autograder.assignments import Layout
+from autograder.course.assignments import Layout
 from autograder.grading import dispatch, forward, task
 from autograder.grading import gradebook as gradebook_writer
 from autograder.grading import ledger as books
@@ -179,8 +179,8 @@ def test_a_run_killed_half_way_keeps_what_it_finished(tmp_path):
     students = [f"student_{n}" for n in range(4)]
     for student in students:
         hand_in(submissions, student, bundled("kernel_crash" if student.endswith(("1", "3")) else "blank_release"))
-    from autograder import course as pipeline
-    from autograder import uploads
+    from autograder.course import run as pipeline
+    from autograder.course import uploads
 
     pipeline.prepare_course(course, source=REPOSITORY / "source", layout=ATTENTION)
     pipeline.register(course, ATTENTION, students)

@@ -15,7 +15,7 @@ import time
 from gradebooks import instant, synthetic_course
 from nbgrader.api import Gradebook
 
-from autograder import course as steps
+from autograder.course import run as steps
 from autograder.grading import dispatch
 
 ASSIGNMENT = NOTEBOOK = "attention"

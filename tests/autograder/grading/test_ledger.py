@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.assignments import Layout
+from autograder.course.assignments import Layout
 from autograder.grading import gradebook as gradebook_writer
 from autograder.grading import ledger as books
 from autograder.grading import task

@@ -13,10 +13,10 @@ def test_the_chain_s_modules_decide_a_grade_and_the_class_command_s_do_not():
     files = relative(task.grader_files())
     for needed in (
         "autograder/grading/worker.py",
-        "autograder/pipeline.py",
-        "autograder/notebook_grading.py",
-        "autograder/answer_grading.py",
-        "autograder/answer_runner.py",  # run as `python -m`: named in a string, not imported
+        "autograder/notebook/pipeline.py",
+        "autograder/notebook/autograde.py",
+        "autograder/answers/grading.py",
+        "autograder/answers/runner.py",  # run as `python -m`: named in a string, not imported
         "autograder/checks.py",
         "autograder/verdicts.py",
         "autograder/sandbox.py",
@@ -26,7 +26,7 @@ def test_the_chain_s_modules_decide_a_grade_and_the_class_command_s_do_not():
         "nbgrader_config.py",
     ):
         assert needed in files, needed
-    for not_needed in ("autograder/classroom.py", "autograder/similarity.py", "autograder/lms.py"):
+    for not_needed in ("autograder/course/classroom.py", "autograder/report/similarity.py", "autograder/lms/files.py"):
         assert not_needed not in files, not_needed
 
 
@@ -47,7 +47,7 @@ def test_a_module_the_chain_starts_to_import_joins_the_fingerprint(tmp_path, mon
         "autograder/__init__.py",
         "autograder/grading/__init__.py",
         "autograder/grading/worker.py",
-        "autograder/pipeline.py",
+        "autograder/notebook/pipeline.py",
         "nbgrader_config.py",
     }
     (root / "autograder" / "report.py").write_text("from autograder import pipeline  # changed\n")

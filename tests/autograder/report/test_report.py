@@ -33,9 +33,9 @@ import pytest
 from conftest import CHROMIUM, playwright_or_skip
 
 from autograder import report
-from autograder.attempts import Attempts
 from autograder.report import ReportOptions
 from autograder.report.course import Student, graded_verdicts, read_autograded
+from autograder.service.attempts import Attempts
 from autograder.verdicts import KEY, Property, StaleVerdicts, Verdict
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -401,8 +401,8 @@ def test_command_line_and_student_filter(course, tmp_path):
 def test_closing_table_fits_120_columns(course):
     from nbgrader.api import Gradebook
 
-    from autograder.export import course_check_rows
-    from autograder.table import grade_table, show
+    from autograder.course.export import course_check_rows
+    from autograder.course.table import grade_table, show
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         rows = course_check_rows(gradebook, course)
@@ -553,7 +553,7 @@ def test_a_notebook_graded_before_verdicts_were_stored_is_stale():
         graded_verdicts(notebook)
     student = Student("ada", submitted=True, state="answered")
     read_autograded(student, notebook, release={"cells": [code_cell("raise NotImplementedError", SOFTMAX_ANSWER)]})
-    assert student.verdicts == {} and "python -m autograder.classroom --regrade" in student.stale
+    assert student.verdicts == {} and "python -m autograder.course --regrade" in student.stale
     assert student.state == "answered" and student.problems == []
 
 
@@ -582,12 +582,12 @@ def test_stale_course_says_to_regrade_on_the_page_and_the_command_line(tmp_path,
     assert str(tmp_path / "out" / "attention.html") in said.out
     assert "stale verdicts: 2 of 2 submitted notebooks of attention were autograded before" in said.err
     assert "(full_solution, mask_after_softmax)" in said.err
-    assert "python -m autograder.classroom --regrade" in said.err
+    assert "python -m autograder.course --regrade" in said.err
     page = (tmp_path / "out" / "attention.html").read_text()
     notice = page.split('<p class="stale" id="stale">', 1)[1].split("</p>", 1)[0]
     assert "2 of 2 submitted\nnotebooks of attention were autograded before" in notice
     assert "(full_solution, mask_after_softmax)" in notice
-    assert "Grade the class again\n(<code>python -m autograder.classroom --regrade</code>)" in notice
+    assert "Grade the class again\n(<code>python -m autograder.course --regrade</code>)" in notice
     assert page.count('<a href="#stale">stale verdicts</a>') == 2, "said again above properties and mistakes"
     folder = tmp_path / "out" / "attention"
     with open(folder / "totals.csv", newline="") as handle:  # the gradebook's points are still there

@@ -1,0 +1,102 @@
+"""The time budget of one notebook's hidden checks: what the student's answers may use, counted by the grader.
+
+Every number here is measured from the grader's side (the runner's process tree in /proc, the grader's own
+clock and thread CPU time), never taken from what the runner says, so nothing the student writes (code,
+prints, messages forged on the runner's pipe) extends it:
+
+- ``call`` (CALL_LIMIT, 10 s) CPU seconds per answer cell or per call of a student's function (a statistic over
+  the model's texts a few times that: Call.slow), with a wall-clock backstop of WALL_FACTOR x that + WALL_SLACK
+  (60 s) for code that sleeps;
+- ``total`` (TIMEOUT, 120 s) CPU seconds for the whole notebook: every runner started for it (at most
+  ATTEMPTS, 4), and the stand-ins the grader computes for it;
+- ``wall`` (WALL_TOTAL_FACTOR x total, 300 s by default) seconds by the clock for the whole notebook, from the
+  moment grading starts: past it the runner is killed and every call still to make is "not run", whatever
+  the runner was doing or sending. grade_answers returns within ``wall`` plus the judging of what came back
+  (seconds, on arrays bounded by RECEIVED).
+
+Stand-ins (a graded function the student's function may call, computed here): one request carries at most
+STAND_IN_ELEMENTS numbers (about 4 million, 32 MiB of float64; the largest legitimate one, a head's scores
+over the model's window, is about a thousand times smaller), and their CPU time counts against ``total``.
+
+With the student's kernel: nbgrader's Execute (autograder.notebook.kernel.SurvivingExecute) runs the notebook
+under its own per-cell timeout and per-notebook ``notebook_timeout`` (900 s by the clock, set by the class
+engine), at the same time as the hidden checks (notebook_grading.StartVerdicts starts them before the kernel).
+So one notebook's grading ends within max(notebook_timeout, wall) plus the kernel's start and the judging:
+ExternalVerdicts waits for the early verdicts at most what is left of ``wall`` (+ JUDGING_SLACK), and
+says so in the feedback when they did not come.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+TIMEOUT = 120.0  # CPU seconds for the whole grading of one notebook
+CALL_LIMIT = 10.0  # CPU seconds for one cell or one call
+WALL_TOTAL_FACTOR = 2.5  # the notebook's wall-clock budget: 2.5 x its CPU seconds (300 s for 120 s)
+GRACE = 2.0  # CPU seconds past a step's own limit before the grader kills the runner
+WALL_FACTOR, WALL_SLACK = 4.0, 20.0  # the wall-clock backstop of a step: 4 x its CPU limit + 20 s
+STARTUP = 60.0  # wall seconds for a runner to start (Python and NumPy, no student code)
+RECEIVED = 2**30  # bytes of arrays one message from the runner may carry
+STAND_IN_ELEMENTS = 2**22  # numbers one stand-in request may carry
+ATTEMPTS = 4  # runner starts per grading, at most (each one after a hang or crash)
+JUDGING_SLACK = 60.0  # wall seconds a reader of the early verdicts allows past ``wall`` for judging
+
+
+@dataclass(frozen=True)
+class Limits:
+    """CPU seconds for one cell or call and for a whole notebook, and the notebook's wall-clock seconds.
+
+    wall: None for WALL_TOTAL_FACTOR x total."""
+
+    call: float = CALL_LIMIT
+    total: float = TIMEOUT
+    wall: float | None = None
+
+    @property
+    def wall_seconds(self) -> float:
+        return WALL_TOTAL_FACTOR * self.total if self.wall is None else float(self.wall)
+
+
+class BudgetSpent(Exception):
+    """The notebook's budget is used up; the message says which part, as a sentence for the student."""
+
+    def __init__(self, reason: str, limit: str):
+        super().__init__(reason)
+        self.reason, self.limit = reason, limit
+
+
+@dataclass
+class Budget:
+    """One notebook's budget as it is spent: the clock from when grading started, CPU seconds of finished
+    runners and of stand-ins computed for it."""
+
+    limits: Limits
+    started: float = field(default_factory=time.monotonic)
+    cpu_spent: float = 0.0  # CPU seconds of runners already gone and of stand-ins
+
+    @property
+    def deadline(self) -> float:
+        return self.started + self.limits.wall_seconds
+
+    def wall_left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def charge(self, cpu_seconds: float) -> None:
+        self.cpu_spent += max(0.0, cpu_seconds)
+
+    def check(self, running_cpu: float = 0.0, where: str = "") -> None:
+        """Raise BudgetSpent when the clock or the CPU seconds (``running_cpu``: the live runner's) are past."""
+        during = f", during {where}" if where else ""
+        if time.monotonic() > self.deadline:
+            raise BudgetSpent(
+                f"grading your answers ran past its {self.limits.wall_seconds:g} s by the clock{during}: "
+                "look for code that sleeps, waits, or loops without end",
+                "notebook time",
+            )
+        if self.cpu_spent + running_cpu > self.limits.total + GRACE:
+            raise BudgetSpent(
+                f"grading used up its {self.limits.total:g} s of CPU time in all{during}: "
+                "look for a very slow function or an infinite loop",
+                "notebook",
+            )

@@ -1,0 +1,370 @@
+"""One runner process of the hidden checks: started in its sandbox, spoken to over its pipe, watched.
+
+The grader and the runner (autograder/answers/runner.py, whose docstring gives the messages) speak in turn. Every
+message from the runner is checked against the one step it may be at: the answer cells in order, each at
+most once ("step" i, then "cell" i), "ready" after the last; during a call, stand-in requests (bounded in
+size before they are read: autograder.answers.stand_ins) and then one "result" or "error" whose fields have the
+expected types. A message out of place, malformed or forged by the student's code ends that student's
+answers at once (RunnerDied, fatal, limit "message"), with a sentence for the feedback, never a traceback.
+
+The watch (``watch``) runs at least every WATCH_EVERY seconds while the grader waits to read or to write,
+whatever arrives: the notebook's budget (autograder.answers.budget: CPU of every runner and stand-in, and the
+clock since grading began), then the step's own CPU limit and wall-clock backstop. Nothing the runner says
+moves the budget; a step's own clock starts only where the grader expects that step.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from autograder import sandbox
+from autograder.answers import runner as answer_runner
+from autograder.answers import stand_ins
+from autograder.answers.budget import GRACE, RECEIVED, STARTUP, WALL_FACTOR, WALL_SLACK, Budget, BudgetSpent
+from autograder.answers.sandbox import files_inside, runner_command, runner_environment
+from autograder.checks import Mapped, Result
+from autograder.verdicts import quoted
+
+WATCH_EVERY = 0.1  # seconds between two looks at the runner's CPU time and the clock
+WALK_EVERY = 0.5  # seconds between two walks over /proc for the processes below the runner
+CHUNK = 2**16  # bytes written to the runner's pipe at a time
+MALFORMED = (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError)
+CRASHES = {  # signal -> (what it likely means, the limit hit)
+    "SIGKILL": ("killed: out of memory?", "memory"),
+    "SIGXCPU": ("the CPU time limit", "call"),
+    "SIGSEGV": ("a segmentation fault", "crash"),
+    "SIGXFSZ": ("it wrote too large a file", "output"),
+}
+
+
+class RunnerDied(Exception):
+    """The runner was killed (a limit) or exited; ``reason`` says why in a sentence, ``step`` where it was,
+    ``fatal`` that no runner may start again for this notebook, ``limit`` which limit was hit ("" for none)."""
+
+    def __init__(self, reason: str, step: dict | None = None, fatal: bool = False, limit: str = ""):
+        super().__init__(reason)
+        self.reason, self.step, self.fatal, self.limit = reason, step or {}, fatal, limit
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system, and of waited-for children) of one process; 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def signal_name(code: int) -> str:
+    try:
+        return signal.Signals(code).name
+    except ValueError:
+        return str(code)
+
+
+def killed_by(code: int | None, wrapped: bool) -> int | None:
+    """The signal that ended a process that exited with ``code``, or None when it exited on its own. Killed
+    directly, Python reports minus the signal; run inside bubblewrap (``wrapped``), the sandbox's own process
+    exits with 128 + the signal instead, as a shell would."""
+    if code is None:
+        return None
+    if code < 0:
+        return -code
+    if wrapped and 128 < code <= 128 + signal.NSIG:
+        return code - 128
+    return None
+
+
+def is_index(value, expected: int) -> bool:
+    """``value`` is the int ``expected`` (not True for 1, not 1.0)."""
+    return type(value) is int and value == expected
+
+
+def short_text(value) -> str | None:
+    """A text the runner sends (an error, a cell's failure) as a verdict may quote it: the student's code may have
+    written it, so one line with its numbers rounded (verdicts.quoted), whatever reads the verdict."""
+    return None if value is None else quoted(value)
+
+
+def changed_labels(claimed, args: tuple, kwargs: dict) -> tuple:
+    """The arguments the runner says the call changed in place, kept only where they name a real argument."""
+    if not isinstance(claimed, list):
+        return ()
+    positions = [x for x in claimed if type(x) is int and 0 <= x < len(args)]
+    names = [x for x in claimed if isinstance(x, str) and x in kwargs]
+    return tuple(dict.fromkeys(positions + names))
+
+
+def valid_returned(returned, received: list) -> bool:
+    """The descriptions of a result's values: one {"type", "dtype", "shape"} per float64 array received."""
+    if not isinstance(returned, list) or len(returned) != len(received):
+        return False
+    for description, array in zip(returned, received):
+        if array.dtype != np.float64 or not isinstance(description, dict):
+            return False
+        kind, dtype, shape = description.get("type"), description.get("dtype"), description.get("shape")
+        if not isinstance(kind, str) or not isinstance(dtype, str) or not isinstance(shape, list):
+            return False
+        try:
+            if np.dtype(dtype).kind not in "biuf":
+                return False
+        except TypeError:
+            return False
+    return True
+
+
+class Runner:
+    """One runner process, its pipe, and the watch over its CPU time and the clock."""
+
+    def __init__(self, work: Path, budget: Budget, files: tuple = ()):
+        work.mkdir()
+        self.budget = budget
+        self.files = tuple(str(path) for path in files)  # the calls' input files, numbered as the runner sees them
+        self.process = subprocess.Popen(
+            runner_command(work, self.files),
+            cwd=work,
+            env=runner_environment(work),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.writing, self.reading = self.process.stdin.fileno(), self.process.stdout.fileno()
+        os.set_blocking(self.writing, False)  # a runner that stops reading cannot block the grader
+        self.step, self.seconds, self.cpu_at, self.clock_at = {"start": True}, None, 0.0, time.monotonic()
+        self.last_cpu = 0.0  # the runner's CPU seconds when last measured (after it is killed, what it used)
+        self.tree: list[int] = []  # the runner's process and the processes below it, as last looked up
+        self.watched = self.walked = 0.0  # when the watch last ran, when it last walked over /proc
+
+    # the watch ---------------------------------------------------------------------------------
+
+    def cpu(self, look_again: bool = False) -> float:
+        """CPU seconds used by the runner and every process below it. The processes below it are looked up
+        again (a walk over /proc) only when ``look_again`` (the watch), at most every WALK_EVERY seconds."""
+        if not self.tree or (look_again and time.monotonic() - self.walked >= WALK_EVERY):
+            self.tree, self.walked = [self.process.pid, *sandbox.descendants(self.process.pid)], time.monotonic()
+        used = sum(process_cpu(pid) for pid in self.tree)
+        self.last_cpu = max(self.last_cpu, used)
+        return self.last_cpu
+
+    def begin(self, step: dict, seconds: float | None):
+        self.step, self.seconds, self.cpu_at, self.clock_at = step, seconds, self.cpu(), time.monotonic()
+
+    def what(self) -> str:
+        if self.step.get("cell") is not None:
+            return f"answer cell {self.step['cell'] + 1}"
+        if self.step.get("function"):
+            return f"{self.step['function']}"
+        return "the runner's start"
+
+    def watch(self):
+        """Kill the runner when the notebook's budget is spent or the step in progress is past its limits."""
+        self.watched = now = time.monotonic()
+        used, clock = self.cpu(look_again=True), now - self.clock_at
+        try:
+            self.budget.check(used, self.what())
+        except BudgetSpent as spent:
+            self.kill(spent.reason, fatal=True, limit=spent.limit)
+        if self.seconds is None:
+            if clock > STARTUP:
+                self.kill(f"the runner did not start within {STARTUP:g} s (is the machine overloaded?)", limit="start")
+            return
+        step_used = used - self.cpu_at
+        if step_used > self.seconds + GRACE:
+            self.kill(
+                f"{self.what()} used more than its {self.seconds:g} s of CPU time and was stopped: look for an "
+                "infinite loop (a loop that catches every exception never stops)",
+                limit="call",
+            )
+        backstop = WALL_FACTOR * self.seconds + WALL_SLACK
+        if clock > backstop:
+            self.kill(
+                f"{self.what()} ran {backstop:g} s by the clock using {step_used:.1f} s of CPU time: "
+                "does it sleep, or wait for input?",
+                limit="clock",
+            )
+
+    def kill(self, reason: str, fatal: bool = False, limit: str = ""):
+        self.close()
+        raise RunnerDied(reason, self.step, fatal, limit)
+
+    def forged(self, message: dict, during: str):
+        """End the student's answers: the runner sent a message it may not send now (the student's code wrote
+        to the grader's pipe, or broke the runner)."""
+        op = quoted(message.get("op"), 40)
+        self.kill(
+            f"the process running your functions sent the grader a message it did not expect ({op!r}) {during}; "
+            "your answers were not graded further: does your code write to file descriptors it did not open?",
+            fatal=True,
+            limit="message",
+        )
+
+    # the pipe ----------------------------------------------------------------------------------
+
+    def wait_until(self, fd: int, writing: bool = False):
+        """Wait until ``fd`` can be read (or written), watching at least every WATCH_EVERY seconds."""
+        while True:
+            if time.monotonic() - self.watched >= WATCH_EVERY:
+                self.watch()
+            ready = select.select([] if writing else [fd], [fd] if writing else [], [], WATCH_EVERY)
+            if ready[0] or ready[1]:
+                return
+
+    def read(self, fd: int, size: int) -> bytes:
+        """os.read with the watch (answer_runner.receive reads through it)."""
+        self.wait_until(fd)
+        try:
+            return os.read(fd, size)
+        except OSError:
+            return b""
+
+    def send(self, header: dict, arrays=()):
+        """Write one message, in chunks, with the watch: a runner that stops reading blocks nothing."""
+        data = memoryview(answer_runner.frame(header, arrays))
+        while data:
+            self.wait_until(self.writing, writing=True)
+            try:
+                data = data[os.write(self.writing, data[:CHUNK]) :]
+            except BlockingIOError:
+                continue
+            except OSError:
+                self.died()
+
+    def receive(self, admit=None):
+        try:
+            return answer_runner.receive(self.reading, np, read=self.read, limit=RECEIVED, admit=admit)
+        except EOFError:
+            self.died()
+        except MALFORMED as error:
+            self.kill(
+                f"the process running your functions sent the grader something malformed ({quoted(error, 120)}) "
+                f"during {self.what()}; your answers were not graded further",
+                fatal=True,
+                limit="message",
+            )
+
+    def died(self):
+        """The runner exited: say how, as a sentence for the student."""
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.close()
+        killed = killed_by(code, wrapped=sandbox.bubblewrap() is not None)
+        if killed is not None:
+            name = signal_name(killed)
+            cause, limit = CRASHES.get(name, ("", "crash"))
+            reason = (
+                f"the Python process running your functions crashed ({name}{': ' + cause if cause else ''}) "
+                f"during {self.what()}"
+            )
+        else:
+            limit = "exit"
+            reason = (
+                f"the Python process running your functions exited early (exit {code}) during {self.what()}: "
+                "does your code call exit()?"
+            )
+        raise RunnerDied(reason, self.step, limit=limit)
+
+    def close(self):
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+    # the protocol ------------------------------------------------------------------------------
+
+    def start(self, sources: list[str], skip: dict, seconds: float, names: tuple) -> dict:
+        """Run the answer cells; {"cells": {index: error}, "missing": [names not defined], "output": str}.
+        Each cell in order, at most once: "step" i then "cell" i ("cell" alone for a skipped one)."""
+        self.send(
+            {
+                "op": "cells",
+                "cells": sources,
+                "skip": {str(k): v for k, v in skip.items()},
+                "names": list(names),
+                "seconds": seconds,
+                "files": files_inside(self.files),
+            }
+        )
+        cells, expected, running = {}, 0, False
+        while True:
+            message, _ = self.receive()
+            op, error = message.get("op"), message.get("error")
+            if op == "step" and not running and expected not in skip and is_index(message.get("cell"), expected):
+                running = True
+                self.begin({"cell": expected}, seconds)
+            elif op == "cell" and (running or expected in skip) and is_index(message.get("index"), expected):
+                if error is not None and not isinstance(error, str):
+                    self.forged(message, "while running the answer cells")
+                cells[expected], expected, running = short_text(error), expected + 1, False
+            elif op == "ready" and not running and expected == len(sources):
+                return self.ready_report(message, cells, names)
+            else:
+                self.forged(message, "while running the answer cells")
+
+    def ready_report(self, message: dict, cells: dict, names: tuple) -> dict:
+        missing, output = message.get("missing", []), message.get("output", "")
+        if not isinstance(missing, list) or any(name not in names for name in missing) or not isinstance(output, str):
+            self.forged(message, "after the answer cells")
+        return {"cells": cells, "missing": [str(name) for name in missing], "output": output[: answer_runner.TAIL]}
+
+    def call(
+        self, function: str, args: tuple, kwargs: dict, allowed: tuple, items: int, seconds: float, compute=None
+    ) -> tuple[Result, float, str]:
+        """(Result, CPU seconds used, the limit hit or "") of one call of the student's ``function``; stand-in
+        requests for the names in ``allowed`` are computed here by ``compute(function, name)``."""
+        arrays = []
+        header = {
+            "op": "call",
+            "function": function,
+            "args": [self.mapped(a) if isinstance(a, Mapped) else answer_runner.pack(a, arrays) for a in args],
+            "kwargs": {key: answer_runner.pack(value, arrays) for key, value in kwargs.items()},
+            "stand_ins": list(allowed),
+            "items": items,
+            "seconds": seconds,
+        }
+        self.begin({"function": function}, seconds)
+        self.send(header, arrays)
+        while True:
+            message, received = self.receive(admit=self.admit)
+            op = message.get("op")
+            if op == "stand_in":
+                reply = stand_ins.serve(
+                    message, received, function=function, allowed=allowed, compute=compute, budget=self.budget
+                )
+                self.send(*reply)
+            elif op == "error" and isinstance(message.get("message"), str):
+                limit = "call" if message.get("timed_out") is True else ""
+                return Result(short_text(message["message"])), self.cpu() - self.cpu_at, limit
+            elif op == "result" and valid_returned(message.get("returned"), received):
+                changed = changed_labels(message.get("changed"), args, kwargs)
+                result = Result(None, tuple(received), tuple(message["returned"]), changed)
+                return result, self.cpu() - self.cpu_at, ""
+            else:
+                self.forged(message, f"during a call of {function}")
+
+    def admit(self, header: dict):
+        """Before a message's arrays are read: a stand-in request past the bound ends this call."""
+        reason = stand_ins.oversized(header)
+        if reason:
+            self.kill(f"{reason}: {self.what()} was stopped", limit="stand-in")
+
+    def mapped(self, argument: Mapped) -> dict:
+        """A Mapped argument as the runner reads it: which of its files, where, and the shape."""
+        return {"mapped": [self.files.index(str(argument.file)), argument.offset, argument.count, list(argument.shape)]}

@@ -1,0 +1,111 @@
+"""The class's closing table: one row per student (the automatic total, the written answers, the functions that
+lost points, a note), and the kernel's notes it shows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from autograder.course.assignments import Layout
+from autograder.course.export import COLUMNS
+
+
+def kernel_notes(course: Path, layout: Layout, students: list[str]) -> dict[str, str]:
+    """{student: note} for notebooks whose kernel died, or whose cells ran out of time, in nbgrader's kernel."""
+    notes = {}
+    for student in students:
+        path = course / "autograded" / student / layout.name / f"{layout.notebook}.ipynb"
+        if not path.exists():
+            notes[student] = "not autograded"
+            continue
+        said = []
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for number, cell in enumerate(cells, start=1):
+            errors = {
+                output.get("ename"): output.get("evalue", "")
+                for output in cell.get("outputs", [])
+                if output.get("output_type") == "error"
+            }
+            names = set(errors)
+            if "DeadKernelError" in names:
+                why = " (too many processes)" if "processes" in errors["DeadKernelError"] else ""
+                said.append(f"kernel died in cell {number}{why}; later cells not run")
+            elif "NotebookTimeoutError" in names:
+                said.append(f"the notebook ran out of time at cell {number}")
+            elif names & {"CellTimeoutError", "KeyboardInterrupt"}:
+                said.append(f"cell {number} timed out and was interrupted")
+        if said:
+            notes[student] = "; ".join(said)
+    return notes
+
+
+def check_frame(check_rows: list[dict]) -> pd.DataFrame:
+    """autograder.course.export.check_rows (values as text, as checks.csv holds them) as a DataFrame of numbers."""
+    rows = pd.DataFrame(check_rows, columns=COLUMNS).astype({"student_id": str})
+    for column in ("score", "max_score"):
+        rows[column] = pd.to_numeric(rows[column], errors="coerce")
+    rows["needs_manual_grade"] = rows["needs_manual_grade"] == "True"
+    return rows
+
+
+def grade_table(check_rows: list[dict], notes: dict[str, str], assignment: str | None = None):
+    """The class's closing table (pandas DataFrame) from autograder.course.export.check_rows: one row per student, the
+    automatic total, the written answers, the functions that lost points (short names) and a note. Every check's
+    points are in checks.csv and the report (reports/<assignment>.html)."""
+    rows = check_frame(check_rows)
+    if assignment is not None:
+        rows = rows[rows["assignment"] == assignment]
+    auto = rows[rows["cell_type"] == "code"]
+    written = rows[rows["cell_type"] != "code"]
+    order = list(dict.fromkeys(auto["grade_id"]))
+    students = sorted(set(rows["student_id"]))
+    by_student = auto.groupby("student_id")
+    total, top = by_student["score"].sum(), by_student["max_score"].sum()
+    short = {grade_id: grade_id.removeprefix("check_") for grade_id in order}
+    lost = auto[auto["score"] < auto["max_score"] - 1e-9].groupby("student_id")["grade_id"].apply(set)
+    pending = written.groupby("student_id")["needs_manual_grade"].sum()
+    written_points = written.groupby("student_id")["score"].sum()
+    written_top = written.groupby("student_id")["max_score"].sum()
+    result = pd.DataFrame(index=pd.Index(students, name="student"))
+    result["auto"] = [f"{total.get(s, 0):g} / {top.get(s, 0):g}" for s in students]
+    result["written"] = [
+        (
+            f"{int(pending.get(s, 0))} to grade"
+            if pending.get(s, 0)
+            else f"{written_points.get(s, 0):g} / {written_top.get(s, 0):g}"
+        )
+        for s in students
+    ]
+    result["lost"] = [
+        (
+            "every check"
+            if len(lost.get(s, ())) == len(order) and order
+            else " ".join(short[g] for g in order if g in lost.get(s, ()))
+        )
+        for s in students
+    ]
+    result["note"] = [notes.get(s, "") for s in students]
+    return result
+
+
+def show(table, width: int = 120) -> str:
+    """The table as text at most ``width`` columns wide: long ids, lists of functions and notes are cut (…)."""
+
+    def cut(text, room: int) -> str:
+        text = "" if text is None else str(text)
+        return text if len(text) <= room else text[: max(room - 1, 0)] + "…"
+
+    columns = list(table.columns)
+    cells = [[cut(index, 32), *(str(table.at[index, c]) for c in columns)] for index in table.index]
+    header = [table.index.name or "", *columns]
+    widths = [max([len(header[i]), *(len(row[i]) for row in cells)]) for i in range(len(header))]
+    flexible = [i for i, name in enumerate(header) if name in ("lost", "note")]
+    room = width - sum(w for i, w in enumerate(widths) if i not in flexible) - (len(header) - 1) * 2
+    for i in flexible:  # the lost functions first, the note gets what is left (at least 20 when it has any)
+        others = sum(min(widths[j], max(20, room // 2)) for j in flexible if j > i)
+        widths[i] = max(len(header[i]), min(widths[i], room - others - 2 * (len(flexible) - 1 - flexible.index(i))))
+        room -= widths[i]
+    lines = ["  ".join(cut(text, w).ljust(w) for text, w in zip(row, widths)).rstrip() for row in [header, *cells]]
+    return "\n".join(lines)

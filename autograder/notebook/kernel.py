@@ -1,0 +1,284 @@
+"""The student's kernel: it runs the whole notebook, in a sandbox (autograder.sandbox), watched while it runs.
+
+SandboxedKernelManager is jupyter_client's AsyncKernelManager with three changes:
+
+- the kernel talks over ZeroMQ's ipc transport (files in a private folder), not TCP: a kernel in a
+  network namespace of its own cannot reach the grader's loopback, and files can be bound in;
+- the kernel command runs in bubblewrap (when it works here), with the notebook's folder writable,
+  lib/ and data/ readable in the course folder above the notebook, that folder first on the kernel's
+  PYTHONPATH (the setup cell's ``import lib`` finds the course's lib there), and nothing else of the
+  course, the repository or the home folder in existence; and under limits (memory, file size, processes);
+- a watchdog thread counts the kernel's processes: past KERNEL_PROCESSES (a fork bomb) it kills the
+  whole sandbox and records why in ``death_reason``, which SurvivingExecute writes into the notebook.
+
+SurvivingExecute is nbgrader's Execute step made to survive whatever a student's notebook does to its kernel:
+- a kernel that dies (``os._exit``, a segfault, the memory or process limit) no longer aborts the whole
+  submission, as nbgrader's own Execute does: the cell that was running gets an error output saying what
+  happened, the cells after it are left unexecuted, and the pipeline goes on, so the hidden checks (which
+  run outside this kernel) still grade every answer;
+- output is capped while it arrives (``max_cell_output``, ``max_output`` characters), so a notebook that
+  prints gigabytes cannot fill the grader's memory; the cap is noted in the cell;
+- the whole notebook has a time limit (``notebook_timeout``) besides nbgrader's per-cell ``timeout``.
+
+The class's forward cache (autograder.grading.forward.write_forward_cache) is given as ``forward_cache`` in
+nbgrader's configuration (autograder.notebook.pipeline sets it for each private folder's chain), or else taken from the
+grader's ATTENTION_FORWARD_CACHE; the kernel sees it read-only at CACHE_INSIDE, its variable names that, and the
+kernel runs the cache's start.py when it starts (autograder.grading.recorded: lib's forward reads the cache).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+from nbclient.exceptions import DeadKernelError
+from nbformat.v4 import new_output
+from nbgrader.preprocessors import Execute
+from traitlets import Integer, Unicode
+
+from autograder import sandbox
+
+FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # grading.recorded.FORWARD_CACHE (lib, and NumPy, not imported here)
+CACHE_INSIDE = "/run/attention/forward"  # where the class's forward cache (a folder) appears in the sandbox
+WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
+
+
+def course_root(folder: Path) -> Path | None:
+    """The course folder of a notebook in ``folder``: ``folder`` or the first one above it holding lib/attention.py
+    (a course made by autograder.course.classroom, or a private grading folder, links the grader's lib/ there)."""
+    for candidate in [folder, *folder.parents]:
+        if (candidate / "lib" / "attention.py").exists():
+            return candidate
+    return None
+
+
+def kernel_sandbox(cwd: Path, private: Path, forward_cache: str | None = None) -> sandbox.Sandbox:
+    """The kernel's view: its notebook folder and its private folder writable, lib/ and data/ readable (and
+    the class's forward cache, when the grader made one: grading.forward.write_forward_cache)."""
+    readable = {CACHE_INSIDE: forward_cache} if forward_cache and os.path.exists(forward_cache) else {}
+    root = course_root(cwd)
+    if root is not None:
+        library = (root / "lib").resolve()
+        readable[str(root / "lib")] = str(library)
+        if (library.parent / "data").is_dir():  # lib reads the store and its model from ../data
+            readable[str(root / "data")] = str(library.parent / "data")
+    return sandbox.Sandbox(writable=(cwd, private), readable=readable, cwd=cwd)
+
+
+def kernel_environment(
+    private: Path, root: Path | None, view: sandbox.Sandbox, forward_cache: str | None, spec_env: dict | None = None
+) -> dict[str, str]:
+    """The kernel's whole environment: sandbox.student_environment's allow-list, and on purpose
+
+    - PYTHONPATH: the course folder (``root``), so the setup cell's ``import lib`` finds the course's lib
+      (bound read-only there by kernel_sandbox); the grader's own PYTHONPATH is not passed on;
+    - MPLCONFIGDIR in the private folder; MPLBACKEND left unset, so ipykernel's inline backend puts plots
+      in the notebook and the feedback;
+    - ATTENTION_FORWARD_CACHE when the class has a forward cache (where the kernel sees it);
+    - the kernel spec's own ``env`` (the instructor's configuration of the kernel, not the grader's shell).
+
+    jupyter_client's launcher adds JPY_PARENT_PID. Nothing else of the grader's environment is copied.
+    """
+    extra = {"MPLCONFIGDIR": str(private / "matplotlib")}
+    if root is not None:
+        extra["PYTHONPATH"] = str(root)
+    if CACHE_INSIDE in view.readable:  # inside the sandbox at CACHE_INSIDE, not at its path outside
+        extra[FORWARD_CACHE] = CACHE_INSIDE if sandbox.bubblewrap() is not None else forward_cache
+    return {**{str(k): str(v) for k, v in (spec_env or {}).items()}, **sandbox.student_environment(private, **extra)}
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    """A kernel in a sandbox, over ipc, with a process watchdog (see the module's docstring)."""
+
+    forward_cache = Unicode(
+        None,
+        allow_none=True,
+        help=(
+            "the class's forward cache (a folder) for the kernel to read; default: the grader's ATTENTION_FORWARD_CACHE"
+        ),
+    ).tag(config=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.private = Path(tempfile.mkdtemp(prefix="attention-kernel-"))
+        self.transport = "ipc"
+        self.ip = str(self.private / "ipc")
+        self.connection_file = str(self.private / "connection.json")
+        self.death_reason: str | None = None
+        self._watching = threading.Event()
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        cwd = Path(kw.get("cwd") or os.getcwd()).resolve()
+        given = dict(kw.get("env") or os.environ)  # the grader's: read for the forward cache only, never passed on
+        forward_cache = self.forward_cache or given.get(FORWARD_CACHE)
+        view = kernel_sandbox(cwd, self.private, forward_cache)
+        kw["env"] = kernel_environment(self.private, course_root(cwd), view, forward_cache, self.kernel_spec.env)
+        if FORWARD_CACHE in kw["env"]:  # the kernel's first act: lib's forward reads the cache (grading.recorded)
+            kernel_cmd = [*kernel_cmd, f"--IPKernelApp.exec_files={kw['env'][FORWARD_CACHE]}/start.py"]
+        inner = sandbox.limited(list(kernel_cmd), sandbox.STUDENT_MEMORY, sandbox.STUDENT_FILES, sandbox.PROCESS_CAP)
+        if sandbox.bubblewrap() is not None:
+            # In its own process namespace the kernel's parent is bwrap's pid 1: ipykernel's parent poller
+            # (JPY_PARENT_PID, set by the launcher) would take that for an orphaning and quit at once. With
+            # 1 it polls nothing; --die-with-parent does that poller's job.
+            inner = ["/usr/bin/env", "JPY_PARENT_PID=1", *inner]
+            # A SIGINT to the process group would also reach bwrap, which dies of it (and the kernel with it):
+            # interrupt with a message on the control channel instead; the kernel then signals itself.
+            self.kernel_spec.interrupt_mode = "message"
+        command = sandbox.command(inner, view)
+        await super()._async_launch_kernel(command, **kw)
+        process = getattr(self.provisioner, "process", None)
+        if process is not None:
+            self._watching.set()
+            threading.Thread(target=self._watch, args=(process.pid,), daemon=True, name="kernel-watchdog").start()
+
+    def _watch(self, pid: int):
+        """Kill the kernel's whole sandbox when it runs more than KERNEL_PROCESSES processes."""
+        while self._watching.is_set():
+            try:
+                os.kill(pid, 0)
+            except OSError:
+                return
+            below = sandbox.descendants(pid)
+            if len(below) > sandbox.KERNEL_PROCESSES + 3:  # bwrap's own two processes, the limits one-liner's exec
+                self.death_reason = (
+                    f"your code started more than {sandbox.KERNEL_PROCESSES} processes "
+                    "(os.fork or subprocess in a loop?), so the kernel was stopped"
+                )
+                for target in [pid, *below]:
+                    try:
+                        os.kill(target, signal.SIGKILL)
+                    except OSError:
+                        pass
+                return
+            time.sleep(WATCH_EVERY)
+
+    async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False):
+        self._watching.clear()
+        try:
+            await super()._async_shutdown_kernel(now=now, restart=restart)
+        finally:
+            shutil.rmtree(self.private, ignore_errors=True)
+
+
+# --- nbgrader's Execute, with that kernel -----------------------------------------------------------
+
+
+def message_size(msg: dict) -> int:
+    """Characters an output message would add to the notebook."""
+    content = msg.get("content", {})
+    if msg.get("msg_type") == "stream":
+        return len(content.get("text", ""))
+    return len(json.dumps(content.get("data", content), default=str))
+
+
+class SurvivingExecute(Execute):
+    """Execute every cell in a sandboxed kernel; if the kernel dies, record it in that cell and stop executing."""
+
+    notebook_timeout = Integer(900, help="Seconds for the whole notebook; the cells after that are not run").tag(
+        config=True
+    )
+    max_cell_output = Integer(2_000_000, help="Characters of output kept per cell").tag(config=True)
+    max_output = Integer(20_000_000, help="Characters of output kept for the whole notebook").tag(config=True)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
+        super().__init__(*args, **kwargs)
+        self.timeout_func = self._cell_timeout
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._died_at = None
+        self._out_of_time = False
+        self._started = time.monotonic()
+        self._output_size = {}
+        self._capped = set()
+        return super().preprocess(nb, resources, km)
+
+    def _cell_timeout(self, cell) -> int:
+        """The per-cell limit, or what is left of the notebook's limit if that is shorter (at least 1 s)."""
+        left = self.notebook_timeout - (time.monotonic() - self._started)
+        return max(1, int(min(self.timeout or left, left)))
+
+    def preprocess_cell(self, cell, resources, index):
+        if self._died_at is not None:
+            return cell, resources
+        if time.monotonic() - self._started >= self.notebook_timeout:
+            if not self._out_of_time and cell.cell_type == "code":
+                self._out_of_time = True
+                cell.setdefault("outputs", []).append(
+                    new_output(
+                        "error",
+                        ename="NotebookTimeoutError",
+                        traceback=[],
+                        evalue=(
+                            f"the notebook ran past its limit of {self.notebook_timeout} s; this cell and the ones"
+                            " after it were not run"
+                        ),
+                    )
+                )
+            return cell, resources
+        self._timed_out = None
+        try:
+            cell, resources = super().preprocess_cell(cell, resources, index)
+            if self._timed_out is not None:
+                self._say_the_limit(cell, self._timed_out)
+            return cell, resources
+        except DeadKernelError as error:
+            self._died_at = index
+            reason = getattr(self.km, "death_reason", None) or (
+                f"the kernel died while running this cell ({error}). Look in this cell for os._exit, sys.exit "
+                "in a loop, or an allocation that exhausts memory"
+            )
+            cell.setdefault("outputs", []).append(
+                new_output(
+                    "error", ename="DeadKernelError", traceback=[], evalue=f"{reason}; the cells after it were not run."
+                )
+            )
+            self.log.warning("kernel died in cell %d (%s); the remaining cells were not executed", index, reason)
+            return cell, resources
+
+    async def _async_handle_timeout(self, timeout: int, cell=None):
+        self._timed_out = timeout  # which limit cut the cell in: said in the cell (_say_the_limit)
+        return await super()._async_handle_timeout(timeout, cell)
+
+    def _say_the_limit(self, cell, timeout: int) -> None:
+        """A cell cut by the time limit says so, with the limit: nbclient's own words ("No reply from kernel", a
+        bare KeyboardInterrupt) do not."""
+        said = (
+            f"this cell ran past its limit of {timeout} s (wall clock) and was interrupted; the cells after it still "
+            f"ran (the whole notebook has {self.notebook_timeout} s)"
+        )
+        outputs = cell.setdefault("outputs", [])
+        timeouts = [output for output in outputs if output.get("ename") == "CellTimeoutError"]
+        for output in timeouts:
+            output["evalue"], output["traceback"] = said, []
+        if not timeouts:
+            outputs.append(new_output("error", ename="CellTimeoutError", traceback=[], evalue=said))
+
+    def output(self, outs, msg, display_id, cell_index):
+        """Keep an output only while the cell's and the notebook's output stay under their caps."""
+        if msg.get("msg_type") in ("stream", "display_data", "execute_result", "error", "update_display_data"):
+            size = message_size(msg)
+            total = sum(self._output_size.values())
+            cell_size = self._output_size.get(cell_index, 0)
+            if cell_size + size > self.max_cell_output or total + size > self.max_output:
+                if cell_index not in self._capped:
+                    self._capped.add(cell_index)
+                    note = new_output(
+                        "stream",
+                        name="stdout",
+                        text=(
+                            f"\n[output cut: past {self.max_cell_output:,} characters for one cell or "
+                            f"{self.max_output:,} for the notebook; the rest was dropped while grading]\n"
+                        ),
+                    )
+                    outs.append(note)
+                return None
+            self._output_size[cell_index] = cell_size + size
+        return super().output(outs, msg, display_id, cell_index)

@@ -1,0 +1,159 @@
+"""The grading chain in one place: nbgrader's steps for one notebook, as objects, handed to nbgrader in-process.
+
+    from autograder.notebook.pipeline import ChainOptions, nbgrader_api
+    api = nbgrader_api(root, options=ChainOptions(cell_timeout=20, seed=7))
+    api.autograde("attention", "ada"); api.generate_feedback("attention", "ada")
+
+``chain_config`` builds the traitlets Config that nbgrader's apps and converters read: Autograde's sanitising
+steps (nbgrader's, with RestoreCellFlags and DropEmptyMetadata), its autograding steps (StartVerdicts,
+SurvivingExecute, ..., Sanitise, ExternalVerdicts, SaveAutoGrades, DropPoints, ...), GenerateFeedback's steps and
+template, GenerateAssignment's stubs. Options (``ChainOptions``) reach their step as values: ``cell_timeout`` is
+SurvivingExecute.timeout, ``seed`` is ExternalVerdicts.seed, ``forward_cache`` is
+SandboxedKernelManager.forward_cache. The repository's nbgrader_config.py merges the same Config, so nbgrader's
+own commands and Formgrader run the same chain; a course folder's autograder_config.py loads it
+(autograder.course.config), for them only: grading never parses generated text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from nbconvert.preprocessors import ClearMetadataPreprocessor
+from nbgrader.apps import NbGraderAPI
+from nbgrader.converters import GenerateAssignment
+from nbgrader.preprocessors import (
+    AssignLatePenalties,
+    ClearOutput,
+    ClearSolutions,
+    DeduplicateIds,
+    GetGrades,
+    IgnorePattern,
+    LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+)
+from traitlets.config import Config
+
+from autograder.notebook.autograde import (
+    CheckMetadata,
+    DropEmptyMetadata,
+    DropPoints,
+    ExternalVerdicts,
+    RestoreCellFlags,
+    StartVerdicts,
+)
+from autograder.notebook.feedback import (
+    NBGRADER_TEMPLATES,
+    TEMPLATE,
+    TEMPLATE_PATHS,
+    TEMPLATES,
+    FeedbackPage,
+    HandGrades,
+    ImageDescriptions,
+    VerdictStyle,
+)
+from autograder.notebook.kernel import SurvivingExecute
+from autograder.notebook.sanitise import Sanitise
+from autograder.notebook.stubs import NamedStubs
+
+COURSE_ID = "attention"
+# Each cell of a student's notebook gets this many seconds in the student's kernel; a cell past that is
+# interrupted and the rest of the notebook still runs. The hidden checks have their own limits (answer_grading).
+CELL_TIMEOUT = 60
+KERNEL_STARTUP = 120  # seconds for the sandboxed kernel to start
+# An assignment's hidden checks live beside its source notebook (source/<assignment>/checks.py): never released
+IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "checks.py"]
+
+# nbgrader's own sanitising steps, with two fixes: a duplicated grade cell no longer fails the submission, and a
+# cell whose nbgrader flags were changed (grade: false on a test cell) is restored instead of failing it; its
+# metadata check (CheckCellMetadata, in both lists) validates against a schema compiled once (CheckMetadata)
+SANITISE = [
+    ClearOutput,
+    DeduplicateIds,
+    DropEmptyMetadata,
+    OverwriteKernelspec,
+    RestoreCellFlags,
+    OverwriteCells,
+    CheckMetadata,
+]
+AUTOGRADE = [
+    StartVerdicts,  # the hidden checks start at once, in their own process, while the kernel runs
+    SurvivingExecute,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    Sanitise,  # the student's outputs and markdown made inert before anything shows them (notebook.sanitise)
+    ExternalVerdicts,  # after the kernel ran, before the grades are saved
+    SaveAutoGrades,
+    DropPoints,  # the points are in the gradebook now: no "Out[n]: 2" after each verdict
+    AssignLatePenalties,
+    CheckMetadata,
+]
+# The feedback page: nbgrader's, with written answers not marked yet shown as "to be graded by hand" and the
+# header's totals, and a text for each image (autograder.notebook.feedback); made by FeedbackPage
+FEEDBACK = [GetGrades, HandGrades, ImageDescriptions]
+CODE_STUB = '# YOUR CODE HERE\nraise NotImplementedError("{function} is not written yet: write it in {place}")'
+
+
+@dataclass(frozen=True)
+class ChainOptions:
+    """What a run may change in the chain, each a value for one step."""
+
+    cell_timeout: int | None = None  # SurvivingExecute.timeout (None: CELL_TIMEOUT)
+    seed: int | None = None  # ExternalVerdicts.seed: the hidden checks' inputs (None: fresh each run)
+    forward_cache: str | None = None  # SandboxedKernelManager.forward_cache: lib's forward passes, shared
+
+
+def chain_config(options: ChainOptions = ChainOptions(), *, root: Path | None = None, db: str | None = None) -> Config:
+    """nbgrader's configuration of the course's chain; ``root``: the course folder (CourseDirectory.root),
+    ``db``: its gradebook (CourseDirectory.db_url; default nbgrader's, the root's gradebook.db)."""
+    c = Config()
+    c.CourseDirectory.course_id = COURSE_ID
+    c.CourseDirectory.ignore = list(IGNORED)
+    if root is not None:
+        c.CourseDirectory.root = str(root)
+    if db is not None:
+        c.CourseDirectory.db_url = db
+    c.SurvivingExecute.timeout = CELL_TIMEOUT if options.cell_timeout is None else int(options.cell_timeout)
+    c.SurvivingExecute.interrupt_on_timeout = True
+    c.SurvivingExecute.startup_timeout = KERNEL_STARTUP
+    if options.seed is not None:
+        c.ExternalVerdicts.seed = int(options.seed)
+    if options.forward_cache and Path(options.forward_cache).exists():  # not on a worker of another machine
+        c.SandboxedKernelManager.forward_cache = options.forward_cache
+    c.Autograde.sanitize_preprocessors = list(SANITISE)
+    c.Autograde.autograde_preprocessors = list(AUTOGRADE)
+    # A grade cell the student deleted is put back (with a note) and graded like the others
+    c.OverwriteCells.add_missing_cells = True
+    feedback_config(c)
+    c.GenerateAssignment.preprocessors = [
+        NamedStubs if step is ClearSolutions else step
+        for step in GenerateAssignment.class_traits()["preprocessors"].default()
+    ]
+    c.ClearSolutions.code_stub = {"python": CODE_STUB}
+    c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+    return c
+
+
+def feedback_config(c: Config) -> None:
+    """GenerateFeedback's steps and template, set for its exporter only (Formgrader keeps its own template);
+    the pages' inline styles (VerdictStyle: nbconvert's CSSHTMLHeaderPreprocessor with the course's CSS), sanitised."""
+    c.GenerateFeedback.preprocessors = list(FEEDBACK)
+    c.GenerateFeedback.exporter_class = FeedbackPage
+    c.GenerateFeedback.HTMLExporter.template_name = TEMPLATE
+    c.GenerateFeedback.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(NBGRADER_TEMPLATES)]
+    c.GenerateFeedback.HTMLExporter.extra_template_paths = TEMPLATE_PATHS
+    c.HTMLExporter.preprocessors = [VerdictStyle]
+    # nbconvert's own sanitising of what the pages show (off by default): a second line behind Sanitise, for a
+    # notebook autograded before it (Formgrader's template renders markdown unsanitised: docs/upstream-nbgrader.md)
+    c.HTMLExporter.sanitize_html = True
+    c.CSSHTMLHeaderPreprocessor.enabled = False
+    c.VerdictStyle.enabled = True
+    c.VerdictStyle.style = "default"  # the classic template's Pygments style
+
+
+def nbgrader_api(root: Path, *, options: ChainOptions = ChainOptions(), db: str | None = None) -> NbGraderAPI:
+    """nbgrader's NbGraderAPI on the course folder ``root``, running the course's chain (chain_config)."""
+    return NbGraderAPI(config=chain_config(options, root=Path(root), db=db))

@@ -1,0 +1,439 @@
+"""The grading service: a JupyterHub service that checks each Submit and shows the verdicts within seconds.
+
+    python -m autograder.service --course DIR --exchange DIR/<course id> [--assignment NAME] [--workers 2]
+    python -m autograder.service ... --scheduler tcp://10.0.0.5:8786      # the checks on a Dask cluster
+
+The hub starts it (``c.JupyterHub.services``, see hub/jupyterhub_config.py) and authenticates every request with
+its OAuth: a student sees only their own attempts (another student's page answers 403), an instructor (the hub's
+admins, or ``--instructors``) sees everyone's and the queue. Each Submit nbgrader places in the exchange's inbound
+folder is recorded once (autograder.service.attempts, in the course's database beside nbgrader's gradebook) and checked
+by autograder.service.instant under the course's policy (``c.InstantChecks.*`` in the course's nbgrader_config.py, read
+with the course's settings, autograder.settings, and read again when it or the gradebook's due date changes). The
+official grade stays the class run's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import datetime
+import logging
+import multiprocessing
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
+from jupyterhub.utils import url_path_join
+from nbgrader.api import Gradebook
+from nbgrader.utils import notebook_hash
+from tornado import ioloop, web
+
+from autograder import sandbox
+from autograder.course import assignments, students
+from autograder.hub import collect
+from autograder.service.attempts import Attempt, Attempts, utcnow
+from autograder.service.instant import Checker, window_reopens
+from autograder.service.policy import explain
+from autograder.settings import LiveSettings, SettingsError
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "service"
+POLL = 0.5  # seconds between two rounds of the checker
+BACKOFF = 30.0  # seconds between two rounds at most, while rounds fail
+log = logging.getLogger("autograder.service.app")
+
+
+@dataclass(frozen=True)
+class ServiceOptions:
+    course: Path  # the instructor's course folder: source/<assignment>/, nbgrader_config.py, the gradebook
+    exchange: Path  # the exchange's folder of this course (holding inbound/)
+    assignment: str | None = None  # default: the only one in the course's source/
+    db: str | None = None  # the course database's URL (default: the course's settings', autograder.settings)
+    workers: int = 2  # checks at the same time on this machine
+    scheduler: str | None = None  # a Dask scheduler's address: the checks run on its workers
+    instructors: tuple[str, ...] = ()  # accounts that see everyone (the hub's admins always do)
+    students: tuple[str, ...] = ()  # the class's accounts, besides the students in the gradebook
+    own_submissions_only: bool = True  # a Submit must be made by its student's system account (as Collect asks)
+    lti: Path | None = (
+        None  # the LTI tool's config: instant scores to the LMS when the policy asks (c.InstantChecks.lms)
+    )
+    port: int = 0  # 0: from JUPYTERHUB_SERVICE_URL
+
+
+def course_students(db: str, named: tuple[str, ...] = ()):
+    """A function giving the class's student ids: ``named`` and the gradebook's (read again on each scan, so
+    students added later count)."""
+
+    def students() -> set[str]:
+        with Gradebook(db) as gradebook:
+            return set(named) | {student.id for student in gradebook.students}
+
+    return students
+
+
+def make_pool(options: ServiceOptions):
+    if options.scheduler:
+        from distributed import Client
+
+        return Client(options.scheduler)
+    return concurrent.futures.ProcessPoolExecutor(options.workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+class CheckerThread(threading.Thread):
+    """Runs the checker's rounds beside the web server until stopped."""
+
+    def __init__(self, checker: Checker, pool, poll: float = POLL):
+        super().__init__(name="instant-checks", daemon=True)
+        self.checker, self.pool, self.poll, self.stopping = checker, pool, poll, threading.Event()
+
+    def run(self):
+        failures = 0
+        while not self.stopping.is_set():
+            try:
+                self.checker.step(self.pool)
+            except Exception as error:
+                failures += 1
+                trouble = f"{type(error).__name__}: {str(error)[:300]}"
+                if trouble != self.checker.trouble:  # the traceback once, not every round
+                    log.exception("a round of instant checks failed; trying again")
+                self.checker.trouble = trouble
+            else:
+                failures, self.checker.trouble = 0, ""
+            self.stopping.wait(min(self.poll * 2**failures, BACKOFF))  # a failing round is tried less often
+
+
+# --- what a page shows ------------------------------------------------------------------------------
+
+
+def status_words(attempt: Attempt, reopens: datetime.datetime | None = None) -> str:
+    """The attempt's status in words; a queued one says when the student's window reopens (``reopens``, UTC)."""
+    if attempt.status == "queued":
+        when = f", at {reopens:%H:%M} UTC" if reopens is not None else ""
+        return f"queued: checked when your window reopens{when}"
+    return {
+        "pending": "waiting for a free checker",
+        "checking": "being checked",
+        "done": "checked",
+        "refused": f"could not be checked: {attempt.message}",
+        "late": f"not checked: {attempt.message}",
+    }[attempt.status]
+
+
+def shown_attempt(attempt: Attempt, shown: str) -> dict:
+    """What a student may see of one attempt under the policy: score, and the verdicts' messages."""
+    row = {"attempt": attempt, "score": None, "functions": []}
+    if attempt.status != "done" or shown == "nothing":
+        return row
+    row["score"] = f"{attempt.points:g} / {attempt.max_points:g}"
+    for verdict in attempt.verdicts:
+        failed = [p["message"] or p["name"] for p in verdict["properties"] if p["passed"] is False]
+        row["functions"].append(
+            {
+                "function": verdict["function"],
+                "check": verdict["check"],
+                "points": f"{verdict['points']:g} of {verdict['max_points']:g}",
+                "failed": list(dict.fromkeys(failed)) if shown == "verdicts" else [],
+                "full": verdict["points"] >= verdict["max_points"],
+            }
+        )
+    return row
+
+
+class Page(HubOAuthenticated, web.RequestHandler):
+    FRAMES = "frame-ancestors 'none'"  # no page frames the service's (on its own origin: hub/jupyterhub_config.py)
+
+    @property
+    def app(self) -> dict:
+        return self.settings["grading"]
+
+    def set_default_headers(self) -> None:
+        """Every answer, errors included: no page of another origin frames it or keeps a hold on it as a popup."""
+        self.set_header("Content-Security-Policy", f"default-src 'none'; {self.FRAMES}")
+        self.set_header("Cross-Origin-Opener-Policy", "same-origin")
+
+    def is_instructor(self, user: dict) -> bool:
+        return bool(user.get("admin")) or user["name"] in self.app["options"].instructors
+
+    def only_for(self, student: str, what: str) -> None:
+        """403 unless the user asking is ``student`` or an instructor."""
+        user = self.get_current_user()
+        if student != user["name"] and not self.is_instructor(user):
+            raise web.HTTPError(403, f"a student sees only their own {what}")
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        """An error as a page a person reads: what happened, why (the reason the handler gave, never a traceback)
+        and the way back to their own page and to the hub."""
+        error = kwargs.get("exc_info", (None, None, None))[1]
+        reason = error.log_message if isinstance(error, web.HTTPError) and error.log_message else ""
+        user = self.current_user if isinstance(self.current_user, dict) else None
+        self.render_page(
+            "error.html.j2",
+            status=status_code,
+            title=self._reason,
+            reason=reason or "the service could not answer this request",
+            me=user["name"] if user else None,
+        )
+
+    def render_page(self, name: str, **values):
+        template = self.app["templates"].get_template(name)
+        self.set_header("Content-Security-Policy", f"default-src 'none'; style-src 'unsafe-inline'; {self.FRAMES}")
+        self.finish(template.render(prefix=self.app["prefix"], **values))
+
+
+def released_feedback(checker: Checker, student: str) -> Path | None:
+    """The feedback page nbgrader's release_feedback handed out to ``student`` (in the exchange, named by the hash
+    of their submission's secret), or None while none is released."""
+    if not students.is_valid(student):
+        return None
+    course, exchange = checker.source.parent.parent, checker.inbound.parent
+    notebook = Path(checker.notebook).stem
+    try:
+        secret = (course / "feedback" / student / checker.assignment / "submission_secret.txt").read_text()
+    except OSError:
+        return None
+    page = exchange / "feedback" / f"{notebook_hash(secret=secret, notebook_id=notebook)}.html"
+    return page if page.is_file() else None
+
+
+def student_values(checker: Checker, student: str, now: datetime.datetime, viewer: str | None = None) -> dict:
+    """What a student's page shows: the policy, the attempts newest first, the latest checked one's verdicts;
+    ``viewer``, who reads it (the student themselves when None: "your Submits"; else "<student>'s Submits")."""
+    shown = checker.policy.shown(now)
+    attempts = checker.store.select(student=student)
+    reopens = window_reopens([a.started for a in attempts if a.started is not None], checker.policy, now)
+    rows = [shown_attempt(a, shown) | {"status": status_words(a, reopens)} for a in reversed(attempts)]
+    return {
+        "student": student,
+        "own": viewer is None or viewer == student,
+        "assignment": checker.assignment,
+        "rows": rows,
+        "waiting": any(a.status in ("pending", "checking", "queued") for a in attempts),
+        "latest": next((row for row in rows if row["score"] is not None), None),
+        "policy": checker.policy.describe(),
+        "shown": explain(shown),
+        "feedback": released_feedback(checker, student) is not None,
+    }
+
+
+def settings_values(checker: Checker) -> dict:
+    """The policy in force, where it is read from, and why a change to it is not applied (a file that cannot be
+    read), for the instructor's page."""
+    live = checker.settings
+    return {
+        "policy": checker.policy.describe(),
+        "policy_file": str(live.settings.course / "nbgrader_config.py") if live is not None else "",
+        "settings_error": live.error if live is not None else "",
+    }
+
+
+def instructor_values(checker: Checker) -> dict:
+    """What the instructor's page shows: the queue, each student's attempts and scores, the policy in force."""
+    attempts = checker.store.select()
+    students: dict[str, list[Attempt]] = {}
+    for attempt in attempts:
+        students.setdefault(attempt.student, []).append(attempt)
+    summary = [
+        {
+            "student": name,
+            "attempts": len(items),
+            "checked": sum(1 for a in items if a.status == "done"),
+            "scores": [f"{a.points:g}" for a in items if a.status == "done"],
+        }
+        for name, items in sorted(students.items())
+    ]
+    queue = [a for a in attempts if a.status in ("pending", "queued", "checking")]
+    refused_count, refused = checker.refused_entries()
+    return {
+        "assignment": checker.assignment,
+        "queue": queue,
+        "summary": summary,
+        "refused_count": refused_count,
+        "refused": refused,
+        "trouble": checker.trouble,
+        "wall": checker.wall,
+        **settings_values(checker),
+    }
+
+
+class Home(Page):
+    """The service's front page: the instructor's (the queue, everyone) or the student's own attempts."""
+
+    @web.authenticated
+    def get(self):
+        user = self.get_current_user()
+        if self.is_instructor(user):
+            self.render_page("instructor.html.j2", **instructor_values(self.app["checker"]))
+        else:
+            self.render_page("student.html.j2", **student_values(self.app["checker"], user["name"], utcnow()))
+
+
+class StudentPage(Page):
+    """One student's attempts: that student's and the instructors' only (403 for anyone else)."""
+
+    @web.authenticated
+    def get(self, student: str):
+        self.only_for(student, "attempts")
+        viewer = self.get_current_user()["name"]
+        self.render_page("student.html.j2", **student_values(self.app["checker"], student, utcnow(), viewer))
+
+
+class FeedbackPage(Page):
+    """A student's released feedback page, one click from their checks (theirs and the instructors' only).
+
+    The page was made from the autograded notebook, whose student content was made inert when it was graded
+    (autograder.notebook.sanitise); it is served in a sandbox (its own origin, no script) all the same."""
+
+    @web.authenticated
+    def get(self, student: str):
+        self.only_for(student, "feedback")
+        page = released_feedback(self.app["checker"], student)
+        if page is None:
+            raise web.HTTPError(404, "no feedback has been released to you yet")
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header(
+            "Content-Security-Policy",
+            f"sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; {self.FRAMES}",
+        )
+        self.finish(page.read_bytes())
+
+
+def make_app(options: ServiceOptions, checker: Checker) -> web.Application:
+    prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/grading/")
+    templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
+    grading = {"options": options, "checker": checker, "templates": templates, "prefix": prefix}
+    return web.Application(
+        [
+            (prefix, Home),
+            (url_path_join(prefix, "students", r"([^/]+)"), StudentPage),
+            (url_path_join(prefix, "students", r"([^/]+)", "feedback"), FeedbackPage),
+            (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
+        ],
+        cookie_secret=os.urandom(32),
+        grading=grading,
+    )
+
+
+def lms_sender(options: ServiceOptions, policy):
+    """None, or a function that sends a checked attempt's score to the LMS on a thread of its own (an LMS that is
+    slow or down never holds the checks; what is not taken waits in the course's outbox), when the policy in
+    force (``policy()``, read when the score is ready) asks for it. Only a Submit checked as its student's own
+    (own_submissions_only) is sent: under --any-owner a folder made in a classmate's name would put a score on
+    their LMS grade, so nothing is sent then."""
+    if not options.lti:
+        return None
+    if not options.own_submissions_only:
+        log.warning("instant scores are not sent to the LMS: with --any-owner no Submit is known to be its student's")
+        return None
+    from autograder.lms.lti.config import load_config  # only with --lti: the LMS's tool, not needed to check Submits
+    from autograder.lms.lti.passback import send_instant  # only with --lti, as above
+
+    config, sending = load_config(options.lti), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="lms")
+
+    def send(attempt):
+        if not policy().lms:
+            return
+
+        def work():
+            try:
+                send_instant(
+                    config,
+                    student=attempt.student,
+                    assignment=attempt.assignment,
+                    points=attempt.points,
+                    maximum=attempt.max_points,
+                )
+            except Exception:
+                log.exception("the instant score of attempt %s was not sent to the LMS", attempt.id)
+
+        sending.submit(work)
+
+    return send
+
+
+def make_checker(options: ServiceOptions) -> Checker:
+    source_root = options.course / "source"
+    layout = assignments.find(source_root, options.assignment)
+    settings = LiveSettings(options.course, layout.name, db=options.db)  # read again each round (Checker.step)
+    return Checker(
+        source=source_root / layout.name,
+        inbound=options.exchange / "inbound",
+        store=Attempts(settings.db),
+        policy=settings.policy(),
+        settings=settings,
+        students=course_students(settings.db, options.students),
+        slots=options.workers,
+        admit=collect.refusal if options.own_submissions_only else None,
+        checked=lms_sender(options, lambda: settings.current),
+    )
+
+
+class ServiceError(RuntimeError):
+    """The service cannot start; the message says what is missing and what to do."""
+
+
+def serve(options: ServiceOptions) -> None:
+    if sandbox.bubblewrap() is None and not sandbox.unsandboxed_allowed():
+        raise ServiceError(sandbox.refusal())
+    checker = make_checker(options)
+    pool = make_pool(options)
+    thread = CheckerThread(checker, pool)
+    thread.start()
+    app = make_app(options, checker)
+    url = os.environ.get("JUPYTERHUB_SERVICE_URL", f"http://127.0.0.1:{options.port or 10101}")
+    port = options.port or int(url.rsplit(":", 1)[1].split("/")[0])
+    app.listen(port, address="127.0.0.1")
+    try:
+        ioloop.IOLoop.current().start()
+    finally:
+        thread.stopping.set()
+        thread.join(10)
+        if isinstance(pool, concurrent.futures.Executor):
+            pool.shutdown()
+        else:  # a Dask client
+            pool.close()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.service", description=__doc__.splitlines()[0])
+    parser.add_argument("--course", type=Path, required=True, help="the instructor's course folder")
+    parser.add_argument("--exchange", type=Path, required=True, help="the exchange's folder of this course")
+    parser.add_argument("--assignment", help="the assignment (default: the only one in the course's source/)")
+    parser.add_argument("--db", help="the course database's URL (default: the one the course's settings name)")
+    parser.add_argument("--workers", type=int, default=2, help="checks at the same time here (default 2)")
+    parser.add_argument("--scheduler", help="a Dask scheduler's address: the checks run on its workers")
+    parser.add_argument("--instructors", default="", help="accounts that see every attempt (comma-separated)")
+    parser.add_argument("--students", default="", help="the class's accounts besides the gradebook's (a,b,c)")
+    parser.add_argument(
+        "--any-owner",
+        action="store_true",
+        help="check Submits whatever account made them (an exchange without a system account per student)",
+    )
+    parser.add_argument(
+        "--lti", type=Path, help="the LTI tool's config: instant scores to the LMS (c.InstantChecks.lms)"
+    )
+    parser.add_argument("--port", type=int, default=0, help="default: from JUPYTERHUB_SERVICE_URL")
+    args = parser.parse_args(argv)
+    options = ServiceOptions(
+        course=args.course.resolve(),
+        exchange=args.exchange.resolve(),
+        assignment=args.assignment,
+        db=args.db,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        instructors=tuple(name for name in args.instructors.split(",") if name),
+        students=tuple(name for name in args.students.split(",") if name),
+        own_submissions_only=not args.any_owner,
+        lti=args.lti,
+        port=args.port,
+    )
+    try:
+        serve(options)
+    except (ServiceError, SettingsError, assignments.NoAssignment) as error:
+        parser.exit(2, f"python -m autograder.service: {error}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

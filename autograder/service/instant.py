@@ -1,0 +1,501 @@
+"""Instant checks: each Submit in nbgrader's exchange gets the hidden checks' verdicts within seconds.
+
+The checks are the class run's own (autograder.answers.grading.grade_answers: the answer cells run in the bare
+sandboxed runner, the verdicts are judged in the grader); the student's kernel never runs, so a check costs
+about a second of CPU. What the instructor decides is a ``InstantChecks`` (autograder.service.policy, read with the
+course's settings as ``c.InstantChecks.*``): how many Submits are checked per student per period, what the
+page shows before and after the due date, and that nothing is checked after it.
+
+    settings = LiveSettings(course, "attention")    # autograder.settings: the policy in force, read again on change
+    checker = Checker(source=..., inbound=..., policy=settings.policy(), settings=settings, store=Attempts(url), ...)
+    checker.step(pool)                              # one round: new inbound entries judged (Submits -> attempts,
+                                                    # the rest -> checker.refused), finished checks recorded, what
+                                                    # the policy allows started (one per student, fair)
+
+The official grade stays the class run's (autograder.course.classroom); an attempt's points are the same sum of the
+same verdicts on the gradebook's scale, so the class run's automatic score equals the last instant score.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import os
+import re
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder.answers.grading import answer_sources, grade_answers
+from autograder.course import assignments
+from autograder.course.students import RULE as ID_RULE
+from autograder.course.students import is_valid as valid_id
+from autograder.grading.worker import unreadable
+from autograder.hub.collect import NotTheirs
+from autograder.service.attempts import Attempt, Attempts, attempts_table, utcnow
+from autograder.service.policy import InstantChecks
+
+log = logging.getLogger("autograder.service.instant")
+
+SHOWN = ("verdicts", "score", "nothing")  # what a student's page shows of a checked attempt
+LARGEST = 20 * 2**20  # bytes: a submitted notebook larger than this is not checked
+WALL = 30.0  # seconds by the clock one check may take, whatever the notebook does (sleeps included)
+SETTLE = 10.0  # seconds after a Submit was received within which its notebook may still be written (the copy)
+RACY = 1.0  # seconds: an inbound listed this soon after it changed is listed again (a change in the same tick)
+RELIST = 60.0  # seconds: the inbound is listed at least this often, changed or not
+RETRY = 60.0  # seconds between two looks at the class's students for Submits refused as not in the class
+SHOWN_REFUSED = 100  # refused inbound entries the instructor's page lists (the newest; all are counted)
+INBOUND = re.compile(r"^(?P<student>[^+/]+)\+(?P<assignment>[^+/]+)\+(?P<timestamp>[^+/]+)(\+[^/]*)?$")
+
+
+# --- a Submit in the exchange --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Submit:
+    key: str  # the inbound folder's name: student+assignment+timestamp+random
+    student: str
+    assignment: str
+    stated: datetime.datetime  # the time its name states (the student wrote it: never used to time it)
+    observed: datetime.datetime  # the folder's (or its notebook's) change time, the later one (UTC)
+    folder: Path
+
+
+@dataclass(frozen=True)
+class Refused:
+    """An inbound entry that is not a Submit the service checks: shown to the instructor only, with why."""
+
+    name: str  # the entry's name as a page may show it (shown_name)
+    reason: str
+    seen: datetime.datetime  # when the service first saw it (UTC)
+    unknown: str = ""  # the student it names, when the only reason is that they are not (yet) in the class
+
+
+def shown_name(raw: bytes, most: int = 200) -> str:
+    """An entry's name as a page may show it: bytes that are not UTF-8 and characters that do not print
+    (newlines, control and invisible characters) as escapes, at most ``most`` characters."""
+    text = raw.decode("utf-8", "backslashreplace")
+    shown = "".join(character if character.isprintable() else ascii(character)[1:-1] for character in text)
+    return shown if len(shown) <= most else shown[: most - 1] + "…"
+
+
+def parse_timestamp(text: str) -> datetime.datetime:
+    """nbgrader's timestamp ('2026-12-01 10:00:00.123456 UTC') as naive UTC; ValueError for anything else
+    (a time that overflows in UTC, such as 9999-12-31 23:59:59-01:00, included)."""
+    text = text.strip()
+    if text.endswith(" UTC"):
+        text = text[: -len(" UTC")]
+    try:
+        value = datetime.datetime.fromisoformat(text)
+        return value.astimezone(datetime.UTC).replace(tzinfo=None) if value.tzinfo else value
+    except (ValueError, OverflowError):
+        raise ValueError(f"{shown_name(text.encode(), 60)!r} is not a date and time") from None
+
+
+def changed_at(status: os.stat_result) -> datetime.datetime:
+    """A change time (st_ctime: set by the system, never by the file's owner) as naive UTC."""
+    return datetime.datetime.fromtimestamp(status.st_ctime, datetime.UTC).replace(tzinfo=None)
+
+
+def examine(inbound: Path, raw: bytes, assignment: str, notebook: str) -> Submit | str | None:
+    """One entry of an inbound folder, judged alone: a Submit of ``assignment``, else why it is not one (a
+    sentence), or None when it is another assignment's. Never follows a link; reads the folder's metadata only."""
+    try:
+        name = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "its name is not UTF-8 text (nbgrader's submit never makes such a name)"
+    match = INBOUND.match(name)
+    if not match:
+        return "its name is not a Submit's (nbgrader names one student+assignment+timestamp+random)"
+    if match["assignment"] != assignment:
+        return None
+    student = match["student"]
+    if not valid_id(student):
+        return f"its student part is not a student id ({ID_RULE})"
+    try:
+        stated = parse_timestamp(match["timestamp"])
+    except ValueError as error:
+        return f"the time in its name is not one nbgrader writes: {error}"
+    longest = attempts_table.c.key.type.length
+    if len(name) > longest:
+        return f"its name is {len(name)} characters, over the {longest} a Submit's name may have"
+    folder = inbound / name
+    try:
+        status = os.lstat(folder)
+    except OSError as error:
+        return f"it cannot be examined ({error.strerror})"
+    if stat.S_ISLNK(status.st_mode):
+        return "it is a symbolic link, not a folder"
+    if not stat.S_ISDIR(status.st_mode):
+        return "it is not a folder (a file, a pipe or a device)"
+    observed = changed_at(status)
+    try:
+        observed = max(observed, changed_at(os.lstat(folder / notebook)))
+    except OSError:  # no notebook (yet), or a folder the grader cannot enter: the check says so
+        pass
+    return Submit(name, student, assignment, stated, observed, folder)
+
+
+def inbound_submits(inbound: Path, assignment: str, notebook: str = "") -> list[Submit]:
+    """The Submits of ``assignment`` in an exchange's inbound folder, first received first (other entries,
+    and entries that are not Submits, left out)."""
+    try:
+        names = os.listdir(os.fsencode(inbound))
+    except FileNotFoundError:
+        return []
+    found = [examine(Path(inbound), raw, assignment, notebook or f"{assignment}.ipynb") for raw in names]
+    submits = [submit for submit in found if isinstance(submit, Submit)]
+    return sorted(submits, key=lambda submit: (submit.observed, submit.key))
+
+
+# --- the policy's window and the fair queue ---------------------------------------------------------------
+
+
+def window_reopens(
+    started: list[datetime.datetime], policy: InstantChecks, now: datetime.datetime
+) -> datetime.datetime | None:
+    """None when the student may have a Submit checked now, else when the window reopens (``started``: when
+    their checks started)."""
+    period = datetime.timedelta(seconds=policy.period)
+    started = sorted(s for s in started if now - s < period)
+    if len(started) < policy.attempts:
+        return None
+    return started[len(started) - policy.attempts] + period
+
+
+def next_in_line(waiting: list[Attempt], started: dict[str, datetime.datetime]) -> list[Attempt]:
+    """Each student's oldest waiting attempt, the student served longest ago first (then the oldest Submit).
+
+    A student who hammers Submit has one attempt in line at a time, behind everyone served before them.
+    """
+    first: dict[str, Attempt] = {}
+    for attempt in waiting:
+        first.setdefault(attempt.student, attempt)
+    never = datetime.datetime.min
+    return sorted(first.values(), key=lambda a: (started.get(a.student, never), a.submitted, a.id))
+
+
+# --- checking one notebook ------------------------------------------------------------------------------
+
+
+class NotCheckable(ValueError):
+    """The Submit cannot be checked; the message says why, in words for the student."""
+
+
+def submitted_bytes(path: Path, received: datetime.datetime | None = None) -> bytes:
+    """The bytes of the Submit's file at ``path``, never through a link: the Submit's folder and the file are
+    opened without following one, so a student who swaps either for a link after the scan (they own both) reads
+    nothing of the instructor's through the verdict. Raises NotCheckable for a link, a missing file, anything
+    but a plain file, a file over LARGEST, a folder the grader may not read, a file another account than the
+    folder's wrote (nbgrader's submit leaves the folder open to all: a classmate may put a notebook of theirs in
+    it), and (``received``: when the Submit was received, naive UTC) a file changed more than SETTLE seconds
+    after it was received."""
+    try:
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            owner = os.fstat(folder).st_uid
+            handle = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+        finally:
+            os.close(folder)
+    except FileNotFoundError:
+        raise NotCheckable(f"the Submit holds no {path.name}: submit the assignment's notebook") from None
+    except PermissionError:
+        raise NotCheckable(
+            f"the grader may not read {path.name} in its Submit: submit again (nbgrader's submit leaves it readable)"
+        ) from None
+    except OSError:  # ELOOP or ENOTDIR: a link where the Submit's folder or notebook should be
+        raise NotCheckable(f"{path.name} is not a plain file in its Submit: submit the notebook itself") from None
+    with os.fdopen(handle, "rb") as file:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise NotCheckable(f"{path.name} is not a plain file in its Submit: submit the notebook itself")
+        if status.st_uid != owner:
+            raise NotCheckable(f"{path.name} in this Submit was written by another account than its folder's")
+        changed = changed_at(status)
+        if received is not None and changed > received + datetime.timedelta(seconds=SETTLE):
+            raise NotCheckable(
+                f"{path.name} was changed at {changed:%Y-%m-%d %H:%M:%S} UTC, after this Submit was received "
+                f"({received:%Y-%m-%d %H:%M:%S} UTC): a Submit is checked as it was received; submit again"
+            )
+        if status.st_size > LARGEST:
+            raise NotCheckable(
+                f"{path.name} is {status.st_size / 2**20:.1f} MB, over the {LARGEST // 2**20} MB that is checked: "
+                "clear the outputs (Edit > Clear Outputs of All Cells), save and submit again"
+            )
+        return file.read(LARGEST + 1)
+
+
+def read_notebook(path: Path, received: datetime.datetime | None = None) -> nbformat.NotebookNode:
+    data = submitted_bytes(path, received)
+    reason = unreadable(data)  # the class run's rule (grading.worker): empty, not text, not a notebook, format
+    if reason:
+        raise NotCheckable(f"{path.name}: {reason}; open it in JupyterLab, save it and submit again")
+    return nbformat.reads(data.decode("utf-8"), as_version=4)
+
+
+def cell_points(source_notebook: Path) -> dict[str, float]:
+    """{grade id: points} of the source notebook's grade cells: the gradebook's scale."""
+    notebook = json.loads(source_notebook.read_text(encoding="utf-8"))
+    points = {}
+    for cell in notebook["cells"]:
+        flags = cell.get("metadata", {}).get("nbgrader", {})
+        if flags.get("grade"):
+            points[flags["grade_id"]] = float(flags.get("points", 0))
+    return points
+
+
+def check_notebook(
+    *, source: Path, notebook_path: Path, received: datetime.datetime | None = None, wall: float = WALL
+) -> tuple[float, float, list[dict]]:
+    """(points, max points, [verdict as dict]) of one submitted notebook, by the assignment in ``source``.
+
+    Runs the class run's hidden checks (grade_answers) on the notebook's answer cells, within ``wall`` seconds
+    by the clock (the notebook's budget: past it the runner is killed and each verdict says so); points are on
+    the gradebook's scale. received: when the Submit was received (a notebook changed after it is not
+    checked). Raises NotCheckable with a reason for the student.
+    """
+    checks = assignments.load(source)
+    notebook = read_notebook(notebook_path, received)
+    scale = cell_points(next(source.glob("*.ipynb")))
+    verdicts = grade_answers(checks, answer_sources(notebook), wall=wall)
+    points = sum(verdict.scaled(scale.get(check, verdict.max_points)) for check, verdict in verdicts.items())
+    top = sum(scale.get(check, verdict.max_points) for check, verdict in verdicts.items())
+    return round(points, 2), top, [verdict.to_dict() for verdict in verdicts.values()]
+
+
+# --- the loop: find Submits, start what the policy allows, record what finished --------------------------
+
+
+class Checker:
+    """Finds the Submits of one assignment in the exchange and checks them on a pool, fair per student.
+
+    pool: anything with ``submit(function, **keywords) -> future`` (concurrent.futures' executors, or a Dask
+    ``distributed.Client`` to scale out); students: a function returning the known student ids; admit: a
+    function (folder, student) -> why the folder is not that student's own Submit, or None (on a server with an
+    account per student, autograder.hub.collect.refusal: the same rule as the instructor's Collect; a
+    collect.NotTheirs reason, made by another account, is shown to the instructor only); checked: a function
+    called with each attempt once its verdicts are recorded (the service sends its score to the LMS); wall:
+    seconds by the clock one check may take; settings: anything whose ``policy()`` returns the policy in force
+    (autograder.settings.LiveSettings), asked at the start of each round, so a changed policy or due date
+    applies without a restart.
+
+    Each inbound entry is judged once, alone, when first seen: a Submit of a student of the class, made by
+    their account, is recorded (autograder.service.attempts); anything else is kept in ``refused`` (name, reason) for
+    the instructor's page, and no entry, whatever its name or content, stops a round. The inbound is listed
+    again only when it changed, and a round reads only the waiting students' rows, so a round's cost grows
+    neither with the entries already seen nor with the attempts stored (benchmarks/service_rounds.py).
+    """
+
+    def __init__(
+        self,
+        *,
+        source: Path,
+        inbound: Path,
+        store: Attempts,
+        policy: InstantChecks,
+        students,
+        slots=2,
+        admit=None,
+        checked=None,
+        wall: float = WALL,
+        settings=None,
+    ):
+        self.source, self.inbound, self.store, self.policy = Path(source), Path(inbound), store, policy
+        self.settings = settings
+        self.admit, self.checked, self.wall = admit, checked, wall
+        self.assignment = self.source.name
+        self.notebook = next(self.source.glob("*.ipynb")).name
+        self.students, self.slots = students, slots
+        self.running: dict[int, object] = {}  # attempt id -> future
+        self.seen: set[bytes] = set()  # the inbound's entries judged already (recorded, refused or another's)
+        self.refused: dict[bytes, Refused] = {}  # entry -> why it is not checked, for the instructor
+        self.stamp, self.listed_at = None, 0.0  # the inbound's (inode, mtime) when last listed, and when
+        self.class_seen: frozenset | None = None  # the class's students when Submits were last judged
+        self.retried = time.monotonic()
+        self.trouble = ""  # why the last round failed ("" when it did not), for the instructor's page
+        self.store.recover()  # a stop mid-check: those attempts are checked again, once
+
+    # finding Submits ----------------------------------------------------------------------------------
+
+    def listing(self) -> set[bytes] | None:
+        """The inbound's entries (names as bytes), or None when it has not changed since the last listing: its
+        modification time is the same and that listing began RACY seconds after it (so a change in the same
+        tick of the clock is not missed); listed at least every RELIST seconds all the same."""
+        try:
+            status = os.stat(self.inbound)
+        except FileNotFoundError:
+            return set()
+        stamp, clock = (status.st_ino, status.st_mtime_ns), time.time()
+        settled = self.listed_at - status.st_mtime > RACY
+        if stamp == self.stamp and settled and clock - self.listed_at < RELIST:
+            return None
+        names = set(os.listdir(os.fsencode(self.inbound)))
+        self.stamp, self.listed_at = stamp, clock
+        return names
+
+    def scan(self, now: datetime.datetime | None = None) -> int:
+        """Judge the inbound entries not seen before; record the Submits among them (pending, late after the due
+        date, or refused with the student's own reason); returns how many were recorded."""
+        now = now or utcnow()
+        self.look_again_at_unknown()
+        names = self.listing()
+        if names is None:
+            return 0
+        for gone in self.seen - names:  # removed from the inbound: forgotten
+            self.seen.discard(gone)
+            self.refused.pop(gone, None)
+        new = sorted(names - self.seen)
+        return self.judge(new, now) if new else 0
+
+    def judge(self, names: list[bytes], now: datetime.datetime) -> int:
+        submits: list[Submit] = []
+        for raw in names:
+            try:
+                found = examine(self.inbound, raw, self.assignment, self.notebook)
+            except Exception as error:  # one entry never stops the round
+                log.warning("inbound entry %s could not be examined", shown_name(raw), exc_info=True)
+                found = f"it could not be examined ({type(error).__name__})"
+            if isinstance(found, Submit):
+                submits.append(found)
+            elif found is not None:
+                self.refuse(raw, found, now)
+        rows, keys = [], {}
+        if submits:
+            students = self.class_now()
+            for submit in sorted(submits, key=lambda s: (s.observed, s.key)):
+                raw = os.fsencode(submit.key)
+                try:
+                    row = self.attempt_row(submit, students, now)
+                except Exception as error:  # one entry never stops the round
+                    log.warning("inbound entry %s could not be judged", shown_name(raw), exc_info=True)
+                    row = f"it could not be judged ({type(error).__name__})"
+                if isinstance(row, dict):
+                    rows.append(row)
+                    keys[submit.key] = raw
+                else:
+                    self.refuse(raw, row, now, unknown=submit.student if submit.student not in students else "")
+        failed = self.store.add_many(rows, now=now) if rows else {}
+        for key, reason in failed.items():
+            self.refuse(keys[key], reason, now)
+        self.seen.update(names)
+        return len(rows) - len(failed)
+
+    def attempt_row(self, submit: Submit, students: frozenset, now: datetime.datetime) -> dict | str:
+        """The attempt to record for a Submit, or why it is refused (shown to the instructor only)."""
+        if submit.student not in students:
+            return f"{submit.student} is not a student of this course: add the account to the class to check it"
+        why = self.admit(submit.folder, submit.student) if self.admit else None
+        if isinstance(why, NotTheirs):  # made in the student's name by someone else: never on their page
+            return f"not that student's own Submit: {why}"
+        status, message = "pending", ""
+        submitted = min(now, submit.observed)  # when the grader received it; never the time its name states
+        due = self.policy.due_date()
+        if why:
+            status, message = "refused", f"not checked: {why}"
+        elif due is not None and submitted > due and not self.policy.check_after_due:
+            status, message = "late", "received after the due date: not checked (the class run grades it)"
+        return dict(
+            key=submit.key,
+            student=submit.student,
+            assignment=submit.assignment,
+            submitted=submitted,
+            status=status,
+            message=message,
+        )
+
+    def refuse(self, raw: bytes, reason: str, now: datetime.datetime, unknown: str = ""):
+        self.refused[raw] = Refused(shown_name(raw), reason, now, unknown)
+
+    def class_now(self) -> frozenset:
+        self.class_seen = frozenset(self.students())
+        return self.class_seen
+
+    def look_again_at_unknown(self):
+        """Submits refused because their student was not in the class are judged again (as new) once the class
+        has changed: looked at every RETRY seconds, and only while there are such Submits."""
+        if time.monotonic() - self.retried < RETRY:
+            return
+        self.retried = time.monotonic()
+        waiting = [raw for raw, refused in self.refused.items() if refused.unknown]
+        if not waiting or frozenset(self.students()) == self.class_seen:
+            return
+        for raw in waiting:
+            self.seen.discard(raw)
+            del self.refused[raw]
+        self.stamp = None  # list the inbound again, to judge them
+
+    def refused_entries(self) -> tuple[int, list[Refused]]:
+        """(how many inbound entries are refused, the newest SHOWN_REFUSED of them, newest first)."""
+        newest = list(self.refused.values())[-SHOWN_REFUSED:]
+        return len(self.refused), newest[::-1]
+
+    # starting and recording checks ---------------------------------------------------------------------
+
+    def due_to_start(self, now: datetime.datetime) -> list[Attempt]:
+        """The attempts to start now (at most the free slots, one per student: none for a student whose check
+        is running); a student over their window has their pending attempts marked queued. Reads each waiting
+        student's first attempt and their starts, never the whole table."""
+        heads = self.store.waiting_heads()
+        if not heads:
+            return []
+        busy = self.store.students_in("checking")
+        pending = self.store.students_in("pending")
+        since = now - datetime.timedelta(seconds=self.policy.period)
+        recent, latest = self.store.starts((a.student for a in heads), since)
+        chosen, free = [], self.slots - len(self.running)
+        for attempt in next_in_line(heads, latest):
+            if attempt.student in busy:  # one check per student at a time
+                continue
+            if window_reopens(recent.get(attempt.student, []), self.policy, now) is not None:
+                if attempt.student in pending:
+                    self.store.queue_pending(attempt.student)
+            elif len(chosen) < free:
+                chosen.append(attempt)
+        return chosen
+
+    def collect(self, now: datetime.datetime | None = None) -> int:
+        """Record every finished check (verdicts, or the reason it could not be checked)."""
+        finished = [attempt_id for attempt_id, future in self.running.items() if future.done()]
+        for attempt_id in finished:
+            future = self.running.pop(attempt_id)
+            try:
+                points, top, verdicts = future.result()
+            except NotCheckable as reason:
+                self.store.refuse(attempt_id, str(reason), now=now)
+            except Exception as error:
+                log.exception("checking attempt %s failed", attempt_id)
+                self.store.refuse(
+                    attempt_id,
+                    f"the checks could not run ({type(error).__name__}); it is graded as usual by the class run",
+                    now=now,
+                )
+            else:
+                recorded = self.store.finish(attempt_id, points=points, max_points=top, verdicts=verdicts, now=now)
+                if recorded and self.checked is not None:
+                    self.checked(self.store.get(attempt_id))
+        return len(finished)
+
+    def step(self, pool, now: datetime.datetime | None = None) -> int:
+        """One round: scan, record what finished, start what may start. Returns the checks started."""
+        now = now or utcnow()
+        if self.settings is not None:  # the policy in force: the course's settings, read again when changed
+            self.policy = self.settings.policy()
+        self.scan(now)
+        self.collect(now)
+        started = 0
+        for attempt in self.due_to_start(now):
+            if not self.store.start(attempt.id, now=now):
+                continue
+            self.running[attempt.id] = pool.submit(
+                check_notebook,
+                source=self.source,
+                notebook_path=self.inbound / attempt.key / self.notebook,
+                received=attempt.submitted,
+                wall=self.wall,
+            )
+            started += 1
+        return started

@@ -1,0 +1,450 @@
+"""A class run against faults and odd input (issue 12, parts 3 and 7): the course lock, uploads that are not
+laid out as nbgrader expects, student ids that are globs or the grader's own names, a full disk and a failed
+record, the private folders of killed workers, Dask workers that cannot import the project, a scheduler
+without workers. The coordinator is the real one (grade_class on a Dask cluster); the grading task is an
+instant one with synthetic results, so no kernel runs.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import hostile
+import pytest
+from gradebooks import hand_in, instant, scores, synthetic_course
+
+from autograder.course import run as steps
+from autograder.course.assignments import Layout
+from autograder.course.uploads import collect, survey
+from autograder.grading import dispatch, task, worker
+from autograder.grading import gradebook as gradebook_writer
+from autograder.grading import ledger as books
+from autograder.grading.lock import CourseLock
+from autograder.notebook.pipeline import ChainOptions
+
+ATTENTION = Layout("attention", "attention")  # the assignment these grade
+REPOSITORY = Path(__file__).resolve().parents[3]
+
+ASSIGNMENT = NOTEBOOK = "attention"
+
+
+# --- the course lock ------------------------------------------------------------------------------------------
+
+
+def test_a_second_run_is_refused_naming_the_first_and_waits_with_wait(tmp_path):
+    course = tmp_path / "course"
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the first run: holds the lock for a second
+        try:
+            with CourseLock(course, say=lambda _: None):
+                os.write(write, b"held")
+                time.sleep(1.0)
+        finally:
+            os._exit(0)
+    assert os.read(read, 4) == b"held"
+    with pytest.raises(task.GradingError) as refused:
+        CourseLock(course).__enter__()
+    assert f"process {child} on {socket.gethostname()}, since 20" in str(refused.value)
+    assert "--wait" in str(refused.value)
+
+    said = []
+    started = time.monotonic()
+    with CourseLock(course, wait=True, say=said.append, poll=0.05) as lock:
+        waited = time.monotonic() - started
+        assert lock.holder()["pid"] == os.getpid()
+    os.waitpid(child, 0)
+    assert waited > 0.3 and said and f"process {child}" in said[0], said
+    assert lock.took_over is None, "a run that finished cleanly is not a stopped one"
+
+
+def test_the_lock_of_a_killed_run_is_taken_over(tmp_path):
+    course = tmp_path / "course"
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - a run killed while it holds the lock
+        with CourseLock(course, say=lambda _: None):
+            os.write(write, b"held")
+            time.sleep(60)
+        os._exit(0)
+    assert os.read(read, 4) == b"held"
+    os.kill(child, signal.SIGKILL)
+    os.waitpid(child, 0)
+    said = []
+    with CourseLock(course, say=said.append) as lock:
+        assert lock.took_over["pid"] == child
+    assert "taking over" in said[0] and f"process {child}" in said[0]
+
+
+# --- uploads and ids ---------------------------------------------------------------------------------------
+
+
+REFUSED_X1 = (
+    "the folder name 'x[1]' is not a student id (a letter or a digit, then up to 63 letters, digits, '.', '_' or '-'): "
+    "rename the folder, e.g. to 'x1'"
+)
+
+
+def test_every_upload_is_graded_or_said_why_not(tmp_path):
+    submissions = tmp_path / "submissions"
+    layout = {
+        "ada/attention/attention.ipynb": "1",
+        "ada/attention/attention (1).ipynb": "old",
+        "ada/attention/data.csv": "x",
+        "bo/Attention/Attention.ipynb": "2",  # another case
+        "cy/attention/attention (1).ipynb": "3",  # a browser's copy, the only notebook
+        "di/attention.ipynb": "4",
+        "di/notes.txt": "n",  # one level up
+        "ed/attention/homework.ipynb": "x",
+        "ed/attention/readme.md": "r",  # no notebook of the assignment
+        "fay/.keep": "",  # an empty folder (hidden files are not uploads)
+        "gus/attention/attention.ipynb": "5",
+        "gus/attention/scratch.ipynb": "s",
+        "loose.ipynb": "x",  # not in a student's folder
+        "x[1]/attention/attention.ipynb": "6",  # not a student id (autograder.course.students)
+        ".ipynb_checkpoints/attention-checkpoint.ipynb": "x",
+    }
+    for path, text in layout.items():
+        (submissions / path).parent.mkdir(parents=True, exist_ok=True)
+        (submissions / path).write_text(text)
+    uploads = survey(submissions, ATTENTION)
+    assert uploads.students == ["ada", "bo", "cy", "di", "gus"]
+    assert uploads.not_graded == {
+        "ada/attention/attention (1).ipynb": "another copy of the notebook (attention.ipynb is graded)",
+        "ed": "no attention.ipynb (found attention/homework.ipynb, attention/readme.md)",
+        "fay": "no attention.ipynb (the folder is empty)",
+        "gus/attention/scratch.ipynb": "not the assignment's notebook (attention.ipynb is graded)",
+        "loose.ipynb": "not in a student's folder (expected <student>/attention/attention.ipynb)",
+        "x[1]": REFUSED_X1,
+    }
+    assert uploads.students_not_graded == {
+        "ed": "not graded: no attention.ipynb (found attention/homework.ipynb, attention/readme.md)",
+        "fay": "not graded: no attention.ipynb (the folder is empty)",
+        "x[1]": f"not graded: {REFUSED_X1}",
+    }
+    assert (
+        uploads.notes()["ada"]
+        == "not graded: attention/attention (1).ipynb: another copy of the notebook (attention.ipynb is graded)"
+    )
+
+    course = tmp_path / "course"
+    assert sorted(collect(course, submissions, ATTENTION, uploads)) == uploads.students
+    submitted = {s: sorted(p.name for p in (course / "submitted" / s / ASSIGNMENT).iterdir()) for s in uploads.students}
+    assert submitted == {
+        "ada": ["attention.ipynb", "data.csv"],
+        "bo": ["attention.ipynb"],
+        "cy": ["attention.ipynb"],
+        "di": ["attention.ipynb", "notes.txt"],
+        "gus": ["attention.ipynb"],
+    }
+    assert [(course / "submitted" / s / ASSIGNMENT / "attention.ipynb").read_text() for s in uploads.students] == [
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+    ]
+    assert collect(course, submissions, ATTENTION, uploads) == [], "unchanged uploads are not copied again"
+
+
+def test_a_course_that_is_a_file_is_refused_with_a_message(tmp_path):
+    (tmp_path / "course").write_text("a file")
+    (tmp_path / "submissions" / "ada" / ASSIGNMENT).mkdir(parents=True)
+    (tmp_path / "submissions" / "ada" / ASSIGNMENT / "attention.ipynb").write_text("{}")
+    with pytest.raises(steps.PipelineError, match="is a file, not a folder"):
+        steps.grade_course(steps.CourseOptions(course=tmp_path / "course", submissions=tmp_path / "submissions"))
+    assert (tmp_path / "course").read_text() == "a file"
+
+
+ODD_IDS = [
+    "x[1]",
+    "release",
+    "new-kid",
+    "old-timer",
+    "forward-pass",
+    "lock",
+    "tmp",
+    "students",
+    "journal",
+    "a*b",
+    "...",
+    "assignments",
+    "attention",
+]
+
+
+def test_ids_that_are_globs_or_the_graders_own_names_are_graded(tmp_path, cluster):
+    course, url = synthetic_course(tmp_path, {student: str(n % 3) for n, student in enumerate(ODD_IDS)})
+    stamp = books.assignment_folder(course, "attention") / "release.json"
+    stamp.parent.mkdir(parents=True)
+    stamp.write_text('{"source": "kept"}')
+    summary = dispatch.grade_class(
+        course,
+        "attention",
+        ODD_IDS,
+        options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant),
+    )
+    assert sorted(summary.graded) == sorted(ODD_IDS) and not summary.failed
+    for n, student in enumerate(ODD_IDS):
+        assert scores(url, student)["check_a"] == (float(n % 3), None), student
+        assert books.ledger(course, "attention", student)["student"] == student
+    assert stamp.read_text() == '{"source": "kept"}'
+    again = dispatch.grade_class(
+        course,
+        "attention",
+        ODD_IDS,
+        options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant),
+    )
+    assert sorted(again.skipped) == sorted(ODD_IDS), "a re-run graded odd ids again"
+
+
+# --- a full disk, a failed record -------------------------------------------------------------------------
+
+
+class FullDisk(dict):
+    """The files of an outcome, whose writing runs out of disk after the first one."""
+
+    def items(self):
+        for number, item in enumerate(super().items()):
+            if number == 1:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            yield item
+
+
+def test_a_full_disk_or_a_failed_record_stops_that_student_only(tmp_path, cluster, monkeypatch):
+    students = {"ada": "1", "bo": "2", "cy": "0", "di": "2"}
+    course, url = synthetic_course(tmp_path, students)
+    place = books.place_folder
+
+    def failing_place(files, target, scratch):
+        if "/bo/" in target.as_posix():  # bo: the disk fills while his feedback is written
+            files = FullDisk({**files, "second.html": b"x"})
+        place(files, target, scratch)
+
+    real_write = gradebook_writer.GradebookWriter.write
+
+    def failing_write(self, result, before_commit=None):
+        if result.student == "cy":  # cy: the database refuses
+            result.grades.append(
+                {"notebook": NOTEBOOK, "name": "no_such_cell", "auto_score": 1.0, "needs_manual_grade": False}
+            )
+        real_write(self, result, before_commit=before_commit)
+
+    monkeypatch.setattr(books, "place_folder", failing_place)
+    monkeypatch.setattr(gradebook_writer.GradebookWriter, "write", failing_write)
+    summary = dispatch.grade_class(
+        course,
+        "attention",
+        list(students),
+        options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant),
+    )
+    assert sorted(summary.graded) == ["ada", "di"]
+    assert "No space left on device" in summary.failed["bo"] and "graded again next run" in summary.failed["bo"]
+    assert "no_such_cell" in summary.failed["cy"]
+    assert scores(url, "bo") == {} and scores(url, "cy") == {}, "a failed student is half-recorded"
+    assert scores(url, "ada")["check_a"] == (1.0, None) and scores(url, "di")["check_a"] == (2.0, None)
+    assert not (course / "feedback" / "bo").exists() or not list((course / "feedback" / "bo").rglob("*.html"))
+    assert books.ledger(course, "attention", "bo") == {} and books.ledger(course, "attention", "cy") == {}
+    assert not list((course / ".grading" / "tmp").iterdir()) and not list(
+        (books.assignment_folder(course, "attention") / "journal").iterdir()
+    )
+
+    monkeypatch.undo()  # space again: the next run grades bo and cy only
+    again = dispatch.grade_class(
+        course,
+        "attention",
+        list(students),
+        options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant),
+    )
+    assert sorted(again.graded) == ["bo", "cy"] and sorted(again.skipped) == ["ada", "di"]
+    assert scores(url, "cy")["check_a"] == (0.0, None)
+
+
+def test_private_folders_of_gone_processes_are_swept(tmp_path):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    host = socket.gethostname()
+    left = tmp_path / f"attention-grading-{host}-{gone.pid}-abc123"
+    live = tmp_path / f"attention-grading-{host}-{os.getpid()}-def456"
+    elsewhere = tmp_path / f"attention-grading-another-host-{gone.pid}-ghi789"
+    for folder in (left, live, elsewhere):
+        (folder / "submitted").mkdir(parents=True)
+    assert worker.sweep_temporary(tmp_path) == [left.name]
+    assert not left.exists() and live.exists() and elsewhere.exists()
+    assert task.temporary_prefix() == f"attention-grading-{host}-{os.getpid()}-"
+
+
+# --- Dask ------------------------------------------------------------------------------------------------
+
+
+def test_a_scheduler_without_workers_says_so(tmp_path):
+    from dask.distributed import LocalCluster
+
+    course, url = synthetic_course(tmp_path, {"ada": "1"})
+    with LocalCluster(
+        n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=None, silence_logs=50
+    ) as empty:
+        with pytest.raises(task.GradingError, match="has no workers .none joined in 0.5 s.: start some"):
+            dispatch.grade_class(
+                course,
+                "attention",
+                ["ada"],
+                options=dispatch.ClassOptions(
+                    scheduler=empty.scheduler_address, progress=False, db=url, task=instant, wait_for_workers=0.5
+                ),
+            )
+    assert scores(url, "ada") == {}
+
+
+BLOCKER = '''"""A Dask worker preload: this worker cannot import the project, as on a machine where it is not
+installed."""
+import sys
+
+
+class NoProject:
+    def find_spec(self, name, path=None, target=None):
+        if name == "autograder" or name.startswith("autograder."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+sys.meta_path.insert(0, NoProject())
+'''
+
+
+def test_workers_that_cannot_import_the_project_are_named_and_left_out(tmp_path, cluster):
+    from dask.distributed import Client
+
+    (tmp_path / "no_project.py").write_text(BLOCKER)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            cluster,
+            "--nthreads",
+            "1",
+            "--no-nanny",
+            "--no-dashboard",
+            "--name",
+            "bad",
+            "--preload",
+            str(tmp_path / "no_project.py"),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with Client(cluster, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+            bad_address = next(
+                a for a, w in client.scheduler_info(n_workers=-1)["workers"].items() if w["name"] == "bad"
+            )
+            good, bad = dispatch.usable_workers(client, cluster)
+            assert bad_address not in good and len(good) == 1
+            assert list(bad) == [bad_address]
+            assert "cannot import the project (ModuleNotFoundError: No module named 'autograder" in bad[bad_address]
+            with pytest.raises(
+                task.GradingError, match=f"no Dask worker of {cluster} can grade:\n  {bad_address}: cannot import"
+            ):
+                dispatch.usable_workers(FewerWorkers(client, bad_address), cluster)
+
+        students = {f"s{n}": "1" for n in range(6)}
+        course, url = synthetic_course(tmp_path, students)
+        summary = dispatch.grade_class(
+            course,
+            "attention",
+            list(students),
+            options=dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant),
+        )
+        assert sorted(summary.graded) == sorted(students) and not summary.failed
+        assert list(summary.refused_workers) == [bad_address]
+    finally:
+        worker.terminate()
+        worker.wait(30)
+
+
+class FewerWorkers:
+    """A client whose run() reaches only one worker (the bad one)."""
+
+    def __init__(self, client, only):
+        self.client, self.only = client, only
+
+    def nthreads(self):
+        return {self.only: 1}
+
+    def run(self, *args, **kwargs):
+        return self.client.run(*args, workers=[self.only], **kwargs)
+
+
+# --- one real grading: an id that is a glob, a file that is not a notebook -------------------------------
+
+
+@pytest.mark.skipif(
+    not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python"
+)
+def test_a_glob_id_is_graded_and_a_non_notebook_upload_is_escaped_in_the_page(tmp_path, monkeypatch):
+    """nbgrader's autograde and feedback, for the student ``x[1]`` (nbgrader reads ids as file globs) who
+    handed in an HTML snippet as the notebook: graded as blank, the reason quotes the file's first
+    characters, and the feedback page shows them as text, not as a live tag."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    course = tmp_path / "course"
+    steps.prepare_course(course, source=REPOSITORY / "source", layout=ATTENTION, cell_timeout=20)
+    steps.register(course, ATTENTION, ["x[1]"])
+    steps.release(course, ATTENTION)
+    payload = b"<img src=x onerror=alert(document.cookie)> not a notebook"
+    hand_in(course, "x[1]", payload.decode())
+    assignment = dispatch.load_assignment(course, "attention", chain=ChainOptions(cell_timeout=20))
+    result = worker.grade_submission(assignment, dispatch.load_submission(course, "x[1]", assignment))
+    assert result.error == "" and result.student == "x[1]"
+    assert result.note.startswith("graded as blank: the file is not a notebook") and "<img src=x" in result.note
+    assert len([g for g in result.grades if g["name"].startswith("check_")]) == 16
+    assert {g["auto_score"] for g in result.grades if g["name"].startswith("check_")} == {0.0}
+    page = result.feedback[f"{NOTEBOOK}.html"].decode()
+    assert "&lt;img src=x onerror=alert" in page
+    assert "<img src=x" not in page and "onerror=alert(document.cookie)>" not in page
+
+
+WRITES_FILES = """import os, pathlib
+pathlib.Path('evil.html').write_text('<script>document.title = "ran"</script>')
+os.makedirs('deep', exist_ok=True)
+pathlib.Path('deep/evil.html').write_text('<script>document.title = "ran"</script>')
+pathlib.Path('notes.txt').write_text('changed by the kernel')
+pathlib.Path('timestamp.txt').write_text('2099-01-01 00:00:00.000000 UTC')
+os._exit(0)"""
+
+
+@pytest.mark.skipif(
+    not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python"
+)
+def test_files_the_kernel_writes_never_reach_autograded_or_feedback(tmp_path, monkeypatch):
+    """Only what nbgrader made comes back from a worker: the graded notebook with the files the student handed
+    in (as handed in), and the feedback page; not the pages the student's kernel wrote into its working folder
+    (nbgrader's GenerateFeedback would copy them into feedback/, and release_feedback hand them out)."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    course = tmp_path / "course"
+    steps.prepare_course(course, source=REPOSITORY / "source", layout=ATTENTION, cell_timeout=20)
+    steps.register(course, ATTENTION, ["ada"])
+    steps.release(course, ATTENTION)
+    notebook = hostile.write(hostile.add_cell(hostile.load("full_solution"), "setup", WRITES_FILES, "scratch-files"))
+    hand_in(course, "ada", notebook.decode())
+    handed_in = course / "submitted" / "ada" / "attention"
+    (handed_in / "notes.txt").write_text("handed in")
+    (handed_in / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")  # as nbgrader's collect brings them
+    (handed_in / "submission_secret.txt").write_text("s3cret")
+    assignment = dispatch.load_assignment(course, "attention", chain=ChainOptions(cell_timeout=20))
+    result = worker.grade_submission(assignment, dispatch.load_submission(course, "ada", assignment))
+    assert result.error == "" and result.note == ""
+    assert sorted(result.autograded) == [f"{NOTEBOOK}.ipynb", "notes.txt", "submission_secret.txt", "timestamp.txt"]
+    assert result.autograded["notes.txt"] == b"handed in"
+    # the page, and what release_feedback names it by, as handed in (not as the kernel rewrote them)
+    assert sorted(result.feedback) == [f"{NOTEBOOK}.html", "submission_secret.txt", "timestamp.txt"]
+    assert result.feedback["timestamp.txt"] == b"2026-12-01 10:00:00.000000 UTC"
+    assert result.children_cpu > 0, "the kernel's and the runner's CPU time is measured"

@@ -1,0 +1,207 @@
+"""Each of the course's nbgrader steps alone, on an in-memory notebook (as nbgrader's own tests/preprocessors do):
+RestoreCellFlags, DropEmptyMetadata, ExternalVerdicts, StartVerdicts, DropPoints, CheckMetadata
+(autograder.notebook.autograde) and NamedStubs (autograder.notebook.stubs). The hidden checks are replaced by a fixed
+verdict where a step only moves it."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from nbgrader.api import Gradebook
+
+from autograder.notebook import autograde as notebook_grading
+from autograder.notebook.autograde import (
+    EARLY,
+    RESTORED,
+    CheckMetadata,
+    DropEmptyMetadata,
+    DropPoints,
+    EarlyVerdicts,
+    ExternalVerdicts,
+    RestoreCellFlags,
+    StartVerdicts,
+)
+from autograder.notebook.stubs import NamedStubs
+from autograder.verdicts import KEY, Property, Verdict, read_verdicts
+
+PYTHON = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+SOURCE = Path(__file__).resolve().parents[3] / "source"
+VERDICT = Verdict(
+    check="check_causal_mask",
+    function="causal_mask",
+    points=0.5,
+    max_points=1.0,
+    properties=(Property("shape", True), Property("lower triangle", False, "row 3 sees position 4")),
+    seed=11,
+)
+
+
+def answer(source: str = "def causal_mask(positions):\n    return None\n"):
+    cell = new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": False, "solution": True, "locked": False, "grade_id": "causal_mask_answer"}
+    return cell
+
+
+def check(grade_id: str = "check_causal_mask", **flags):
+    cell = new_code_cell("assert causal_mask(3).shape == (3, 3)")
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "grade_id": grade_id, "points": 1}
+    cell.metadata["nbgrader"].update(flags)
+    cell.outputs = [new_output("error", ename="AssertionError", evalue="from the kernel", traceback=[])]
+    return cell
+
+
+def resources(tmp_path: Path, db: str = "") -> dict:
+    notebook = tmp_path / "autograded" / "ada" / "attention" / "attention.ipynb"
+    return {
+        "nbgrader": {"assignment": "attention", "notebook": "attention", "student": "ada", "db_url": db},
+        "metadata": {"path": str(notebook.parent)},
+    }
+
+
+class FixedVerdicts(ExternalVerdicts):
+    """ExternalVerdicts whose hidden checks answer VERDICT for every check asked (and count the calls)."""
+
+    graded = []
+
+    def grade(self, checks, sources, ids):
+        self.graded.append((sources, ids))
+        return {check_id: VERDICT for check_id in ids}
+
+
+def test_external_verdicts_replace_the_kernels_outputs_and_store_the_verdict(tmp_path):
+    notebook = new_notebook(cells=[answer(), check(), new_markdown_cell("text")])
+    notebook.cells[0].metadata[KEY] = {"planted": True}  # a student's "verdict": removed
+    step = FixedVerdicts(source=str(SOURCE))
+    step.graded.clear()
+    notebook, _ = step.preprocess(notebook, resources(tmp_path))
+    cell = notebook.cells[1]
+    assert [output.output_type for output in cell.outputs] == ["stream", "execute_result"]
+    assert cell.outputs[0].text.startswith("check_causal_mask (causal_mask): 0.5 / 1 points")
+    assert "In your notebook the visible checks stopped with AssertionError: from the kernel" in cell.outputs[0].text
+    assert cell.outputs[1].data["text/plain"] == "0.5"
+    assert read_verdicts(notebook) == {"check_causal_mask": VERDICT}
+    assert KEY not in notebook.cells[0].metadata
+    assert step.graded == [(["def causal_mask(positions):\n    return None\n"], ["check_causal_mask"])]
+
+
+def test_start_verdicts_hands_its_verdicts_on_for_the_very_same_answers_only(tmp_path):
+    notebook = new_notebook(cells=[answer(), check()])
+    started = type("Started", (StartVerdicts, FixedVerdicts), {})(source=str(SOURCE))
+    started.graded.clear()
+    notebook, found = started.preprocess(notebook, resources(tmp_path))
+    assert isinstance(found[EARLY], EarlyVerdicts) and found[EARLY].checks == ["check_causal_mask"]
+    FixedVerdicts(source=str(SOURCE)).preprocess(notebook, found)
+    assert len(FixedVerdicts.graded) == 1, "the early verdicts were graded again"
+    notebook.cells[0].source = "def causal_mask(positions):\n    return 1\n"  # changed since: graded again
+    _, found = started.preprocess(notebook, resources(tmp_path))
+    notebook.cells[0].source = "def causal_mask(positions):\n    return 2\n"
+    FixedVerdicts(source=str(SOURCE)).preprocess(notebook, found)
+    assert [sources for sources, _ in FixedVerdicts.graded][-1] == ["def causal_mask(positions):\n    return 2\n"]
+
+
+def test_drop_points_removes_only_the_number_after_the_verdict(tmp_path):
+    notebook = new_notebook(cells=[answer(), check()])
+    FixedVerdicts(source=str(SOURCE)).preprocess(notebook, resources(tmp_path))
+    notebook, _ = DropPoints(source=str(SOURCE)).preprocess(notebook, resources(tmp_path))
+    assert [output.output_type for output in notebook.cells[1].outputs] == ["stream"]
+    assert read_verdicts(notebook)["check_causal_mask"] == VERDICT
+
+
+def test_drop_empty_metadata_makes_a_duplicated_cell_the_students_own():
+    duplicate = new_code_cell("x = 1")
+    duplicate.metadata["nbgrader"] = {}  # what nbgrader's DeduplicateIds leaves on the copy
+    notebook = new_notebook(cells=[duplicate, check()])
+    notebook, _ = DropEmptyMetadata().preprocess(notebook, {})
+    assert "nbgrader" not in notebook.cells[0].metadata
+    assert notebook.cells[1].metadata["nbgrader"]["grade_id"] == "check_causal_mask"
+
+
+@pytest.fixture
+def gradebook_with_the_source(tmp_path, monkeypatch):
+    """A gradebook holding the assignment's source cells: the answer cell and the locked check cell."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))  # alembic
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(db) as gradebook:
+        gradebook.add_assignment("attention")
+        gradebook.add_notebook("attention", "attention")
+        gradebook.add_grade_cell("check_causal_mask", "attention", "attention", max_score=1.0, cell_type="code")
+        gradebook.add_solution_cell("causal_mask_answer", "attention", "attention")
+        for name, text, locked in [
+            ("check_causal_mask", "assert causal_mask(3).shape == (3, 3)", True),
+            ("causal_mask_answer", "def causal_mask(positions):\n    return None\n", False),
+        ]:
+            gradebook.add_source_cell(name, "attention", "attention", cell_type="code", locked=locked, source=text)
+    return db
+
+
+def test_restore_cell_flags_puts_back_a_test_cells_flags_and_says_what_changed(tmp_path, gradebook_with_the_source):
+    tampered = check(grade=False, points=0)  # the student made the test cell a plain one worth nothing
+    tampered.source = "pass  # my own checks"
+    notebook = new_notebook(cells=[answer(), tampered])
+    notebook, _ = RestoreCellFlags().preprocess(notebook, resources(tmp_path, gradebook_with_the_source))
+    flags = notebook.cells[1].metadata["nbgrader"]
+    assert (flags["grade"], flags["points"], flags["locked"]) == (True, 1.0, True)
+    assert notebook.cells[1].metadata[RESTORED] == ["grade: False -> True", "points: 0 -> 1.0", "its text was edited"]
+    assert RESTORED not in notebook.cells[0].metadata  # the answer cell was as released
+
+
+def test_restore_cell_flags_leaves_an_untouched_notebook_as_it_is(tmp_path, gradebook_with_the_source):
+    notebook = new_notebook(cells=[answer(), check()])
+    notebook, _ = RestoreCellFlags().preprocess(notebook, resources(tmp_path, gradebook_with_the_source))
+    assert all(RESTORED not in cell.metadata for cell in notebook.cells)
+
+
+def test_named_stubs_name_the_function_and_its_section():
+    heading = new_markdown_cell("## 2. The causal mask")
+    solution = answer("### BEGIN SOLUTION\ndef causal_mask(positions):\n    return 1\n### END SOLUTION\n")
+    stubs = NamedStubs(code_stub={"python": 'raise NotImplementedError("{function} is not written yet: {place}")'})
+    notebook, _ = stubs.preprocess(new_notebook(cells=[heading, solution], metadata=PYTHON), {})
+    source = notebook.cells[1].source
+    assert "return 1" not in source and "BEGIN SOLUTION" not in source
+    assert 'raise NotImplementedError("causal_mask is not written yet: section 2")' in source
+
+
+def test_check_cells_are_the_assignments_grade_cells_only():
+    other = check("check_something_else")
+    notebook = new_notebook(cells=[answer(), check(), other])
+    attention = notebook_grading.assignments.load(SOURCE / "attention")
+    assert [c.metadata["nbgrader"]["grade_id"] for c in notebook_grading.check_cells(notebook, attention)] == [
+        "check_causal_mask"
+    ]
+
+
+def metadata_verdict(step, notebook) -> str:
+    """What a metadata check says of ``notebook``: "valid", or the error it raised and its message."""
+    try:
+        step.preprocess(notebook, {})
+    except Exception as error:  # noqa: BLE001 - the verdicts of two steps are compared, whatever they raise
+        return f"{type(error).__name__}: {error}"
+    return "valid"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        None,  # a valid notebook
+        {"points": "two"},  # not a number
+        {"grade_id": 7},
+        {"schema_version": 1},  # an older schema: nbgrader's own error
+        {"schema_version": 9},
+        {"solution": "yes"},
+    ],
+)
+def test_check_metadata_says_what_nbgraders_check_cell_metadata_says(broken):
+    """CheckMetadata (its schema compiled once) and nbgrader's CheckCellMetadata, on the same notebooks: the same
+    verdict, the same error and message; a valid notebook passes both."""
+    from nbgrader.preprocessors import CheckCellMetadata
+
+    cells = [answer(), check(), new_markdown_cell("notes")]
+    for cell in cells[:2]:
+        cell.metadata["nbgrader"]["schema_version"] = 3
+    if broken is not None:
+        cells[1].metadata["nbgrader"].update(broken)
+    ours, theirs = (metadata_verdict(step(), new_notebook(cells=cells)) for step in (CheckMetadata, CheckCellMetadata))
+    assert ours == theirs
+    assert (ours == "valid") == (broken is None), ours

@@ -1,6 +1,6 @@
 """Each of the course's nbgrader steps alone, on an in-memory notebook (as nbgrader's own tests/preprocessors do):
 RestoreCellFlags, DropEmptyMetadata, ExternalVerdicts, StartVerdicts, DropPoints, CheckMetadata
-(autograder.notebook.autograde) and NamedStubs (autograder.notebook.stubs). The hidden checks are replaced by a fixed
+(autograder.notebook.autograde). The hidden checks are replaced by a fixed
 verdict where a step only moves it."""
 
 import os
@@ -23,7 +23,6 @@ from autograder.notebook.autograde import (
     RestoreCellFlags,
     StartVerdicts,
 )
-from autograder.notebook.stubs import NamedStubs
 from autograder.verdicts import KEY, Property, Verdict, read_verdicts
 
 PYTHON = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
@@ -151,16 +150,6 @@ def test_restore_cell_flags_leaves_an_untouched_notebook_as_it_is(tmp_path, grad
     notebook = new_notebook(cells=[answer(), check()])
     notebook, _ = RestoreCellFlags().preprocess(notebook, resources(tmp_path, gradebook_with_the_source))
     assert all(RESTORED not in cell.metadata for cell in notebook.cells)
-
-
-def test_named_stubs_name_the_function_and_its_section():
-    heading = new_markdown_cell("## 2. The causal mask")
-    solution = answer("### BEGIN SOLUTION\ndef causal_mask(positions):\n    return 1\n### END SOLUTION\n")
-    stubs = NamedStubs(code_stub={"python": 'raise NotImplementedError("{function} is not written yet: {place}")'})
-    notebook, _ = stubs.preprocess(new_notebook(cells=[heading, solution], metadata=PYTHON), {})
-    source = notebook.cells[1].source
-    assert "return 1" not in source and "BEGIN SOLUTION" not in source
-    assert 'raise NotImplementedError("causal_mask is not written yet: section 2")' in source
 
 
 def test_check_cells_are_the_assignments_grade_cells_only():

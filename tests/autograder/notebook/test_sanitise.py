@@ -1,7 +1,5 @@
 """autograder.notebook.sanitise.Sanitise alone, on in-memory notebooks: each kind of active content a student's
-outputs or
-markdown can hold is removed, and plots and ordinary formatting are kept as they were; autograder.course.students' rule
-for student ids."""
+outputs or markdown can hold is removed, and plots and ordinary formatting are kept as they were."""
 
 from __future__ import annotations
 
@@ -13,7 +11,6 @@ import pytest
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from autograder.course.students import id_problem, suggestion
 from autograder.notebook.sanitise import Sanitise, svg_is_inert
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 32).decode()  # the bytes do not matter: kept as they are
@@ -201,36 +198,3 @@ def test_a_whole_hostile_notebook_holds_nothing_active_afterwards():
     assert_inert(rendered(notebook))
     assert_inert(markdown2html_mistune(notebook.cells[1].source))
     assert "[a](javascript:1)" in notebook.cells[1].source, "left as text inside the HTML block, not as a link"
-
-
-# --- student ids -------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", ["ada", "student1", "Ada.Lovelace", "a_b-c.d", "7", "x" * 64])
-def test_safe_ids_are_accepted(name):
-    assert id_problem(name) is None
-
-
-@pytest.mark.parametrize(
-    "name, rename",
-    [
-        ("<img src=x onerror=alert(1)>", "imgsrcxonerroralert1"),
-        ("ada lovelace", "adalovelace"),
-        (" bob", "bob"),
-        (".hidden", "hidden"),
-        ("-rf", "rf"),
-        ("élise", "elise"),
-        ("x[1]", "x1"),
-        ("a/../b", "a..b"),
-        ("x" * 65, "x" * 64),
-    ],
-)
-def test_unsafe_ids_are_refused_with_what_to_rename_them_to(name, rename):
-    message = id_problem(name)
-    assert message is not None and message.endswith(f"rename the folder, e.g. to {rename!r}")
-    assert repr(name) in message and suggestion(name) == rename
-
-
-def test_an_id_with_nothing_usable_asks_for_the_students_id():
-    assert id_problem("<>").endswith("rename the folder to the student's id")
-    assert "\\u202e" in id_problem("\u202eevil")  # invisible characters are written as escapes

@@ -21,6 +21,12 @@ carry no computation (zeros, a constant, the input handed back, the same result 
 ``lazy``) earns nothing, and its feedback says so.
 When values are wrong, the judge compares them with known wrong variants (softmax over another
 axis, no scaling, the mask after softmax, ...) to say which mistake it most likely is.
+
+Two tiers. The simple one, ``compare(check_id, reference, points=, inputs=, mistakes=, properties=)``, makes the
+common check in a few lines: the student's function against a reference on inputs drawn like this, these
+properties, these named mistakes (``checks_by_id`` makes CHECKS of them). The full one, ``Check`` with its own
+``calls`` and judges, is for checks such as the store's model's (driven calls, statistics over recorded patterns).
+docs/authoring.md shows both; docs/checks-api.md is generated from the docstrings here.
 """
 
 from __future__ import annotations
@@ -50,7 +56,9 @@ EXACT = Tolerance()  # float64 answers: 1e-6, as the recorded statistics are rou
 
 @dataclass(frozen=True)
 class Call:
-    """One call of the student's function: function(*args, **kwargs); args are arrays, ints, floats or None.
+    """One call of the student's function: function(*args, **kwargs); args are arrays, ints, floats, None, or
+    functions defined in checks.py (run in the grader's process each time the student's function calls them:
+    autograder.answers.stand_ins, callbacks).
 
     items: how many values it should return (2 for (weights, output)); slow: its CPU time limit in units of
     the call limit. drive: instead of one plain call, a function run in the grader's process that calls the
@@ -180,6 +188,8 @@ def describe_argument(value) -> str:
         if value.ndim == 1 and value.size <= 12:
             return np.array2string(value, separator=", ")
         return f"array of shape {value.shape}"
+    if callable(value):  # a function the grader passes (a callback): its name, never its repr
+        return getattr(value, "__name__", "a function")
     return repr(value)
 
 
@@ -387,3 +397,169 @@ def driven_result(value: np.ndarray, returned) -> Result:
     return Result(
         None, (value,), ({"type": "numpy.ndarray", "dtype": lowest_precision(returned), "shape": list(value.shape)},)
     )
+
+
+# --- the simple tier: compare with a reference ----------------------------------------------------------------
+
+
+class Args:
+    """The arguments of one call, as an inputs function returns them: ``Args(x, gain, bias, eps=0.1)``.
+
+    A plain tuple ``(x, gain, bias)`` is the same as ``Args(x, gain, bias)``. What an argument may be: a NumPy
+    array, an int, a float, a bool, None (what the runner can send to the student's function).
+    """
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+
+def arguments(drawn, case: str) -> tuple[tuple, dict]:
+    """(args, kwargs) of what an inputs function returned; TypeError saying what it must return otherwise."""
+    if isinstance(drawn, Args):
+        return tuple(drawn.args), dict(drawn.kwargs)
+    if isinstance(drawn, tuple):
+        return drawn, {}
+    raise TypeError(
+        f"the inputs function of {case!r} returned a {type(drawn).__name__}: return the call's arguments as a tuple "
+        "(x, gain) or as Args(x, gain, eps=0.1)"
+    )
+
+
+def fresh(value):
+    """A copy of an argument, so that a reference or a mistake that changes its input changes no other call's."""
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def items_of(value, items: int) -> tuple:
+    """A function's result as a tuple of ``items`` float64 arrays (one result: a tuple of one)."""
+    values = tuple(value) if items > 1 else (value,)
+    if len(values) != items:
+        raise ValueError(f"the reference returned {len(values)} items; the check says {items}")
+    return tuple(np.asarray(v, dtype=np.float64) for v in values)
+
+
+def computed(function: Callable, call: Call, items: int) -> tuple:
+    """What ``function`` (a reference or a named mistake, in the grader's process) returns on ``call``'s inputs."""
+    with np.errstate(all="ignore"):  # a mistake may well divide by zero; the comparison says what came out
+        result = function(*(fresh(a) for a in call.args), **{k: fresh(v) for k, v in call.kwargs.items()})
+    return items_of(result, items)
+
+
+def tried(wrong: Callable, call: Call, items: int) -> tuple:
+    """A named mistake's result on ``call``'s inputs; ValueError (which diagnose passes over) when it raises: a
+    mistake that does not apply to these inputs names nothing, and never costs the student (validate reports a
+    mistake that raises on the solution's inputs, ``mistake-raises``)."""
+    try:
+        return computed(wrong, call, items)
+    except Exception as error:  # the instructor's mistake function: validate reports it instead
+        raise ValueError(f"the mistake does not apply: {error}") from error
+
+
+@dataclass(frozen=True)
+class Compared(Check):
+    """A Check made by ``compare``: its reference, named mistakes and inputs are kept, so that
+    ``python -m autograder.validate`` can run each mistake and say when no draw tells it from the reference."""
+
+    reference: Callable | None = None
+    mistakes: tuple = ()  # ((message, wrong function), ...)
+    cases: tuple = ()  # the names of the properties that compare with the reference
+    items: int = 1
+
+
+def compare(
+    check_id: str,
+    reference: Callable,
+    *,
+    points: float,
+    inputs: dict,
+    mistakes: dict | None = None,
+    properties: dict | None = None,
+    judges: tuple = (),
+    function: str | None = None,
+    draws: int = 2,
+    items: int = 1,
+) -> Compared:
+    """A check that compares the student's function with ``reference`` on inputs drawn at grading time.
+
+        compare("check_rms_norm", rms_norm, points=2,
+                inputs={"values": typical, "eps inside the square root": flat_rows},
+                mistakes={"ignores eps: add it to the mean square, inside the root": lambda x, gain, eps: ...})
+
+    check_id: the grade id of the notebook's test cell for this function (its ``points`` must be the cell's);
+    reference: a correct function, run in the grader's process; the graded function is the one of the same name
+    (``function=`` when the names differ); inputs: {property: draw(rng) -> a tuple of arguments or Args(...)}:
+    each entry is one property, "the student's function returns what the reference returns on inputs drawn like
+    this", drawn ``draws`` times per grading (each time new values, and new sizes if draw picks them); mistakes:
+    {message: a function computing that mistake}, tried in order when a property fails, so the verdict names the
+    mistake ("the variance is taken over axis 0 (as batch norm does)") instead of a difference; properties:
+    {name: holds(result, *args, **kwargs) -> None, or a message saying what is wrong}, judged on every call;
+    judges: more (name, judge) pairs of the full API (a judge reads the checks' Outputs); items: how many values
+    the function returns (2 for a tuple of two).
+
+    Points are shared equally between the properties (inputs first, then properties, then judges). A result is
+    compared as float64 within Outputs.tolerance (1e-6; float32's rounding for a float32 result), its shape
+    included; a result with no computation in it (zeros, a constant, the input, the same for every input) earns
+    nothing (lazy).
+    """
+    if not inputs:
+        raise ValueError(f"{check_id}: give inputs, {{property name: a function drawing the arguments from rng}}")
+    name = function or reference.__name__
+    mistakes = tuple((mistakes or {}).items())
+    holds = tuple((properties or {}).items())
+    cases = tuple(inputs)
+
+    def calls(rng: np.random.Generator) -> list[Call]:
+        made = []
+        for case, draw in inputs.items():
+            for _ in range(draws):
+                args, kwargs = arguments(draw(rng), case)
+                made.append(Call(name, args, kwargs, items=items, role=case))
+        return made
+
+    def agrees(case: str) -> Judge:
+        def judge(out: Outputs) -> str | None:
+            for number in out.numbers(case):
+                call = out.calls[number]
+                actual = tuple(out.value(number, item) for item in range(items))
+                expected = computed(reference, call, items)
+                for item, (value, wanted) in enumerate(zip(actual, expected)):
+                    what = describe_call(call) + (f"'s item {item}" if items > 1 else "")
+                    variants = [
+                        (message, lambda wrong=wrong, item=item: tried(wrong, call, items)[item])
+                        for message, wrong in mistakes
+                    ]
+                    found = mistake(out, number, value, wanted, variants, largest_difference(value, wanted))
+                    if found is not None:
+                        return f"{what}: {found}"
+            return None
+
+        return judge
+
+    def judged(holds_for: Callable) -> Judge:
+        def judge(out: Outputs) -> str | None:
+            for number in out.numbers():
+                call = out.calls[number]
+                result = tuple(out.value(number, item) for item in range(items))
+                message = holds_for(result if items > 1 else result[0], *call.args, **call.kwargs)
+                if message:
+                    return f"{describe_call(call)}: {message}"
+            return None
+
+        return judge
+
+    judged_properties = (
+        tuple((case, agrees(case)) for case in cases)
+        + tuple((label, judged(holds_for)) for label, holds_for in holds)
+        + tuple(judges)
+    )
+    return Compared(check_id, name, points, calls, judged_properties, reference, mistakes, cases, items)
+
+
+def checks_by_id(*checks: Check) -> dict[str, Check]:
+    """CHECKS for checks.py: {check id: check}; ValueError when two checks share an id."""
+    found: dict[str, Check] = {}
+    for check in checks:
+        if check.check_id in found:
+            raise ValueError(f"two checks have the id {check.check_id!r}: each graded test cell has one check")
+        found[check.check_id] = check
+    return found

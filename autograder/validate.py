@@ -47,8 +47,9 @@ import nbformat
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
 from autograder.answers.grading import answer_sources, check_generator, grade_seeds
-from autograder.checks import Broken, Unavailable
+from autograder.checks import EXACT, Broken, Compared, Unavailable, close, computed
 from autograder.course import assignments
+from autograder.course.scaffold import FILL_IN
 from autograder.notebook.pipeline import chain_config
 from autograder.notebook.stubs import NamedStubs
 from autograder.sandbox import UNSANDBOXED
@@ -56,6 +57,8 @@ from autograder.sandbox import UNSANDBOXED
 DEFAULT_SEEDS = 5
 
 KINDS = {
+    "to-fill-in": f"a place the scaffold left to fill in still says {FILL_IN} (nothing is graded until none is left)",
+    "checks-cannot-load": "checks.py cannot be imported (a syntax error, a failed import, an error at its top level)",
     "solution-below-full": "the solution (the source notebook as written) earns less than full points",
     "blank-above-zero": "the blank release (the answer cells as released) earns points",
     "id-not-in-checks": "a graded test cell of the notebook has no check in checks.py",
@@ -71,8 +74,12 @@ KINDS = {
     "seed-dependent": "a check's points change with the seed for the same answers",
     "wrong-version-points": "a named wrong version does not lose the points it says",
     "wrong-version-invalid": "a named wrong version cannot be built",
+    "mistake-raises": "a named mistake of a compare(...) check raises on the inputs drawn (it can never be named)",
+    "mistake-not-seen": "a named mistake of a compare(...) check returns what the reference returns on every draw",
 }
 BEFORE_GRADING = (  # the kinds check_before_grading looks for: cheap, and each one a student's loss
+    "to-fill-in",
+    "checks-cannot-load",
     "id-not-in-checks",
     "id-not-in-notebook",
     "check-id-differs",
@@ -151,9 +158,18 @@ class Report:
 
     def text(self) -> str:
         seeds = ", ".join(str(seed) for seed in self.seeds)
-        lines = [f"{self.assignment}: graded under seeds {seeds} in {self.seconds:.1f} s", self.table(), ""]
+        if "to-fill-in" in self.kinds or "checks-cannot-load" in self.kinds:
+            lines = [f"{self.assignment}: nothing graded ({self.seconds:.1f} s)"]
+        else:
+            lines = [f"{self.assignment}: graded under seeds {seeds} in {self.seconds:.1f} s", self.table(), ""]
         if self.ok:
             lines.append(f"{self.assignment}: no authoring mistake found")
+        elif "to-fill-in" in self.kinds:
+            lines.append(
+                f"{self.assignment}: {self.kinds.count('to-fill-in')} place(s) still to fill in ({FILL_IN}), so "
+                "nothing was graded yet:"
+            )
+            lines.extend(f"  {finding.text()}" for finding in self.findings)
         else:
             lines.append(f"{self.assignment}: {len(self.findings)} authoring mistake(s):")
             lines.extend(f"  {finding.text()}" for finding in self.findings)
@@ -291,6 +307,43 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
                         )
                     )
     return findings
+
+
+def fill_in_findings(notebook, notebook_name: str, checks_path: Path) -> list[Finding]:
+    """Each line of the notebook or of checks.py that still holds the scaffold's marker (TO FILL IN), with its place
+    and what it asks for (the words after the marker)."""
+    findings = []
+
+    def found(place: str, line: str) -> None:
+        asked = line.split(FILL_IN, 1)[1].strip().lstrip(":").strip()
+        asked = re.sub(r"""(\.?["']+\)?|\.)$""", "", asked) or "this place"  # the end of a docstring or a string
+        findings.append(
+            Finding("to-fill-in", place, f"still to fill in: {asked} (then delete the words {FILL_IN!r} there)")
+        )
+
+    for index, cell in enumerate(notebook.cells):
+        for number, line in enumerate(cell.source.splitlines(), start=1):
+            if FILL_IN in line:
+                found(f"{notebook_name}, cell {cell_name(cell, index)}, line {number}", line)
+    if checks_path.is_file():
+        for number, line in enumerate(checks_path.read_text(encoding="utf-8").splitlines(), start=1):
+            if FILL_IN in line:
+                found(f"{checks_path}:{number}", line)
+    return findings
+
+
+def load_finding(error: Exception, checks_path: Path) -> Finding:
+    """Why checks.py cannot be imported, at its place (the line of a syntax error, else the frame in checks.py)."""
+    if isinstance(error, SyntaxError) and error.lineno:
+        place = f"{checks_path}:{error.lineno}"
+    else:
+        place = raise_place(error, checks_path)
+    return Finding(
+        "checks-cannot-load",
+        place,
+        f"importing {checks_path} raises {type(error).__name__}: {error}: correct it (checks.py imports NumPy, "
+        "autograder.checks and what its references need, and defines CHECKS)",
+    )
 
 
 # --- the release ---------------------------------------------------------------------------------------------
@@ -511,6 +564,47 @@ def judge_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Fin
     return list(found.values())
 
 
+def mistake_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Finding]:
+    """Each named mistake of a compare(...) check, run on the inputs each seed drew: one that raises can never be
+    named (``mistake-raises``); one that returns what the reference returns on every call of a seed cannot be told
+    from a right answer by that seed's draws (``mistake-not-seen``)."""
+    found = {}
+    checks_path = checks.folder / assignments.CHECKS_FILE
+    for seed, outputs in kept.items():
+        for check_id, out in outputs.items():
+            check = checks.checks[check_id]
+            if not isinstance(check, Compared):
+                continue
+            calls = [out.calls[number] for number in out.numbers()]
+            for message, wrong in check.mistakes:
+                key = (check_id, message)
+                if key in found:
+                    continue
+                differs = False
+                for call in calls:
+                    try:
+                        made = computed(wrong, call, check.items)
+                    except Exception as error:  # noqa: BLE001 - the instructor's code: said with its place
+                        found[key] = Finding(
+                            "mistake-raises",
+                            raise_place(error, checks_path),
+                            f"{check_id}'s mistake {message[:60]!r} raises {type(error).__name__}: {error} on "
+                            f"{call.function}'s inputs (seed {seed}): it can never be named; correct it",
+                        )
+                        break
+                    expected = computed(check.reference, call, check.items)
+                    differs = differs or not all(close(a, b, EXACT) for a, b in zip(made, expected))
+                if key not in found and not differs:
+                    found[key] = Finding(
+                        "mistake-not-seen",
+                        checks_place(checks_path, check_id),
+                        f"{check_id}'s mistake {message[:60]!r} returns what the reference returns on every input "
+                        f"drawn under seed {seed}: a student who makes it loses nothing. Draw inputs on which it "
+                        "differs (in one of the inputs' properties), or correct the mistake's function",
+                    )
+    return list(found.values())
+
+
 def points_of(graded: dict) -> dict:
     """{check id: (points under each seed)} of grade_seeds' {seed: {check id: Verdict}}."""
     table = {}
@@ -630,10 +724,22 @@ def validate_assignment(
     folder = source / layout.name
     notebook_name = f"{layout.notebook}.ipynb"
     notebook = nbformat.read(folder / notebook_name, as_version=4)
-    checks = assignments.load(folder)
     seed_list = tuple(range(max(1, int(seeds))))
+    checks_path = folder / assignments.CHECKS_FILE
+    unfilled = fill_in_findings(notebook, notebook_name, checks_path)
+    try:
+        checks = assignments.load(folder)
+    except assignments.NoChecks:
+        raise
+    except Exception as error:  # noqa: BLE001 - the instructor's checks.py: said with its place, not a traceback
+        report = Report(layout.name, seed_list, findings=[*unfilled, load_finding(error, checks_path)])
+        report.seconds = time.monotonic() - started
+        return report
     report = Report(layout.name, seed_list, {key: float(check.points) for key, check in checks.checks.items()})
-    report.findings += static_findings(checks, notebook, notebook_name)
+    report.findings += unfilled + static_findings(checks, notebook, notebook_name)
+    if unfilled:  # a scaffold still to fill in: grading it would only repeat what the markers say
+        report.seconds = time.monotonic() - started
+        return report
     usable, raising = planned(checks, seed_list)
     report.findings += raising
     solution = answer_sources(notebook)
@@ -667,7 +773,7 @@ def validate_assignment(
                 checks, sources, seed_list, checks=usable, driven=driven, keep=kept if name == SOLUTION else None
             )
             report.points[name] = points_of(graded[name])
-        report.findings += judge_findings(checks, kept)
+        report.findings += judge_findings(checks, kept) + mistake_findings(checks, kept)
     report.findings += grading_findings(checks, graded, report.maximum, wrongs, notebook_name)
     report.seconds = time.monotonic() - started
     return report

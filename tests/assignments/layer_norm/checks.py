@@ -1,0 +1,120 @@
+"""The hidden checks of layer_norm: layer and RMS normalisation, in the simple tier (autograder.checks.compare).
+
+Made with python -m autograder.course.scaffold and filled in as docs/authoring.md says: each function's reference,
+how its inputs are drawn, and the mistakes a verdict names. This file is never released.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.checks import checks_by_id, compare
+
+# --- the references ------------------------------------------------------------------------------------------
+
+
+def layer_norm(x, gain, bias, eps=1e-5):
+    """Each row of x (its last axis) to mean 0 and variance 1, then scaled by gain and shifted by bias."""
+    mean, variance = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(variance + eps) * gain + bias
+
+
+def rms_norm(x, gain, eps=1e-5):
+    """Each row of x divided by its root mean square, then scaled by gain: no centring, no bias."""
+    return x / np.sqrt((x**2).mean(axis=-1, keepdims=True) + eps) * gain
+
+
+# --- the inputs: rows with their own offset and spread, so that each mistake shows on every draw ----------------
+
+
+def features(rng, *leading, spread=(0.5, 3.0)):
+    """x of shape (*leading, d), each row around its own offset, and a gain and a bias of d numbers."""
+    d = int(rng.integers(4, 17))
+    x = rng.normal(rng.normal(0, 3, (*leading, 1)), rng.uniform(*spread, (*leading, 1)), (*leading, d))
+    return x, rng.normal(1.0, 0.3, d), rng.normal(0.0, 0.5, d)
+
+
+def matrix(rng):  # (rows, d), eps too small to matter
+    return (*features(rng, int(rng.integers(3, 7))), 1e-12)
+
+
+def sequences(rng):  # (batch, T, d): the statistics are each row's, whatever the leading axes
+    return (*features(rng, int(rng.integers(2, 4)), int(rng.integers(3, 6))), 1e-12)
+
+
+def flat_rows(rng):  # rows whose variance is as small as eps: where eps decides the result
+    return (*features(rng, int(rng.integers(3, 7)), spread=(0.05, 0.3)), float(rng.uniform(0.05, 0.5)))
+
+
+def drop_bias(draw):  # rms_norm's inputs: layer_norm's, without the bias
+    return lambda rng: tuple(value for n, value in enumerate(draw(rng)) if n != 2)
+
+
+# --- the mistakes a verdict names --------------------------------------------------------------------------------
+
+
+def normed(x, eps, axis=-1, centre=True, ddof=0, inside=True, square=np.mean):
+    """x centred (or not) over ``axis`` and divided by the root of its mean square and eps: the mistakes below."""
+    centred = x - x.mean(axis, keepdims=True) if centre else x
+    spread = square(centred**2, axis=axis, keepdims=True) * x.shape[axis] / (x.shape[axis] - ddof)
+    return centred / (np.sqrt(spread + eps) if inside else np.sqrt(spread) + eps)
+
+
+BATCH = "the variance is taken over axis 0 (as batch norm does): normalise each row over its features, axis=-1"
+NO_EPS = "ignores eps: add it to the variance inside the square root, np.sqrt(variance + eps)"
+OUTSIDE = "adds eps after the square root: it goes inside, np.sqrt(variance + eps)"
+LAYER_NORM_MISTAKES = {
+    BATCH: lambda x, gain, bias, eps: normed(x, eps, axis=0) * gain + bias,
+    "takes the statistics over axis 1: use axis=-1, the last axis, whatever the leading axes": (
+        lambda x, gain, bias, eps: normed(x, eps, axis=1) * gain + bias
+    ),
+    NO_EPS: lambda x, gain, bias, eps: normed(x, 0.0) * gain + bias,
+    OUTSIDE: lambda x, gain, bias, eps: normed(x, eps, inside=False) * gain + bias,
+    "divides by d - 1 (ddof=1): the variance is the mean of the squared deviations": (
+        lambda x, gain, bias, eps: normed(x, eps, ddof=1) * gain + bias
+    ),
+    "swaps gain and bias: scale by gain, then add bias": lambda x, gain, bias, eps: layer_norm(x, bias, gain, eps),
+}
+RMS_NORM_MISTAKES = {
+    "subtracts the mean (that is layer norm): divide x itself by its root mean square": (
+        lambda x, gain, eps: layer_norm(x, gain, 0.0, eps)
+    ),
+    BATCH.replace("variance", "mean square"): lambda x, gain, eps: normed(x, eps, axis=0, centre=False) * gain,
+    NO_EPS.replace("variance", "mean square"): lambda x, gain, eps: normed(x, 0.0, centre=False) * gain,
+    OUTSIDE: lambda x, gain, eps: normed(x, eps, centre=False, inside=False) * gain,
+    "divides by the root of the sum of squares: use their mean": (
+        lambda x, gain, eps: normed(x, eps, centre=False, square=np.sum) * gain
+    ),
+}
+
+CHECKS = checks_by_id(
+    compare(
+        "check_layer_norm",
+        layer_norm,
+        points=3,
+        inputs={"rows of a matrix": matrix, "a batch of sequences": sequences, "eps inside the square root": flat_rows},
+        mistakes=LAYER_NORM_MISTAKES,
+    ),
+    compare(
+        "check_rms_norm",
+        rms_norm,
+        points=2,
+        inputs={"rows of a matrix": drop_bias(matrix), "eps inside the square root": drop_bias(flat_rows)},
+        mistakes=RMS_NORM_MISTAKES,
+    ),
+)
+
+LAYER_NORM = "def layer_norm(x, gain, bias, eps=1e-5):\n    return (x - x.mean({})) / {} * gain + bias\n"
+WRONG_VERSIONS = {  # graded by python -m autograder.validate: each must lose exactly these points
+    "forgets eps": {
+        "answers": {
+            "layer_norm": LAYER_NORM.format("-1, keepdims=True", "x.std(-1, keepdims=True)"),
+            "rms_norm": "def rms_norm(x, gain, eps=1e-5):\n    return x / np.sqrt((x**2).mean(-1)[..., None]) * gain\n",
+        },
+        "loses": {"check_layer_norm": 1, "check_rms_norm": 1},
+    },
+    "batch norm's axis": {
+        "answers": {"layer_norm": LAYER_NORM.format("0", "np.sqrt(x.var(0) + eps)")},
+        "loses": {"check_layer_norm": 3},
+    },
+}

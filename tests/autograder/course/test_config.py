@@ -1,0 +1,153 @@
+"""A course folder's two configuration files (autograder.course.config): what the project generates lives in
+autograder_config.py, written again by every run; the instructor's nbgrader_config.py is written once and never
+again; nbgrader's own commands read both; an old generated file is migrated once without losing a line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.course import run as steps
+from autograder.course.assignments import find
+from autograder.course.config import generated_text
+from autograder.course.uploads import PipelineError
+from autograder.settings import GENERATED_FILE, INSTRUCTOR_FILE, CourseSettings, course_config, sqlite_url
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+SOURCE = REPOSITORY / "source"
+ATTENTION = find(SOURCE, "attention")
+POLICY_LINES = (
+    "\nc.InstantChecks.attempts = 5\nc.Exchange.root = '/srv/nbgrader/exchange'\nc.SurvivingExecute.timeout = 45\n"
+)
+
+# nbgrader_config.py as the project wrote it, whole, before autograder_config.py (autograder.notebook.pipeline's
+# COURSE_CONFIG, with --cell-timeout and --db), and two lines an instructor added below it
+OLD_CONFIG = '''"""nbgrader configuration of this course folder, for nbgrader's own commands and Formgrader: the
+repository's ({repository}), rooted here. Written by autograder; grading does not read it."""
+import os
+
+c = get_config()  # noqa: F821 (nbgrader provides it)
+_repository_config = {repository!r}
+if not os.path.exists(_repository_config):  # load_subconfig would skip a missing file without a word
+    raise FileNotFoundError(f"the course configuration {{_repository_config}} is missing")
+load_subconfig(_repository_config)  # noqa: F821
+c.CourseDirectory.root = {root!r}
+
+# --cell-timeout
+c.SurvivingExecute.timeout = 20
+
+# --db: the gradebook, for nbgrader's commands and Formgrader too
+c.CourseDirectory.db_url = {db!r}
+c.InstantChecks.before_due = "score"  # the instructor's
+c.Exchange.root = "/srv/exchange"
+'''
+
+
+def prepare(course: Path, **flags) -> CourseSettings:
+    """The class command's first step (autograder.course.run.prepare_course), as every run makes it."""
+    return steps.prepare_course(course, source=SOURCE, layout=ATTENTION, **flags)
+
+
+def append(path: Path, text: str) -> None:
+    with open(path, "a") as handle:
+        handle.write(text)
+
+
+def test_a_new_course_gets_the_instructors_file_once_and_the_generated_one_on_every_run(tmp_path):
+    course = tmp_path / "course"
+    settings = prepare(course)
+    instructor, generated = course / INSTRUCTOR_FILE, course / GENERATED_FILE
+    assert generated.read_text() == generated_text(course.absolute())
+    assert "c.CourseDirectory.root" not in instructor.read_text() and GENERATED_FILE in instructor.read_text()
+    assert (settings.db, settings.cell_timeout, settings.policy.attempts) == (sqlite_url(course), None, 3)
+    config = course_config(course)
+    assert config.CourseDirectory.root == str(course.absolute())
+    assert "ExternalVerdicts" in [step.__name__ for step in config.Autograde.autograde_preprocessors]
+
+    append(instructor, POLICY_LINES)
+    mine = instructor.read_text()
+    generated.write_text("broken by hand")
+    with pytest.raises(PipelineError) as refused:  # it may have named the gradebook: never guessed
+        prepare(course)
+    assert "It is autograder's own file: delete it and run again (with --db URL" in str(refused.value)
+    generated.unlink()
+    for _ in range(2):  # two class runs: the instructor's file as they left it, the generated one made again
+        settings = prepare(course)
+        assert instructor.read_text() == mine
+        assert generated.read_text() == generated_text(course.absolute())
+    assert (settings.policy.attempts, settings.cell_timeout) == (5, 45)
+    assert course_config(course).Exchange.root == "/srv/nbgrader/exchange"
+
+
+def test_nbgrader_s_own_commands_read_the_generated_gradebook_and_the_instructors_lines(tmp_path):
+    """`nbgrader db student add` run in the course folder (as an instructor would) writes into the gradebook that
+    --db named, recorded in autograder_config.py; the course's own gradebook.db is never made."""
+    course, elsewhere = tmp_path / "course", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    url = f"sqlite:///{elsewhere / 'grades.db'}"
+    prepare(course, db=url)
+    prepare(course)  # a later run without --db keeps it
+    assert CourseSettings.read(course).db == url
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "nbgrader"), "db", "student", "add", "ada", "--last-name=Lovelace"],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    with Gradebook(url) as gradebook:
+        assert [student.id for student in gradebook.students] == ["ada"]
+    assert not (course / "gradebook.db").exists()
+
+
+def test_a_flag_that_contradicts_the_instructors_line_is_refused_with_what_to_do(tmp_path):
+    course = tmp_path / "course"
+    prepare(course)
+    append(course / INSTRUCTOR_FILE, POLICY_LINES)
+    with pytest.raises(PipelineError) as refused:
+        prepare(course, cell_timeout=20)
+    message = str(refused.value)
+    assert "--cell-timeout 20 differs from c.SurvivingExecute.timeout = 45" in message
+    assert "change or remove that line, or run without --cell-timeout" in message
+    assert prepare(course, cell_timeout=45).cell_timeout == 45  # the same value is no contradiction
+
+
+def test_an_old_generated_config_is_migrated_once_and_no_line_is_lost(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / ".classroom").write_text("made by an earlier version\n")
+    db = f"sqlite:///{tmp_path / 'elsewhere.db'}"
+    old = OLD_CONFIG.format(repository=str(REPOSITORY / "nbgrader_config.py"), root=str(course), db=db)
+    (course / INSTRUCTOR_FILE).write_text(old)
+    settings = prepare(course)
+    migrated = (course / INSTRUCTOR_FILE).read_text()
+    assert (course / f"{INSTRUCTOR_FILE}.bak").read_text() == old
+    assert migrated.endswith(
+        'c.InstantChecks.before_due = "score"  # the instructor\'s\nc.Exchange.root = "/srv/exchange"\n'
+    )
+    assert "_repository_config" not in migrated and "Written by autograder" not in migrated
+    # what the earlier runs were given (--db, --cell-timeout) is now recorded in the generated file
+    assert (settings.db, settings.cell_timeout, settings.policy.before_due) == (db, 20, "score")
+    assert course_config(course).Exchange.root == "/srv/exchange"
+    prepare(course)
+    assert (course / INSTRUCTOR_FILE).read_text() == migrated
+    assert sorted(p.name for p in course.glob(f"{INSTRUCTOR_FILE}*")) == [INSTRUCTOR_FILE, f"{INSTRUCTOR_FILE}.bak"]
+
+
+def test_fresh_keeps_the_course_s_configuration(tmp_path):
+    course = tmp_path / "course"
+    prepare(course)
+    append(course / INSTRUCTOR_FILE, POLICY_LINES)
+    (course / "grades.csv").write_text("old grades")
+    settings = prepare(course, fresh=True)
+    assert not (course / "grades.csv").exists()
+    assert (course / INSTRUCTOR_FILE).read_text().endswith(POLICY_LINES)
+    assert settings.policy.attempts == 5

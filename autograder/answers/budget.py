@@ -17,6 +17,8 @@ prints, messages forged on the runner's pipe) extends it:
 Stand-ins (a graded function the student's function may call, computed here): one request carries at most
 STAND_IN_ELEMENTS numbers (about 4 million, 32 MiB of float64; the largest legitimate one, a head's scores
 over the model's window, is about a thousand times smaller), and their CPU time counts against ``total``.
+A function the grader passes as an argument (a callback, autograder.answers.stand_ins) is bounded the same way,
+and computed at most CALLBACK_CALLS times per call of the student's function.
 
 With the student's kernel: nbgrader's Execute (autograder.notebook.kernel.SurvivingExecute) runs the notebook
 under its own per-cell timeout and per-notebook ``notebook_timeout`` (900 s by the clock, set by the class
@@ -38,7 +40,8 @@ GRACE = 2.0  # CPU seconds past a step's own limit before the grader kills the r
 WALL_FACTOR, WALL_SLACK = 4.0, 20.0  # the wall-clock backstop of a step: 4 x its CPU limit + 20 s
 STARTUP = 60.0  # wall seconds for a runner to start (Python and NumPy, no student code)
 RECEIVED = 2**30  # bytes of arrays one message from the runner may carry
-STAND_IN_ELEMENTS = 2**22  # numbers one stand-in request may carry
+STAND_IN_ELEMENTS = 2**22  # numbers one stand-in or callback request (or its reply) may carry
+CALLBACK_CALLS = 1000  # calls of the functions the grader passed as arguments, per call of a student's function
 ATTEMPTS = 4  # runner starts per grading, at most (each one after a hang or crash)
 JUDGING_SLACK = 60.0  # wall seconds a reader of the early verdicts allows past ``wall`` for judging
 

@@ -2,9 +2,9 @@
 
 The grader and the runner (autograder/answers/runner.py, whose docstring gives the messages) speak in turn. Every
 message from the runner is checked against the one step it may be at: the answer cells in order, each at
-most once ("step" i, then "cell" i), "ready" after the last; during a call, stand-in requests (bounded in
-size before they are read: autograder.answers.stand_ins) and then one "result" or "error" whose fields have the
-expected types. A message out of place, malformed or forged by the student's code ends that student's
+most once ("step" i, then "cell" i), "ready" after the last; during a call, stand-in and callback requests
+(bounded in size before they are read: autograder.answers.stand_ins) and then one "result" or "error" whose fields
+have the expected types. A message out of place, malformed or forged by the student's code ends that student's
 answers at once (RunnerDied, fatal, limit "message"), with a sentence for the feedback, never a traceback.
 
 The watch (``watch``) runs at least every WATCH_EVERY seconds while the grader waits to read or to write,
@@ -328,27 +328,36 @@ class Runner:
         self, function: str, args: tuple, kwargs: dict, allowed: tuple, items: int, seconds: float, compute=None
     ) -> tuple[Result, float, str]:
         """(Result, CPU seconds used, the limit hit or "") of one call of the student's ``function``; stand-in
-        requests for the names in ``allowed`` are computed here by ``compute(function, name)``."""
-        arrays = []
+        requests for the names in ``allowed`` are computed here by ``compute(function, name)``, and the functions
+        among the arguments (callbacks) are computed here when the student's function calls them."""
+        arrays, functions = [], []
         header = {
             "op": "call",
             "function": function,
-            "args": [self.mapped(a) if isinstance(a, Mapped) else answer_runner.pack(a, arrays) for a in args],
-            "kwargs": {key: answer_runner.pack(value, arrays) for key, value in kwargs.items()},
+            "args": [
+                self.mapped(a) if isinstance(a, Mapped) else answer_runner.pack(a, arrays, functions) for a in args
+            ],
+            "kwargs": {key: answer_runner.pack(value, arrays, functions) for key, value in kwargs.items()},
             "stand_ins": list(allowed),
             "items": items,
             "seconds": seconds,
         }
+        callbacks = stand_ins.Callbacks(function, functions, self.budget)
+        header["callbacks"] = list(callbacks.names)
         self.begin({"function": function}, seconds)
         self.send(header, arrays)
         while True:
-            message, received = self.receive(admit=self.admit)
+            message, received = self.receive(admit=lambda request: self.admit(request, callbacks.names))
             op = message.get("op")
             if op == "stand_in":
                 reply = stand_ins.serve(
                     message, received, function=function, allowed=allowed, compute=compute, budget=self.budget
                 )
                 self.send(*reply)
+            elif op == "callback":
+                self.send(*callbacks.serve(message, received))
+            elif callbacks.over and op in ("error", "result"):  # called too often: the call fails, whatever it gave
+                return Result(short_text(callbacks.over)), self.cpu() - self.cpu_at, "callbacks"
             elif op == "error" and isinstance(message.get("message"), str):
                 limit = "call" if message.get("timed_out") is True else ""
                 return Result(short_text(message["message"])), self.cpu() - self.cpu_at, limit
@@ -359,9 +368,9 @@ class Runner:
             else:
                 self.forged(message, f"during a call of {function}")
 
-    def admit(self, header: dict):
-        """Before a message's arrays are read: a stand-in request past the bound ends this call."""
-        reason = stand_ins.oversized(header)
+    def admit(self, header: dict, callbacks: tuple = ()):
+        """Before a message's arrays are read: a stand-in or callback request past the bound ends this call."""
+        reason = stand_ins.oversized(header, callbacks)
         if reason:
             self.kill(f"{reason}: {self.what()} was stopped", limit="stand-in")
 

@@ -16,9 +16,11 @@ student code runs (the student's prints go to a tail kept for the feedback). Eac
                         "seconds": CPU seconds per cell, "files": [read-only .npy inputs, by path]}
     runner -> grader   {"op": "step", "cell": i} then {"op": "cell", "index": i, "error": str | null}, per cell;
                        {"op": "ready", "missing": [names not defined], "output": tail of prints}
-    grader -> runner   {"op": "call", "function", "args", "kwargs", "stand_ins": [name], "items", "seconds"}
-    runner -> grader   {"op": "stand_in", "name", "args", "kwargs"} (zero or more, each answered by
-                       {"op": "value", "value"} or {"op": "refused", "message"}), then
+    grader -> runner   {"op": "call", "function", "args", "kwargs", "stand_ins": [name], "callbacks": [name],
+                        "items", "seconds"}
+    runner -> grader   {"op": "stand_in", "name", "args", "kwargs"} and {"op": "callback", "index", "args",
+                       "kwargs"} (zero or more, each answered by {"op": "value", "value"} or {"op": "refused",
+                       "message"}), then
                        {"op": "result", "values": [array], "returned": [{"type", "dtype", "shape"}],
                         "changed": [argument position or keyword whose array the call changed in place]}
                        or {"op": "error", "message"}
@@ -26,6 +28,11 @@ student code runs (the student's prints go to a tail kept for the feedback). Eac
 A stand-in is a graded function the student's function may call while it is graded (its softmax,
 while attention is graded): the name is bound to a proxy that asks the grader, and the grader decides
 whether that name is allowed for the call in progress. Nothing in this process can compute it.
+
+A callback is a function the grader passes as an argument (``residual_block(x, f)``): the call's header carries
+{"callback": k} in its place and the name of each in "callbacks"; the runner binds a proxy that asks the grader to
+compute callback k of the call in progress. A proxy kept after its call returned refuses to run (and the grader
+serves callback k only for the call in progress, whatever this process sends).
 
 Time: a cell or call gets ``seconds`` of CPU time (ITIMER_PROF raises CallTimedOut inside the student's
 code); the grader also watches this process's CPU time and a wall-clock backstop, and kills it when
@@ -69,6 +76,11 @@ class CallTimedOut(BaseException):
 
 class StandInRefused(Exception):
     """The grader refused a stand-in: the name is not one the function being graded may call."""
+
+
+class CallbackRefused(Exception):
+    """The grader did not compute a function it passed as an argument (past the call it was passed to, called
+    too often, or on arguments it could not take)."""
 
 
 # --- the framing, shared with the grader ---------------------------------------------------------
@@ -134,34 +146,53 @@ def receive(fd: int, numpy, read=None, limit: int = 2**30, admit=None):
     return header, arrays
 
 
-def pack(value, arrays: list):
-    """A value for a JSON header: arrays go to ``arrays`` as {"array": k}; tuples and lists as {"items": [...]}."""
+INT_LIMIT = 2**63  # the largest int sent as a number (a longer one would not be read back)
+
+
+def pack(value, arrays: list, callbacks: list | None = None):
+    """A value for a JSON header: arrays go to ``arrays`` as {"array": k}; tuples and lists as {"items": [...]}.
+
+    callbacks: where the grader's side puts the functions it passes as arguments ({"callback": k}, the k-th of
+    ``callbacks``); None (the runner's side) sends no function. TypeError for anything else."""
     if _isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf":
+            raise TypeError(f"cannot send an array of dtype {value.dtype} to the grader: pass arrays of numbers")
         arrays.append(np.ascontiguousarray(value))
         return {"array": _len(arrays) - 1}
     if _isinstance(value, (_tuple, _list)):
-        return {"items": [pack(item, arrays) for item in value]}
+        return {"items": [pack(item, arrays, callbacks) for item in value]}
+    if _isinstance(value, int) and not _isinstance(value, bool) and not -INT_LIMIT <= value < INT_LIMIT:
+        raise TypeError("cannot send an int of more than 64 bits to the grader")
     if value is None or _isinstance(value, (bool, int, float, _str)):
         return value
+    if callbacks is not None and callable(value):
+        callbacks.append(value)
+        return {"callback": _len(callbacks) - 1}
     if _isinstance(value, (np.bool_, np.integer, np.floating)):
         return value.item()
     array = np.asarray(value)  # anything else array-like: a matrix subclass, a memoryview, ...
     if array.dtype.kind not in "biuf":
-        raise TypeError(f"cannot send a {_type(value).__name__} to the grader: pass NumPy arrays or numbers")
+        raise TypeError(
+            f"cannot send a value of type {_type(value).__name__} to the grader: pass NumPy arrays or numbers"
+        )
     return pack(np.array(array), arrays)
 
 
-def unpack(value, arrays: list):
+def unpack(value, arrays: list, callback=None):
     """The inverse of ``pack``: {"array": k} -> arrays[k] (a fresh writable array), {"items"} -> a tuple;
     {"mapped": [file, offset, count, shape]} -> a fresh float64 array read from one of the files the grader
-    showed this process (``_files``: read-only inputs too large for the pipe, such as the model's patterns)."""
+    showed this process (``_files``: read-only inputs too large for the pipe, such as the model's patterns);
+    {"callback": k} -> callback(k), the runner's proxy of the grader's k-th function (the grader's side passes no
+    ``callback``: a function never comes back to it)."""
     if _isinstance(value, _dict):
         if "array" in value:
             return arrays[value["array"]]
         if "mapped" in value:
             file, offset, count, shape = value["mapped"]
             return np.array(_files[file][offset : offset + count], dtype=np.float64).reshape(shape)
-        return _tuple(unpack(item, arrays) for item in value["items"])
+        if "callback" in value and callback is not None:
+            return callback(value["callback"])
+        return _tuple(unpack(item, arrays, callback) for item in value["items"])
     return value
 
 
@@ -314,21 +345,47 @@ def make_stand_in(name: str, channel: Channel):
     """The proxy bound to graded name ``name`` during a call: the grader computes it, or refuses."""
 
     def stand_in(*args, **kwargs):
-        arrays = []
-        header = {
-            "op": "stand_in",
-            "name": name,
-            "args": [pack(a, arrays) for a in args],
-            "kwargs": {key: pack(value, arrays) for key, value in kwargs.items()},
-        }
-        channel.send(header, arrays)
-        reply, returned = channel.receive()
+        reply, returned = ask(channel, {"op": "stand_in", "name": name}, args, kwargs, f"{name}(...)")
         if reply.get("op") != "value":
             raise StandInRefused(reply.get("message", f"the grader did not compute {name}"))
         return unpack(reply["value"], returned)
 
     stand_in.__name__ = stand_in.__qualname__ = name
     return stand_in
+
+
+def ask(channel: Channel, header: dict, args: tuple, kwargs: dict, what: str):
+    """Send one request (a stand-in's or a callback's) with its arguments; the grader's reply (header, arrays).
+    An argument the grader cannot take (an object, a function, a string array) is a TypeError here, naming it."""
+    arrays = []
+    try:
+        header = _dict(
+            header,
+            args=[pack(a, arrays) for a in args],
+            kwargs={_str(key): pack(value, arrays) for key, value in kwargs.items()},
+        )
+    except TypeError as error:
+        raise TypeError(f"{what} is computed by the grader, on NumPy arrays and numbers only: {error}") from None
+    channel.send(header, arrays)
+    return channel.receive()
+
+
+def make_callback(index: int, name: str, function: str, channel: Channel, call: int):
+    """The proxy of the grader's function passed as an argument to call number ``call`` (of ``function``): the
+    grader computes it, for this call only."""
+
+    def callback(*args, **kwargs):
+        if _current[0] != call:
+            raise CallbackRefused(
+                f"{name} was passed to {function} for one call, which has returned: call it only while that call runs"
+            )
+        reply, returned = ask(channel, {"op": "callback", "index": index}, args, kwargs, f"{name}(...)")
+        if reply.get("op") != "value":
+            raise CallbackRefused(reply.get("message", f"the grader did not compute {name}"))
+        return unpack(reply["value"], returned)
+
+    callback.__name__ = callback.__qualname__ = name
+    return callback
 
 
 def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> None:
@@ -338,8 +395,15 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
     if not callable(function):
         channel.send({"op": "error", "message": f"no function named {name} in your answers"})
         return
-    args = [unpack(value, inputs) for value in request.get("args", [])]
-    kwargs = {key: unpack(value, inputs) for key, value in request.get("kwargs", {}).items()}
+    _current[0] += 1
+    names = request.get("callbacks", [])
+
+    def callback(k: int):
+        label = names[k] if _isinstance(k, int) and 0 <= k < _len(names) else "callback"
+        return make_callback(k, label, name, channel, _current[0])
+
+    args = [unpack(value, inputs, callback) for value in request.get("args", [])]
+    kwargs = {key: unpack(value, inputs, callback) for key, value in request.get("kwargs", {}).items()}
     before = snapshot(args, kwargs, request)
     saved = {other: namespace.get(other) for other in request.get("stand_ins", [])}
     namespace.update({other: make_stand_in(other, channel) for other in saved})
@@ -352,6 +416,7 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
         channel.send({"op": "error", "message": describe_error(failure), "timed_out": timed_out})
         return
     finally:
+        _current[0] += 1  # the call's callbacks refuse from now on
         for other, value in saved.items():
             if value is None:
                 namespace.pop(other, None)
@@ -430,6 +495,7 @@ def main(argv=None) -> int:
 
 _asarray = _array = _float64 = None  # NumPy's, taken by main() before any student code runs
 _files = []  # the grader's read-only input files, memory-mapped (see unpack)
+_current = [0]  # the number of the call in progress: a callback proxy runs only during its own call
 
 if __name__ == "__main__":
     sys.exit(main())

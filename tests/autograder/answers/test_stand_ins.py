@@ -1,0 +1,291 @@
+"""Functions the grader computes for a student's function while it is graded (autograder.answers.stand_ins): a
+function passed as an argument (a callback, ``residual_block(x, f)``) runs in the grader's process, for the call in
+progress only, bounded in size and in number of calls; whatever the student's code does with it, the feedback says
+what happened and nothing of the grader reaches the student's process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder import sandbox
+from autograder.answers import runner as answer_runner
+from autograder.answers.budget import CALLBACK_CALLS, STAND_IN_ELEMENTS, Budget, Limits
+from autograder.answers.grading import grade_answers
+from autograder.answers.stand_ins import Callbacks, callback_name, oversized
+from autograder.checks import Call, Check, close, describe_call
+from autograder.course.assignments import AssignmentChecks
+
+SEED = 20260101
+MARKER = "grader-only-marker-5b1e"  # in the grader's function's code: the student's process must never hold it
+
+needs_bubblewrap = pytest.mark.skipif(
+    sandbox.bubblewrap() is None,
+    reason=f"bubblewrap is not available ({sandbox.INSTALL}): hostile answers are graded only inside the sandbox",
+)
+
+
+def layer(x):
+    """The function the check hands to residual_block: the grader's own."""
+    assert MARKER  # its code holds the marker
+    return np.tanh(np.asarray(x, dtype=float)) * 0.5
+
+
+def block_calls(rng):
+    return [
+        Call("residual_block", (rng.normal(size=(3, 4)), layer)),
+        Call("residual_block", (rng.normal(size=(5, 2)),), {"f": layer}),
+    ]
+
+
+def block_values(out):
+    for number, call in enumerate(out.calls):
+        x = call.args[0]
+        if not close(out.value(number), x + layer(x), out.tolerance(number)):
+            return f"{describe_call(call)}: expected x + f(x)"
+    return None
+
+
+def square_calls(rng):
+    return [Call("square", (rng.normal(size=(2, 3)),))]
+
+
+def square_values(out):
+    return None if close(out.value(0), out.arg(0) ** 2, out.tolerance(0)) else "expected x ** 2"
+
+
+BLOCK = AssignmentChecks(
+    "blocks",
+    Path("."),
+    {
+        "check_residual_block": Check(
+            "check_residual_block", "residual_block", 2, block_calls, (("values", block_values),)
+        ),
+        "check_square": Check("check_square", "square", 1, square_calls, (("values", square_values),)),
+    },
+)
+SQUARE = "def square(x):\n    return x ** 2\n"
+
+
+def graded(block: str, square: str = SQUARE):
+    return grade_answers(BLOCK, [block, square], seed=SEED)
+
+
+def text(verdicts, check: str = "check_residual_block") -> str:
+    return verdicts[check].text()
+
+
+# --- the grader's side alone ------------------------------------------------------------------------------------
+
+
+def request(index, *args, **kwargs) -> tuple[dict, list]:
+    """A callback request as the runner frames it, read back as the grader reads it."""
+    arrays = []
+    header = {
+        "op": "callback",
+        "index": index,
+        "args": [answer_runner.pack(a, arrays) for a in args],
+        "kwargs": {k: answer_runner.pack(v, arrays) for k, v in kwargs.items()},
+    }
+    return header, arrays
+
+
+def test_a_callback_is_computed_here_and_only_its_values_go_back():
+    served = Callbacks("residual_block", [layer], Budget(Limits()))
+    x = np.arange(6.0).reshape(2, 3)
+    reply, arrays = served.serve(*request(0, x))
+    assert reply["op"] == "value"
+    assert np.array_equal(answer_runner.unpack(reply["value"], arrays), layer(x))
+    assert served.names == ("layer",) and served.calls == 1 and served.over == ""
+
+
+def test_a_callback_not_passed_to_this_call_is_refused():
+    served = Callbacks("residual_block", [layer], Budget(Limits()))
+    for index in (1, -1, "0", None, True):
+        reply, arrays = served.serve(*request(index, np.ones(2)))
+        assert reply["op"] == "refused" and arrays == []
+        assert "a function passed to an earlier call cannot be called in a later one" in reply["message"]
+    assert served.calls == 0
+
+
+def test_what_the_grader_cannot_compute_is_refused_with_the_error():
+    def returns_a_function(x):
+        return layer
+
+    def returns_too_much(x):
+        return np.zeros(STAND_IN_ELEMENTS + 1)
+
+    served = Callbacks("residual_block", [layer, returns_a_function, returns_too_much], Budget(Limits()))
+    assert served.serve(*request(0, "text"))[0]["message"].startswith("layer(...) could not be computed for you: ")
+    refused = served.serve(*request(1, np.ones(2)))[0]
+    assert refused["op"] == "refused" and "cannot send a value of type function to the grader" in refused["message"]
+    refused = served.serve(*request(2, np.ones(2)))[0]
+    assert refused["op"] == "refused" and f"returned {STAND_IN_ELEMENTS + 1:,} numbers" in refused["message"]
+
+
+def test_calls_past_the_limit_are_refused_and_fail_the_call():
+    served = Callbacks("residual_block", [layer], Budget(Limits()), limit=3)
+    replies = [served.serve(*request(0, np.ones(2)))[0]["op"] for _ in range(5)]
+    assert replies == ["value"] * 3 + ["refused"] * 2
+    assert "more than 3 times in one call" in served.over
+
+
+def test_a_callback_request_is_bounded_before_it_is_read():
+    header = {"op": "callback", "index": 0, "arrays": [["<f8", [STAND_IN_ELEMENTS + 1]]]}
+    assert oversized(header, ("layer",)).startswith(f"layer(...) was asked for on {STAND_IN_ELEMENTS + 1:,} numbers")
+    assert oversized(dict(header, arrays=[["<f8", [STAND_IN_ELEMENTS]]]), ("layer",)) == ""
+
+
+def test_the_grader_side_packs_a_function_as_a_callback_and_the_runner_side_refuses_one():
+    arrays, functions = [], []
+    assert answer_runner.pack((np.ones(2), layer), arrays, functions) == {"items": [{"array": 0}, {"callback": 0}]}
+    assert functions == [layer]
+    with pytest.raises(TypeError, match="cannot send a value of type function"):
+        answer_runner.pack(layer, [])
+    with pytest.raises(TypeError, match="dtype <U1"):
+        answer_runner.pack(np.array(["a"]), [])
+    with pytest.raises(TypeError, match="more than 64 bits"):
+        answer_runner.pack(10**30, [])
+    assert callback_name(layer) == "layer" and callback_name(lambda x: x) == "callback"
+    assert (
+        describe_call(Call("residual_block", (np.ones((3, 4)), layer)))
+        == "residual_block(array of shape (3, 4), layer)"
+    )
+
+
+# --- through the sandboxed runner ------------------------------------------------------------------------------
+
+
+@needs_bubblewrap
+def test_a_function_argument_is_graded_as_written():
+    right = graded("def residual_block(x, f):\n    return x + f(x)\n")
+    assert right["check_residual_block"].points == 2, text(right)
+    wrong = graded("def residual_block(x, f):\n    return f(x)\n")
+    assert wrong["check_residual_block"].points == 0 and "expected x + f(x)" in text(wrong)
+    assert wrong["check_square"].points == 1
+
+
+@needs_bubblewrap
+def test_hostile_arguments_to_the_callback_are_refused_and_said():
+    """An object, a string array, the callback itself, a huge array: each is reported, and the other check is
+    graded as usual."""
+    cases = {
+        "f(object())": "layer(...) is computed by the grader, on NumPy arrays and numbers only: cannot send a value of",
+        "f(np.array(['a', 'b']))": "cannot send an array of dtype <U1 to the grader",
+        "f(f)": "cannot send a value of type function to the grader",
+        "f({'x': x})": "cannot send a value of type dict to the grader",
+    }
+    for call, message in cases.items():
+        verdicts = graded(f"def residual_block(x, f):\n    return x + {call}\n")
+        assert verdicts["check_residual_block"].points == 0 and message in text(verdicts), (call, text(verdicts))
+        assert verdicts["check_square"].points == 1
+    huge = graded("def residual_block(x, f):\n    return x + f(np.zeros(2**23))[: x.size].reshape(x.shape)\n")
+    assert f"layer(...) was asked for on {2**23:,} numbers" in text(huge), text(huge)
+    assert huge["check_residual_block"].limit == "stand-in" and huge["check_square"].points == 1
+
+
+@needs_bubblewrap
+def test_calling_the_callback_too_often_fails_the_call_and_says_why():
+    verdicts = graded(
+        "def residual_block(x, f):\n"
+        f"    for _ in range({CALLBACK_CALLS + 5}):\n"
+        "        try:\n"
+        "            y = f(x)\n"
+        "        except Exception:\n"
+        "            pass\n"
+        "    return x + y\n"
+    )
+    verdict = verdicts["check_residual_block"]
+    assert verdict.points == 0 and verdict.limit == "callbacks"
+    assert f"more than {CALLBACK_CALLS:,} times in one call" in verdict.text()
+    assert verdicts["check_square"].points == 1
+
+
+@needs_bubblewrap
+def test_recursion_through_the_callback_is_the_students_error():
+    verdicts = graded("def residual_block(x, f):\n    return residual_block(f(x), f)\n")
+    verdict = verdicts["check_residual_block"]
+    assert verdict.points == 0
+    assert "RecursionError" in verdict.text() or f"more than {CALLBACK_CALLS:,} times" in verdict.text()
+    assert verdicts["check_square"].points == 1
+
+
+STORES = """
+_kept = []
+
+
+def residual_block(x, f):
+    _kept.append(f)
+    return x + f(x)
+
+
+def square(x):
+    for f in _kept:
+        try:
+            f(x)
+        except Exception as error:
+            raise RuntimeError(str(error)) from None
+    return x ** 2
+"""
+
+
+@needs_bubblewrap
+def test_a_stored_callback_is_dead_after_its_call():
+    verdicts = grade_answers(BLOCK, [STORES], seed=SEED)
+    assert verdicts["check_residual_block"].points == 2  # its own calls may use f
+    square = verdicts["check_square"]
+    if square.points == 0:  # the order of the calls is drawn: square ran after residual_block kept f
+        assert "was passed to residual_block for one call, which has returned" in square.text(), square.text()
+
+
+FORGED = """
+import gc
+
+
+def residual_block(x, f):
+    channel = dict(zip(f.__code__.co_freevars, f.__closure__))["channel"].cell_contents
+    channel.send({"op": "callback", "index": 7, "args": [{"array": 0}], "kwargs": {}}, [x])
+    reply, _ = channel.receive()
+    raise RuntimeError(reply["message"])
+"""
+
+
+@needs_bubblewrap
+def test_a_forged_callback_request_is_refused():
+    verdicts = graded(FORGED)
+    assert "a function passed to an earlier call cannot be called in a later one" in text(verdicts), text(verdicts)
+    assert verdicts["check_square"].points == 1
+
+
+SEARCHES = f"""
+import gc
+import sys
+
+MARKER = "".join(reversed({MARKER[::-1]!r}))  # built here: this cell's own code does not hold it
+
+
+def holds_marker(value, depth=0):
+    if depth > 4:
+        return False
+    if isinstance(value, str):
+        return MARKER in value
+    code = getattr(value, "__code__", None)
+    if code is not None and any(holds_marker(c, depth + 1) for c in code.co_consts):
+        return True
+    cells = getattr(value, "__closure__", None) or ()
+    return any(holds_marker(cell.cell_contents, depth + 1) for cell in cells)
+
+
+def residual_block(x, f):
+    found = holds_marker(f) or any(holds_marker(o) for o in gc.get_objects())
+    found = found or any(MARKER in str(vars(m)) for m in list(sys.modules.values()))
+    return x + f(x) + (1000.0 if found else 0.0)
+"""
+
+
+@needs_bubblewrap
+def test_nothing_of_the_graders_function_reaches_the_students_process():
+    verdicts = graded(SEARCHES)
+    assert verdicts["check_residual_block"].points == 2, text(verdicts)

@@ -425,6 +425,21 @@ def arguments(drawn, case: str) -> tuple[tuple, dict]:
     )
 
 
+def sketch(function: str, args: tuple, kwargs: dict) -> str:
+    """How a call of the simple tier reads in the feedback: each array by its shape, each number rounded to 3
+    significant digits, "layer_norm(array of shape (5, 8), array of shape (8,), eps=0.183)"; with the seed, what a
+    student needs to make such inputs again (the values themselves are drawn at grading time)."""
+
+    def one(value) -> str:
+        if isinstance(value, np.ndarray):
+            return f"array of shape {value.shape}"
+        if isinstance(value, float):
+            return f"{value:.3g}"
+        return describe_argument(value)
+
+    return f"{function}({', '.join([*map(one, args), *(f'{k}={one(v)}' for k, v in kwargs.items())])})"
+
+
 def fresh(value):
     """A copy of an argument, so that a reference or a mistake that changes its input changes no other call's."""
     return value.copy() if isinstance(value, np.ndarray) else value
@@ -513,7 +528,7 @@ def compare(
         for case, draw in inputs.items():
             for _ in range(draws):
                 args, kwargs = arguments(draw(rng), case)
-                made.append(Call(name, args, kwargs, items=items, role=case))
+                made.append(Call(name, args, kwargs, items=items, about=sketch(name, args, kwargs), role=case))
         return made
 
     def agrees(case: str) -> Judge:

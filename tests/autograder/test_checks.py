@@ -11,9 +11,9 @@ import pytest
 from memorising import VARIANTS, variant_notebook
 
 from autograder import sandbox
-from autograder.answers.grading import answer_sources, grade_answers
+from autograder.answers.grading import answer_sources, evaluate, grade_answers, grade_seeds
 from autograder.answers.process import changed_labels
-from autograder.checks import Call, Result, call_order, changed_inputs
+from autograder.checks import Args, Call, Outputs, Result, call_order, changed_inputs, checks_by_id, compare
 from autograder.course import assignments
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -93,3 +93,146 @@ def test_the_runners_claims_about_changed_inputs_are_kept_only_where_they_name_a
     results = [Result(None, (np.zeros((2, 3)),), changed=changed) for changed in [(0,), (), (0,)]]
     assert "in place in 2 of 3 calls" in changed_inputs(calls, results)
     assert changed_inputs(calls, [Result(None)] * 3) is None
+
+
+# --- the simple tier: compare(...), on tests/assignments/layer_norm --------------------------------------------
+
+LAYER_NORM_FOLDER = REPOSITORY / "tests" / "assignments" / "layer_norm"
+SEEDS = range(20)
+
+
+@pytest.fixture(scope="module")
+def layer_norm():
+    return assignments.load(LAYER_NORM_FOLDER)
+
+
+def answered(check, function, seed: int) -> Outputs:
+    """check's calls under ``seed`` answered, in this process, by ``function`` (a trusted stand-in for a student)."""
+    calls = check.calls(np.random.default_rng(seed))
+    results = []
+    for call in calls:
+        value = np.asarray(function(*call.args, **call.kwargs))
+        results.append(Result(None, (value,), ({"type": "numpy.ndarray", "dtype": str(value.dtype), "shape": []},)))
+    return Outputs(calls, results)
+
+
+def test_compare_draws_each_kind_of_input_twice_with_its_own_role(layer_norm):
+    check = layer_norm.checks["check_layer_norm"]
+    calls = check.calls(np.random.default_rng(0))
+    assert [call.role for call in calls] == [case for case in check.cases for _ in range(2)]
+    assert [name for name, _ in check.properties] == list(check.cases)
+    assert all(call.function == "layer_norm" and len(call.args) == 4 for call in calls)
+    assert calls[0].args[0].shape != calls[2].args[0].shape or not np.array_equal(calls[0].args[0], calls[1].args[0])
+    assert {call.args[0].ndim for call in calls if call.role == "a batch of sequences"} == {3}
+
+
+@pytest.mark.parametrize("check_id", ["check_layer_norm", "check_rms_norm"])
+def test_each_named_mistake_is_named_on_every_seed_and_the_reference_earns_everything(layer_norm, check_id):
+    check = layer_norm.checks[check_id]
+    for seed in SEEDS:
+        right = evaluate(check, answered(check, check.reference, seed))
+        assert all(p.passed for p in right), right
+        for message, wrong in check.mistakes:
+            judged = evaluate(check, answered(check, wrong, seed))
+            failed = [p for p in judged if not p.passed]
+            assert failed, (message, seed)
+            assert all(p.message.endswith(message) for p in failed), (message, seed, failed)
+
+
+def test_a_result_no_mistake_explains_reads_its_largest_difference(layer_norm):
+    check = layer_norm.checks["check_rms_norm"]
+    judged = evaluate(check, answered(check, lambda x, gain, eps: check.reference(x, gain, eps) + 0.5, 3))
+    assert [p.passed for p in judged] == [False, False]
+    assert judged[0].message.startswith("rms_norm(array of shape") and "largest difference 0.5" in judged[0].message
+
+
+def test_compare_takes_tuples_or_args_properties_and_judges():
+    def double(x, times=2.0):
+        return np.asarray(x) * times
+
+    check = compare(
+        "check_double",
+        double,
+        points=3,
+        inputs={"plain": lambda rng: (rng.normal(size=4),), "keyword": lambda rng: Args(rng.normal(size=3), times=3.0)},
+        properties={"keeps the shape": lambda result, x, **_: None if result.shape == x.shape else "another shape"},
+        judges=(("always", lambda out: None),),
+        draws=3,
+    )
+    calls = check.calls(np.random.default_rng(1))
+    assert [(call.role, call.kwargs) for call in calls][2:4] == [("plain", {}), ("keyword", {"times": 3.0})]
+    assert [name for name, _ in check.properties] == ["plain", "keyword", "keeps the shape", "always"]
+    flat = evaluate(check, answered(check, lambda x, times=2.0: (x * times).sum(keepdims=True), 1))
+    assert [p.passed for p in flat] == [False, False, False, True]
+    assert flat[2].message.endswith(": another shape") and "shape (1,), expected" in flat[0].message
+    assert all(p.passed for p in evaluate(check, answered(check, double, 1)))
+
+
+def test_the_simple_tier_refuses_what_it_cannot_use():
+    with pytest.raises(ValueError, match="give inputs"):
+        compare("check_f", np.sum, points=1, inputs={})
+    returns_a_list = compare("check_f", np.sum, points=1, inputs={"values": lambda rng: [rng.normal(size=3)]})
+    with pytest.raises(TypeError, match=r"returned a list: return the call's arguments as a tuple"):
+        returns_a_list.calls(np.random.default_rng(0))
+    one = compare("check_f", np.sum, points=1, inputs={"values": lambda rng: (rng.normal(size=3),)})
+    with pytest.raises(ValueError, match="two checks have the id 'check_f'"):
+        checks_by_id(one, one)
+    assert checks_by_id(one) == {"check_f": one}
+
+
+def student_answers(layer_norm_body: str, rms_norm_body: str) -> list[str]:
+    return [
+        f"def layer_norm(x, gain, bias, eps=1e-5):\n    {layer_norm_body}\n",
+        f"def rms_norm(x, gain, eps=1e-5):\n    {rms_norm_body}\n",
+    ]
+
+
+STUDENTS = {  # answer cells, points by hand: {check id: points}, the words the verdicts must hold
+    "right": (
+        student_answers(
+            "return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * gain + bias",
+            "return x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps) * gain",
+        ),
+        {"check_layer_norm": 3.0, "check_rms_norm": 2.0},
+        {},
+    ),
+    "batch norm's axis": (
+        student_answers(
+            "return (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) * gain + bias",
+            "return x / np.sqrt((x ** 2).mean(axis=0) + eps) * gain",
+        ),
+        {"check_layer_norm": 0.0, "check_rms_norm": 0.0},
+        {
+            "check_layer_norm": "the variance is taken over axis 0 (as batch norm does)",
+            "check_rms_norm": "the mean square is taken over axis 0 (as batch norm does)",
+        },
+    ),
+    "forgets eps": (
+        student_answers(
+            "m = x.mean(-1, keepdims=True)\n    return (x - m) / np.sqrt(((x - m) ** 2).mean(-1, keepdims=True)) * gain"
+            " + bias",
+            "return x / np.sqrt((x ** 2).mean(-1, keepdims=True)) * gain",
+        ),
+        {"check_layer_norm": 2.0, "check_rms_norm": 1.0},
+        {"check_layer_norm": "ignores eps", "check_rms_norm": "ignores eps"},
+    ),
+    "blank": (
+        student_answers("raise NotImplementedError()", "raise NotImplementedError()"),
+        {"check_layer_norm": 0.0, "check_rms_norm": 0.0},
+        {"check_layer_norm": "NotImplementedError", "check_rms_norm": "NotImplementedError"},
+    ),
+}
+
+
+@pytest.mark.parametrize("student", sorted(STUDENTS))
+def test_four_students_of_layer_norm_get_their_points_and_mistakes_on_every_seed(layer_norm, student):
+    sources, points, words = STUDENTS[student]
+    graded = grade_seeds(layer_norm, sources, SEEDS)
+    for check_id, want in points.items():
+        assert {seed: verdicts[check_id].points for seed, verdicts in graded.items()} == dict.fromkeys(SEEDS, want)
+    for check_id, said in words.items():
+        for verdicts in graded.values():
+            assert said in verdicts[check_id].text(), verdicts[check_id].text()
+    if student == "forgets eps":
+        failed = {check_id: [p.name for p in verdict.failed] for check_id, verdict in graded[0].items()}
+        assert failed == dict.fromkeys(points, ["eps inside the square root"])

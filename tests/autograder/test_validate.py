@@ -329,3 +329,66 @@ def test_points_or_ids_that_differ_stop_a_class_run(source, tmp_path):
 def line_of(source: Path, text: str) -> int:
     lines = (source / "positions" / "checks.py").read_text().splitlines()
     return next(number for number, line in enumerate(lines, start=1) if text in line)
+
+
+# --- the simple tier's assignment, a checks.py that cannot load, named mistakes ----------------------------------
+
+LAYER_NORM = REPOSITORY / "tests" / "assignments" / "layer_norm"
+
+
+def test_the_layer_norm_assignment_is_clean_and_its_wrong_versions_lose_what_they_say():
+    report = validate_assignment(source=LAYER_NORM.parent, assignment="layer_norm", seeds=SEEDS)
+    assert report.ok, report.text()
+    assert report.points["solution"] == {"check_layer_norm": (3.0,) * SEEDS, "check_rms_norm": (2.0,) * SEEDS}
+    assert report.points["forgets eps"] == {"check_layer_norm": (2.0,) * SEEDS, "check_rms_norm": (1.0,) * SEEDS}
+    assert report.points["batch norm's axis"]["check_layer_norm"] == (0.0,) * SEEDS
+
+
+@pytest.fixture
+def layer_norm_source(tmp_path) -> Path:
+    shutil.copytree(LAYER_NORM, tmp_path / "source" / "layer_norm")
+    return tmp_path / "source"
+
+
+def test_a_named_mistake_no_draw_shows_and_one_that_raises(layer_norm_source):
+    path = layer_norm_source / "layer_norm" / "checks.py"
+    text = path.read_text()
+    mistakes = """RMS_NORM_MISTAKES = {
+    "multiplies by gain twice": lambda x, gain, eps: rms_norm(x, gain, eps),
+    "a typo": lambda x, gain, eps: x / undefined_name,
+"""
+    path.write_text(text.replace("RMS_NORM_MISTAKES = {\n", mistakes))
+    report = validate_assignment(source=layer_norm_source, assignment="layer_norm", seeds=2)
+    assert sorted(report.kinds) == ["mistake-not-seen", "mistake-raises"], report.text()
+    unseen, raising = only(report, "mistake-not-seen")[0], only(report, "mistake-raises")[0]
+    assert "'multiplies by gain twice' returns what the reference returns on every input" in unseen.message
+    assert unseen.place.startswith(f"{path}:")
+    assert raising.place == f"{path}:{line_of_file(path, 'undefined_name')}"
+    assert "NameError: name 'undefined_name' is not defined" in raising.message
+    assert report.points["solution"]["check_rms_norm"] == (2.0, 2.0)  # a broken mistake never costs a student
+
+
+def line_of_file(path: Path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
+
+
+def test_checks_py_that_cannot_be_imported_is_named_with_its_line(source, capsys):
+    path = replace_in_checks(source, "WINDOW = 160", "WINDOW = 160 +")
+    report = run(source)
+    assert report.kinds == ["checks-cannot-load"]
+    assert report.findings[0].place == f"{path}:{line_of_file(path, 'WINDOW = 160 +')}"
+    assert "SyntaxError" in report.findings[0].message
+    replace_in_checks(source, "WINDOW = 160 +", "WINDOW = undefined_window")
+    report = run(source)
+    assert report.kinds == ["checks-cannot-load"]
+    assert report.findings[0].place == f"{path}:{line_of_file(path, 'undefined_window')}"
+    assert validate.main(["--source", str(source), "--assignment", "positions"]) == 1
+    printed = capsys.readouterr()
+    assert "positions: nothing graded" in printed.out and "[checks-cannot-load]" in printed.out
+    assert "Traceback" not in printed.out + printed.err
+
+
+def test_a_place_left_to_fill_in_stops_a_class_run_before_anyone_is_graded(source, tmp_path):
+    replace_in_cell(source, "rotate_task", "Pair *i*", "TO FILL IN: how the pairs are made. Pair *i*")
+    with pytest.raises(validate.AuthoringError, match=r"\[to-fill-in\] positions.ipynb, cell rotate_task, line 3"):
+        validate.check_before_grading(source / "positions")

@@ -126,7 +126,7 @@ def test_compare_draws_each_kind_of_input_twice_with_its_own_role(layer_norm):
     assert {call.args[0].ndim for call in calls if call.role == "a batch of sequences"} == {3}
 
 
-@pytest.mark.parametrize("check_id", ["check_layer_norm", "check_rms_norm"])
+@pytest.mark.parametrize("check_id", ["check_layer_norm", "check_residual_block", "check_rms_norm"])
 def test_each_named_mistake_is_named_on_every_seed_and_the_reference_earns_everything(layer_norm, check_id):
     check = layer_norm.checks[check_id]
     for seed in SEEDS:
@@ -137,6 +137,18 @@ def test_each_named_mistake_is_named_on_every_seed_and_the_reference_earns_every
             failed = [p for p in judged if not p.passed]
             assert failed, (message, seed)
             assert all(p.message.endswith(message) for p in failed), (message, seed, failed)
+
+
+def test_a_function_argument_is_run_here_by_the_reference_and_the_mistakes(layer_norm):
+    check = layer_norm.checks["check_residual_block"]
+    calls = check.calls(np.random.default_rng(4))
+    x, f = calls[0].args
+    assert callable(f) and calls[0].about == f"residual_block(array of shape {x.shape}, <lambda>)"
+    alone = evaluate(check, answered(check, lambda x, f: f(x), 4))
+    assert [(p.name, p.passed) for p in alone] == [("adds f's output to x", False), ("keeps x's shape", True)]
+    assert alone[0].message.endswith("returns f(x) alone: the stream keeps x and adds f's output, x + f(x)")
+    flat = evaluate(check, answered(check, lambda x, f: (x + f(x))[..., 0], 4))
+    assert flat[1].passed is False and flat[1].message.endswith(f": shape {x.shape[:-1]}")
 
 
 def test_a_result_no_mistake_explains_reads_its_largest_difference(layer_norm):
@@ -180,9 +192,10 @@ def test_the_simple_tier_refuses_what_it_cannot_use():
     assert checks_by_id(one) == {"check_f": one}
 
 
-def student_answers(layer_norm_body: str, rms_norm_body: str) -> list[str]:
+def student_answers(layer_norm_body: str, rms_norm_body: str, residual_body: str = "return x + f(x)") -> list[str]:
     return [
         f"def layer_norm(x, gain, bias, eps=1e-5):\n    {layer_norm_body}\n",
+        f"def residual_block(x, f):\n    {residual_body}\n",
         f"def rms_norm(x, gain, eps=1e-5):\n    {rms_norm_body}\n",
     ]
 
@@ -193,7 +206,7 @@ STUDENTS = {  # answer cells, points by hand: {check id: points}, the words the 
             "return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * gain + bias",
             "return x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps) * gain",
         ),
-        {"check_layer_norm": 3.0, "check_rms_norm": 2.0},
+        {"check_layer_norm": 3.0, "check_residual_block": 2.0, "check_rms_norm": 2.0},
         {},
     ),
     "batch norm's axis": (
@@ -201,7 +214,7 @@ STUDENTS = {  # answer cells, points by hand: {check id: points}, the words the 
             "return (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) * gain + bias",
             "return x / np.sqrt((x ** 2).mean(axis=0) + eps) * gain",
         ),
-        {"check_layer_norm": 0.0, "check_rms_norm": 0.0},
+        {"check_layer_norm": 0.0, "check_residual_block": 2.0, "check_rms_norm": 0.0},
         {
             "check_layer_norm": "the variance is taken over axis 0 (as batch norm does)",
             "check_rms_norm": "the mean square is taken over axis 0 (as batch norm does)",
@@ -213,13 +226,13 @@ STUDENTS = {  # answer cells, points by hand: {check id: points}, the words the 
             " + bias",
             "return x / np.sqrt((x ** 2).mean(-1, keepdims=True)) * gain",
         ),
-        {"check_layer_norm": 2.0, "check_rms_norm": 1.0},
+        {"check_layer_norm": 2.0, "check_residual_block": 2.0, "check_rms_norm": 1.0},
         {"check_layer_norm": "ignores eps", "check_rms_norm": "ignores eps"},
     ),
     "blank": (
-        student_answers("raise NotImplementedError()", "raise NotImplementedError()"),
-        {"check_layer_norm": 0.0, "check_rms_norm": 0.0},
-        {"check_layer_norm": "NotImplementedError", "check_rms_norm": "NotImplementedError"},
+        student_answers(*["raise NotImplementedError()"] * 3),
+        {"check_layer_norm": 0.0, "check_residual_block": 0.0, "check_rms_norm": 0.0},
+        dict.fromkeys(["check_layer_norm", "check_residual_block", "check_rms_norm"], "NotImplementedError"),
     ),
 }
 
@@ -235,4 +248,5 @@ def test_four_students_of_layer_norm_get_their_points_and_mistakes_on_every_seed
             assert said in verdicts[check_id].text(), verdicts[check_id].text()
     if student == "forgets eps":
         failed = {check_id: [p.name for p in verdict.failed] for check_id, verdict in graded[0].items()}
-        assert failed == dict.fromkeys(points, ["eps inside the square root"])
+        eps = ["eps inside the square root"]
+        assert failed == {"check_layer_norm": eps, "check_residual_block": [], "check_rms_norm": eps}

@@ -339,9 +339,11 @@ LAYER_NORM = REPOSITORY / "tests" / "assignments" / "layer_norm"
 def test_the_layer_norm_assignment_is_clean_and_its_wrong_versions_lose_what_they_say():
     report = validate_assignment(source=LAYER_NORM.parent, assignment="layer_norm", seeds=SEEDS)
     assert report.ok, report.text()
-    assert report.points["solution"] == {"check_layer_norm": (3.0,) * SEEDS, "check_rms_norm": (2.0,) * SEEDS}
-    assert report.points["forgets eps"] == {"check_layer_norm": (2.0,) * SEEDS, "check_rms_norm": (1.0,) * SEEDS}
-    assert report.points["batch norm's axis"]["check_layer_norm"] == (0.0,) * SEEDS
+    points = {"check_layer_norm": 3.0, "check_residual_block": 2.0, "check_rms_norm": 2.0}
+    assert report.points["solution"] == {check_id: (top,) * SEEDS for check_id, top in points.items()}
+    assert report.points["blank"] == {check_id: (0.0,) * SEEDS for check_id in points}
+    forgets_eps = {"check_layer_norm": 2.0, "check_residual_block": 2.0, "check_rms_norm": 1.0}
+    assert report.points["forgets eps"] == {check_id: (got,) * SEEDS for check_id, got in forgets_eps.items()}
 
 
 @pytest.fixture

@@ -1,8 +1,5 @@
-"""The hidden checks of layer_norm: layer and RMS normalisation, in the simple tier (autograder.checks.compare).
-
-Made with python -m autograder.course.scaffold and filled in as docs/authoring.md says: each function's reference,
-how its inputs are drawn, and the mistakes a verdict names. This file is never released.
-"""
+"""The hidden checks of layer_norm (layer norm, RMS norm, the residual stream), in the simple tier: scaffolded by
+python -m autograder.course.scaffold, then filled in as docs/authoring.md says. Never released."""
 
 from __future__ import annotations
 
@@ -22,6 +19,11 @@ def layer_norm(x, gain, bias, eps=1e-5):
 def rms_norm(x, gain, eps=1e-5):
     """Each row of x divided by its root mean square, then scaled by gain: no centring, no bias."""
     return x / np.sqrt((x**2).mean(axis=-1, keepdims=True) + eps) * gain
+
+
+def residual_block(x, f):
+    """The residual stream: x plus what the block f computes from it."""
+    return x + f(x)
 
 
 # --- the inputs: rows with their own offset and spread, so that each mistake shows on every draw ----------------
@@ -44,6 +46,12 @@ def sequences(rng):  # (batch, T, d): the statistics are each row's, whatever th
 
 def flat_rows(rng):  # rows whose variance is as small as eps: where eps decides the result
     return (*features(rng, int(rng.integers(3, 7)), spread=(0.05, 0.3)), float(rng.uniform(0.05, 0.5)))
+
+
+def stream(rng):  # x (T, d) or (batch, T, d), and f: a small layer of weights drawn here, run by the grader
+    x = rng.normal(size=(*(int(n) for n in rng.integers(2, 6, size=int(rng.integers(1, 3)))), int(rng.integers(3, 9))))
+    weights = rng.normal(size=(x.shape[-1], x.shape[-1]))
+    return x, lambda v: np.tanh(np.asarray(v, dtype=float) @ weights)
 
 
 def drop_bias(draw):  # rms_norm's inputs: layer_norm's, without the bias
@@ -96,6 +104,14 @@ CHECKS = checks_by_id(
         mistakes=LAYER_NORM_MISTAKES,
     ),
     compare(
+        "check_residual_block",
+        residual_block,
+        points=2,
+        inputs={"adds f's output to x": stream},
+        mistakes={"returns f(x) alone: the stream keeps x and adds f's output, x + f(x)": lambda x, f: f(x)},
+        properties={"keeps x's shape": lambda out, x, f: None if out.shape == x.shape else f"shape {out.shape}"},
+    ),
+    compare(
         "check_rms_norm",
         rms_norm,
         points=2,
@@ -104,17 +120,13 @@ CHECKS = checks_by_id(
     ),
 )
 
-LAYER_NORM = "def layer_norm(x, gain, bias, eps=1e-5):\n    return (x - x.mean({})) / {} * gain + bias\n"
 WRONG_VERSIONS = {  # graded by python -m autograder.validate: each must lose exactly these points
     "forgets eps": {
         "answers": {
-            "layer_norm": LAYER_NORM.format("-1, keepdims=True", "x.std(-1, keepdims=True)"),
+            "layer_norm": "def layer_norm(x, gain, bias, eps=1e-5):\n    return (x - x.mean(-1)[..., None]) / "
+            "x.std(-1)[..., None] * gain + bias\n",
             "rms_norm": "def rms_norm(x, gain, eps=1e-5):\n    return x / np.sqrt((x**2).mean(-1)[..., None]) * gain\n",
         },
         "loses": {"check_layer_norm": 1, "check_rms_norm": 1},
-    },
-    "batch norm's axis": {
-        "answers": {"layer_norm": LAYER_NORM.format("0", "np.sqrt(x.var(0) + eps)")},
-        "loses": {"check_layer_norm": 3},
     },
 }

@@ -27,6 +27,22 @@ common check in a few lines: the student's function against a reference on input
 properties, these named mistakes (``checks_by_id`` makes CHECKS of them). The full one, ``Check`` with its own
 ``calls`` and judges, is for checks such as the store's model's (driven calls, statistics over recorded patterns).
 docs/authoring.md shows both; docs/checks-api.md is generated from the docstrings here.
+
+What runs at grading time, in the runner (autograder.answers.runner, a bare Python in a sandbox): only the
+notebook's answer cells (nbgrader's "Autograded answer" cells, solution: true), in order, after ``import numpy as
+np`` (with sys and Path): no setup cell, no test cell, no other locked cell runs, so a helper or an import written
+in one of those is absent when the student's function is graded (the notebook passes in Jupyter and fails in
+grading): put what the answers need in an answer cell, or have the function import it. ``lib``, checks.py and the
+reference cannot be imported there. Each check's calls are made in that process, all checks' calls shuffled
+together (``call_order``); everything else, drawing the inputs and judging the results, runs in the grader's.
+
+What a graded function may receive: NumPy arrays of numbers (bool, int, float; a fresh copy for each call), ints,
+floats, bools, strings, None, tuples of these, and functions the check passes (a callback: each call of it from
+the student's code runs in the grader's process, for the call in progress only; autograder.answers.stand_ins).
+What it may return: an array of numbers, or anything ``np.asarray`` makes one of (a float, a list of numbers); a
+tuple of ``items`` of these when a Call says items > 1. None, a string, an object or a function fails the call, and
+the verdict says what came back. Every result reaches the judges as a float64 array; the dtype the student
+returned is kept (``Outputs.dtype``) and decides the tolerance.
 """
 
 from __future__ import annotations
@@ -405,8 +421,9 @@ def driven_result(value: np.ndarray, returned) -> Result:
 class Args:
     """The arguments of one call, as an inputs function returns them: ``Args(x, gain, bias, eps=0.1)``.
 
-    A plain tuple ``(x, gain, bias)`` is the same as ``Args(x, gain, bias)``. What an argument may be: a NumPy
-    array, an int, a float, a bool, None (what the runner can send to the student's function).
+    A plain tuple ``(x, gain, bias)`` is the same as ``Args(x, gain, bias)``. What an argument may be is what a
+    graded function may receive (the module's docstring): arrays of numbers, ints, floats, bools, strings, None,
+    tuples of these, and functions (run in the grader's process when the student's code calls them).
     """
 
     def __init__(self, *args, **kwargs):

@@ -52,10 +52,11 @@ sandbox:
 	@command -v bwrap >/dev/null 2>&1 || echo "bubblewrap is missing: install it (sudo apt-get install bubblewrap); \
 	without it the grading below refuses to run students' code"
 
-# a tour of the store and its model, then the example class graded with nbgrader into demo/
+# a tour of the store and its model, then the example class graded with nbgrader into demo/: every assignment of
+# source/ that examples/submissions holds (attention: the examples are attention's), each in turn, one gradebook
 demo: $(VENV)/.installed sandbox
 	$(PY) -m lib.tour
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m autograder.course
+	$(PY) -m autograder.course
 
 test: $(VENV)/.installed
 	$(PY) -m ruff check .

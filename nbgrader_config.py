@@ -1,6 +1,6 @@
 """nbgrader's configuration for the attention course; the course directory is this folder.
 
-    nbgrader generate_assignment attention      # source/ -> release/ (committed)
+    nbgrader generate_assignment attention      # source/ -> release/ (committed); positions likewise
     nbgrader autograde attention                # submitted/ -> autograded/ + gradebook.db
     nbgrader generate_feedback attention        # autograded/ -> feedback/ (HTML per student)
     nbgrader export --to grades.csv             # the gradebook as CSV
@@ -14,7 +14,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from autograder.course.config import find_alembic
 from autograder.notebook.pipeline import chain_config
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 c.merge(chain_config())
+find_alembic()  # nbgrader runs alembic by name: the one beside this Python, with no PATH change

@@ -3,6 +3,7 @@
     python -m autograder.course                                   # course demo/, the bundled submissions
     python -m autograder.course --course /srv/attention --submissions /srv/collected
     python -m autograder.course --assignment positions --source /srv/assignments   # another assignment
+    python -m autograder.course --course ~/ml101 --submissions ~/ml101/collected  # an nbgrader course of yours
     python -m autograder.course --jobs 8                          # 8 local worker processes (default: one per core)
     python -m autograder.course --scheduler tcp://10.0.0.5:8786   # on a Dask cluster
     python -m autograder.course --regrade                         # grade every submission again
@@ -20,7 +21,8 @@ generates, loaded by the instructor's nbgrader_config.py) so that nbgrader's own
 too; later runs read it from there, with the rest of the course's settings (autograder.settings).
 
 An assignment is a folder of the source folder: its notebook and its hidden checks (checks.py), chosen with
-``--assignment`` (default: the only one there); nothing here knows an assignment by name.
+``--assignment`` (default: the only one there, else every one the submissions hold, graded in turn: one run, table
+and report per assignment, into the same gradebook); nothing here knows an assignment by name.
 
 Every upload under the submissions folder is accounted for: each student's notebook (nbgrader's
 <student>/<assignment>/<notebook>.ipynb, or the name in another case, a copy such as "attention (1).ipynb", the
@@ -28,20 +30,31 @@ notebook directly in the student's folder), and the rest listed as "NOT GRADED: 
 Exit status: 0 all graded; 1 a step failed, or a student could not be graded; 2 every student graded, but some
 uploads were not (other notebooks, copies).
 
-Any existing, non-empty folder that this command did not make (no ``.classroom`` file in it) is refused as
-the course folder. Nothing is written under the repository's source/ or examples/, nor into the submissions.
+The course folder is one this command made, a new one, or an nbgrader course folder of the instructor's (it holds
+an nbgrader_config.py: nbgrader's commands run there), which is adopted, its source/ the default --source (see
+autograder.course.run). Any other existing, non-empty folder is refused. Nothing is written under the repository's
+source/ or examples/, nor into the submissions.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
 from pathlib import Path
 
 from autograder import REPOSITORY, sandbox
-from autograder.course.run import CourseOptions, CourseRun, PipelineError, feedback_only, grade_course, say
+from autograder.course.run import (
+    CourseOptions,
+    CourseRun,
+    PipelineError,
+    assignments_to_grade,
+    feedback_only,
+    grade_course,
+    say,
+)
 from autograder.course.table import show
 from autograder.lms.files import ExportOptions, export_command
 from autograder.lms.lti.passback import passback_lines
@@ -54,9 +67,9 @@ FLAGS = (  # (flags, argparse's settings), in the order --help lists them
     ("--submissions", dict(type=Path, default=REPOSITORY / "examples" / "submissions", help="folder of "
         "<student>/<assignment>/<notebook>.ipynb (default: examples/submissions)")),
     ("--assignment", dict(default=None, help="the assignment to grade: a folder of --source with its notebook and "
-        "checks.py (default: the only one there)")),
-    ("--source", dict(type=Path, default=REPOSITORY / "source", help="the folder holding the assignments "
-        "(default: the repository's source/)")),
+        "checks.py (default: the only one there, else each one the submissions hold, in turn)")),
+    ("--source", dict(type=Path, default=None, help="the folder holding the assignments (default: the course's own "
+        "source/ for an nbgrader course folder of yours, else the repository's source/)")),
     ("--cell-timeout", dict(type=int, default=None, help="seconds per cell in the student's kernel, kept by "
         "later runs (default: the course's c.SurvivingExecute.timeout, else "
         "autograder.notebook.pipeline.CELL_TIMEOUT)")),
@@ -122,7 +135,7 @@ def sandbox_refusal(unsandboxed: bool) -> str | None:
 
 
 def closing(run: CourseRun, course: Path, seconds: float) -> int:
-    """The table, what was not graded, where everything is; the exit status."""
+    """The table, what was not graded, where everything is; the exit status (0, 1 or 2, as the module says)."""
     say("")
     say(show(run.table))
     say("")
@@ -158,7 +171,22 @@ def main(argv=None) -> int:
         if refusal is not None:
             print(f"REFUSED: {refusal}", file=sys.stderr, flush=True)
             return 3
-        started = time.monotonic()
+        chosen = assignments_to_grade(options)
+    except PipelineError as error:
+        print(f"FAILED: {error}", file=sys.stderr, flush=True)
+        return 1
+    statuses = []
+    for number, assignment in enumerate(chosen, 1):
+        if len(chosen) > 1:
+            say(f"=== assignment {assignment} ({number} of {len(chosen)}) ===")
+        statuses.append(grade_one(dataclasses.replace(options, assignment=assignment), args))
+    return 1 if 1 in statuses else max(statuses)
+
+
+def grade_one(options: CourseOptions, args: argparse.Namespace) -> int:
+    """One assignment's run, its closing lines and its scores to the LMS; the exit status."""
+    started = time.monotonic()
+    try:
         run = grade_course(options)
     except PipelineError as error:
         print(f"FAILED: {error}", file=sys.stderr, flush=True)

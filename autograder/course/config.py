@@ -16,7 +16,10 @@ old file is kept whole beside it (nbgrader_config.py.bak), so no line of the ins
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import sys
 from pathlib import Path
 
 from autograder import REPOSITORY
@@ -79,6 +82,15 @@ OLD_AFTER = {
     "# --cell-timeout": re.compile(r"^c\.SurvivingExecute\.timeout = \d+$"),
     "# --db": re.compile(r"^c\.CourseDirectory\.db_url = .*$"),
 }
+
+
+def find_alembic() -> None:
+    """nbgrader runs ``alembic`` by name when it makes a gradebook (nbgrader.api.get_alembic_version): when no
+    alembic is on PATH, the folder of this Python (a virtual environment's bin/, where pip put alembic) is put first
+    on this process's PATH, so that `.venv/bin/nbgrader ...` and the class command work from any shell. The
+    repository's nbgrader_config.py calls it for nbgrader's commands; the class command before each gradebook."""
+    if shutil.which("alembic") is None:
+        os.environ["PATH"] = os.pathsep.join(filter(None, [os.path.dirname(sys.executable), os.environ.get("PATH")]))
 
 
 def generated_text(course: Path, *, db: str | None = None, cell_timeout: int | None = None) -> str:

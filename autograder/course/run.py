@@ -23,9 +23,15 @@ The steps, each checked (autograder.course.classroom is the command line over th
 6. ``export``: grades.csv (nbgrader's CsvExportPlugin) and checks.csv (autograder.course.export.ChecksExport);
 7. the class's grade table (autograder.course.table) and the instructor's report (autograder.report).
 
-One run grades a course at a time (autograder.grading.CourseLock). Any existing, non-empty folder that this
-module did not make (no ``.classroom`` file in it) is refused as the course folder. Nothing is written under the
-repository's source/ or examples/, nor into the submissions.
+Which assignment: the one named (``assignment``), else the only one in the source folder, else the one the
+submissions hold (a student's folder with a folder of that name, or its notebook): ``assignments_to_grade`` lists
+them, and the class command grades each in turn. A source folder may hold any number of assignments.
+
+The course folder: one this module made (a ``.classroom`` file in it), a new or empty folder, or an nbgrader course
+folder of the instructor's (one holding an nbgrader_config.py, where nbgrader's own commands run), which is adopted:
+its source/ is then the default source folder and is never copied over, ``--fresh`` deletes only what the class
+command writes there, and its nbgrader_config.py stays the instructor's. Any other existing, non-empty folder is
+refused. Nothing is written under the repository's source/ or examples/, nor into the submissions.
 """
 
 from __future__ import annotations
@@ -43,11 +49,11 @@ from nbgrader.api import Gradebook
 from nbgrader.plugins import CsvExportPlugin
 
 from autograder import REPOSITORY
-from autograder.course.assignments import Layout, NoAssignment, find
-from autograder.course.config import write_course_files
+from autograder.course.assignments import Layout, NoAssignment, find, names, notebooks
+from autograder.course.config import find_alembic, write_course_files
 from autograder.course.export import course_check_rows, write_checks
 from autograder.course.table import grade_table, kernel_notes
-from autograder.course.uploads import PipelineError, Uploads, collect, survey
+from autograder.course.uploads import PipelineError, Uploads, collect, copy_pattern, survey
 from autograder.grading.dispatch import ClassOptions, Summary, grade_class
 from autograder.grading.ledger import assignment_folder, atomic_path, write_json
 from autograder.grading.lock import CourseLock
@@ -60,8 +66,33 @@ from autograder.validate import AuthoringError, check_before_grading
 
 MARKER = ".classroom"  # written into every course folder this module makes
 MARKER_TEXT = "made by python -m autograder.course; --fresh deletes and recreates this folder\n"
+ADOPTED_TEXT = (  # the marker of an nbgrader course folder the instructor made
+    "adopted by python -m autograder.course: an nbgrader course of the instructor's; its source/ is the default "
+    "--source, and --fresh deletes only what the class command writes here\n"
+)
+WRITTEN = (  # what the class command writes in a course folder (--fresh deletes these only, in an adopted one)
+    "gradebook.db",
+    "gradebook.db-journal",
+    "submitted",
+    "autograded",
+    "feedback",
+    "release",
+    "reports",
+    "grades.csv",
+    "checks.csv",
+    "lms",
+    LEDGER,
+)
 
-__all__ = ["CourseOptions", "CourseRun", "PipelineError", "feedback_only", "grade_course", "prepare_course"]
+__all__ = [
+    "CourseOptions",
+    "CourseRun",
+    "PipelineError",
+    "assignments_to_grade",
+    "feedback_only",
+    "grade_course",
+    "prepare_course",
+]
 
 
 @dataclass(frozen=True)
@@ -70,8 +101,8 @@ class CourseOptions:
 
     course: Path  # the course folder, made on the first run and kept
     submissions: Path | None = None  # <student>/<assignment>/<notebook>.ipynb folders (not for feedback_only)
-    assignment: str | None = None  # a folder of ``source`` (default: the only one there)
-    source: Path = REPOSITORY / "source"  # the folder holding the assignments
+    assignment: str | None = None  # a folder of ``source`` (default: the only one there, else the submissions')
+    source: Path | None = None  # the folder holding the assignments (default: ``default_source(course)``)
     chain: ChainOptions = (
         ChainOptions()
     )  # the grading chain's options (--cell-timeout: chain.cell_timeout, else the course's)
@@ -116,6 +147,7 @@ def release_notebook(source: Path, scratch: Path) -> bytes:
     """The release version of the assignment folder ``source`` (source/<assignment>/), made by nbgrader's
     generate_assignment in ``scratch``."""
     layout = find(source.parent, source.name)
+    find_alembic()  # nbgrader makes the scratch gradebook with alembic
     (scratch / "source").mkdir(parents=True)
     shutil.copytree(source, scratch / "source" / layout.name)
     result = nbgrader_api(scratch).generate_assignment(layout.name, force=True)
@@ -124,9 +156,29 @@ def release_notebook(source: Path, scratch: Path) -> bytes:
     return (scratch / "release" / layout.name / f"{layout.notebook}.ipynb").read_bytes()
 
 
+def is_adopted(course: Path) -> bool:
+    """Whether ``course`` is an nbgrader course folder of the instructor's: adopted by an earlier run, or not made
+    by this module and holding an nbgrader_config.py (what nbgrader's commands read there)."""
+    marker = course / MARKER
+    if marker.is_file():
+        return marker.read_text(encoding="utf-8", errors="replace").startswith("adopted")
+    return (course / INSTRUCTOR_FILE).is_file()
+
+
+def default_source(course: Path) -> Path:
+    """The source folder when none is named: an adopted course's own source/, else the repository's source/."""
+    return course / "source" if is_adopted(course) else REPOSITORY / "source"
+
+
+def adopt(course: Path) -> None:
+    """Write the course folder's marker: an nbgrader course of the instructor's is marked adopted."""
+    if not (course / MARKER).exists():
+        (course / MARKER).write_text(ADOPTED_TEXT if is_adopted(course) else MARKER_TEXT)
+
+
 def check_course_folder(course: Path) -> None:
-    """Refuse a course folder that is a file, the repository, inside its source/ or examples/, or a folder that
-    this module did not make."""
+    """Refuse a course folder that is a file, the repository, inside its source/ or examples/, or a non-empty
+    folder that is neither made by this module nor an nbgrader course folder (nbgrader_config.py)."""
     if course.exists() and not course.is_dir():
         raise PipelineError(f"--course {course} is a file, not a folder: name a folder (made on the first run)")
     resolved = course.resolve()
@@ -137,12 +189,14 @@ def check_course_folder(course: Path) -> None:
     ]
     if resolved == REPOSITORY or inside:
         raise PipelineError(
-            f"refusing to use {course} as the course folder: it is the repository or inside its source/ or examples/"
+            f"refusing to use {course} as the course folder: it is the repository or inside its source/ or examples/ "
+            "(the class command grades the repository's source/ into a course folder of its own: --course DIR)"
         )
-    if course.exists() and any(course.iterdir()) and not (course / MARKER).exists():
+    if course.exists() and any(course.iterdir()) and not (course / MARKER).exists() and not is_adopted(course):
         raise PipelineError(
             f"{course} exists and is not a course folder made by autograder.course.classroom "
-            f"(no {MARKER} file in it): choose another --course, or empty it yourself"
+            f"(no {MARKER} file in it) nor an nbgrader course folder (no {INSTRUCTOR_FILE} in it): choose another "
+            "--course, or empty it yourself"
         )
 
 
@@ -152,10 +206,13 @@ def remove(entry: Path) -> None:
 
 def forget(course: Path, db: str | None) -> None:
     """--fresh: everything in the course folder but the lock this run holds and the course's configuration (the
-    instructor's nbgrader_config.py, and what the project generates with the gradebook it names)."""
-    kept = course_db(course, db)
+    instructor's nbgrader_config.py, and what the project generates with the gradebook it names); in an adopted
+    course, only what the class command writes (WRITTEN): the instructor's source/ and files stay."""
+    kept, adopted = course_db(course, db), is_adopted(course)
     for entry in course.iterdir():
-        if entry.name in (INSTRUCTOR_FILE, GENERATED_FILE) or entry.name.startswith(f"{INSTRUCTOR_FILE}.bak"):
+        if entry.name in (INSTRUCTOR_FILE, GENERATED_FILE, MARKER) or entry.name.startswith(f"{INSTRUCTOR_FILE}.bak"):
+            continue
+        if adopted and entry.name not in WRITTEN:
             continue
         inner = [path for path in entry.iterdir() if path.name != "lock"] if entry.name == LEDGER else [entry]
         for path in inner:
@@ -184,14 +241,15 @@ def prepare_course(
     if fresh and course.exists():
         forget(course, db)
     course.mkdir(parents=True, exist_ok=True)
-    (course / MARKER).write_text(MARKER_TEXT)
-    shutil.rmtree(course / "source" / layout.name, ignore_errors=True)
-    shutil.copytree(
-        source / layout.name,
-        course / "source" / layout.name,
-        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
-    )
-    if not (course / "lib").is_symlink():
+    adopt(course)
+    if (course / "source" / layout.name).resolve() != (source / layout.name).resolve():  # not the course's own
+        shutil.rmtree(course / "source" / layout.name, ignore_errors=True)
+        shutil.copytree(
+            source / layout.name,
+            course / "source" / layout.name,
+            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
+        )
+    if not (course / "lib").is_symlink() and not (course / "lib").exists():
         (course / "lib").symlink_to(REPOSITORY / "lib", target_is_directory=True)
     try:
         for note in write_course_files(course, db=db, cell_timeout=cell_timeout):
@@ -217,7 +275,7 @@ def course_db(course: Path, db: str | None = None) -> str:
 def register(course: Path, layout: Layout, students: list[str], db: str | None = None) -> list[str]:
     """The assignment and the students in the gradebook (nbgrader's Gradebook API, what ``nbgrader db assignment
     add`` and ``nbgrader db student import`` do); returns the students added."""
-    os.environ["PATH"] = nbgrader_environment()["PATH"]  # a new gradebook runs alembic from PATH
+    find_alembic()  # a new gradebook runs alembic from PATH
     with Gradebook(db or course_db(course)) as gradebook:
         gradebook.update_or_create_assignment(layout.name)
         known = {student.id for student in gradebook.students}
@@ -278,25 +336,78 @@ def locked(options: CourseOptions, say_to=say) -> CourseLock:
     return CourseLock(options.course, wait=options.wait, say=say_to)
 
 
+def assignments_to_grade(options: CourseOptions) -> list[str]:
+    """The assignments a run over ``options`` grades: the one named, else the only one in the source folder, else
+    every one that the submissions hold (a student's folder with a folder of its name, or its notebook); a
+    PipelineError when none can be told."""
+    source = (options.source or default_source(options.course.absolute())).absolute()
+    try:
+        if options.assignment is not None or len(names(source)) == 1:
+            return [find(source, options.assignment).name]
+    except NoAssignment as error:
+        raise PipelineError(str(error)) from None
+    if options.submissions is None or not options.submissions.is_dir():
+        return [find_or_fail(source, None)]
+    held = held_assignments(options.submissions, source)
+    if not held:
+        raise PipelineError(
+            f"{source} holds {len(names(source))} assignments ({', '.join(names(source)) or 'none'}) and no student's "
+            f"folder in {options.submissions} holds one of them: name one with --assignment"
+        )
+    return held
+
+
+def find_or_fail(source: Path, name: str | None) -> str:
+    try:
+        return find(source, name).name
+    except NoAssignment as error:
+        raise PipelineError(str(error)) from None
+
+
+def held_assignments(submissions: Path, source: Path) -> list[str]:
+    """The assignments of ``source`` that some student's folder under ``submissions`` holds: a folder of the
+    assignment's name (in any case), or its notebook (or a copy of it) directly in the student's folder."""
+    students = [entry for entry in submissions.iterdir() if entry.is_dir() and not entry.name.startswith(".")]
+    held = []
+    for name in names(source):
+        notebook = copy_pattern(find(source, name).notebook) if len(notebooks(source / name)) == 1 else None
+        for student in students:
+            inside = list(student.iterdir())
+            if any(p.is_dir() and p.name.lower() == name.lower() for p in inside) or (
+                notebook is not None and any(p.suffix == ".ipynb" and notebook.fullmatch(p.stem) for p in inside)
+            ):
+                held.append(name)
+                break
+    return held
+
+
 def grade_course(options: CourseOptions) -> CourseRun:
     """Every step, holding the course's lock (one run per course at a time; ``options.wait``: wait for a running
-    one instead of refusing). Raises PipelineError when a step fails."""
+    one instead of refusing), for one assignment (``assignments_to_grade``: a PipelineError when the submissions
+    hold several and none is named; the class command grades each in turn). Raises PipelineError when a step
+    fails."""
+    course = options.course.absolute()
+    check_course_folder(course)
     options = dataclasses.replace(
         options,
-        course=options.course.absolute(),
+        course=course,
         submissions=options.submissions.absolute(),
-        source=options.source.absolute(),
+        source=(options.source or default_source(course)).absolute(),
     )
+    chosen = assignments_to_grade(options)
+    if len(chosen) > 1:
+        raise PipelineError(
+            f"the submissions in {options.submissions} hold {len(chosen)} assignments ({', '.join(chosen)}): "
+            "name one with --assignment (the class command, without it, grades each in turn)"
+        )
     try:
-        layout = find(options.source, options.assignment)
+        layout = find(options.source, chosen[0])
         check_before_grading(options.source / layout.name)  # an instructor's mistake stops the run, before grading
     except (NoAssignment, AuthoringError) as error:
         raise PipelineError(str(error)) from None
     uploads = survey(options.submissions, layout)
-    check_course_folder(options.course)
     options.course.mkdir(parents=True, exist_ok=True)
-    if not (options.course / MARKER).exists():
-        (options.course / MARKER).write_text(MARKER_TEXT)
+    adopt(options.course)
     try:
         with locked(options, say_to=lambda message: say(f"      {message}")):
             return run_steps(options, layout, uploads)
@@ -334,7 +445,10 @@ def run_steps(options: CourseOptions, layout: Layout, uploads: Uploads) -> Cours
         db=options.db,
     )
     db = settings.db  # the run grades with the course's settings, as nbgrader's commands and Formgrader do
-    options = dataclasses.replace(options, chain=dataclasses.replace(options.chain, cell_timeout=settings.cell_timeout))
+    chain = dataclasses.replace(
+        options.chain, cell_timeout=settings.cell_timeout, notebook_budget=settings.notebook_budget
+    )  # the course's limits: c.SurvivingExecute.timeout and .notebook_timeout
+    options = dataclasses.replace(options, chain=chain)
     steps.start(2, "gradebook", f"the assignment and {len(students)} students in the gradebook {shown_url(db)}")
     say(f"      {len(register(course, layout, students, db))} new students")
     steps.start(3, "release", "releasing: nbgrader generate_assignment")
@@ -419,9 +533,9 @@ def feedback_only(options: CourseOptions) -> list[str]:
     course = options.course.absolute()
     if not (course / MARKER).exists():
         raise PipelineError(f"{course} is not a course folder made by python -m autograder.course")
-    try:
-        name = find(options.source.absolute(), options.assignment).name
+    try:  # every assignment the course has been given (its own source/), or the one named
+        chosen = [find(course / "source", options.assignment).name] if options.assignment else names(course / "source")
         with CourseLock(course, wait=options.wait, say=say):
-            return refresh_feedback(course, name, options.db)
+            return sorted({student for name in chosen for student in refresh_feedback(course, name, options.db)})
     except (NoAssignment, GradingError) as error:
         raise PipelineError(str(error)) from None

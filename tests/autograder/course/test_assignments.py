@@ -1,10 +1,11 @@
 """A second assignment through the same commands into the same gradebook: the engine names no assignment.
 
-tests/assignments/positions/ is a small assignment of its own (three functions on rotary positions, its own
-hidden checks in checks.py). Beside the graded attention class (a copy of the session's course folder),
-the course's grade_course (what `python -m autograder.course --assignment positions --source
-tests/assignments` runs) releases it, grades three students and exports: one gradebook then holds both
-assignments, and both exports list both.
+source/positions/ is the course's second assignment (three functions on rotary positions, its own hidden checks in
+checks.py), beside source/attention/ in the one source folder. Beside the graded attention class (a copy of the
+session's course folder), the course's grade_course (what `python -m autograder.course` runs: the submissions hold
+positions only, so positions is graded) releases it, grades three students and a few hostile ones adapted from
+tests/hostile.py (probes that read the hidden checks and the gradebook, patched NumPy, lib's reference, a forged
+message on the grader's pipe) and exports: one gradebook then holds both assignments, and both exports list both.
 """
 
 from __future__ import annotations
@@ -14,19 +15,37 @@ import json
 import shutil
 from pathlib import Path
 
+import nbformat
+import numpy as np
 import pytest
 from conftest import grade_folder
+from hostile import FORGES_STEPS, PATCHES
 from nbgrader.api import Gradebook
 
+from autograder import sandbox, validate
+from autograder.course import assignments
+from autograder.course.run import release_notebook
 from autograder.course.table import show
+from autograder.hub.launch import course_assignments
+from lib import transformer
 
 REPOSITORY = Path(__file__).resolve().parents[3]
-ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
-POINTS = {  # by hand: rotate's mistake costs its values (1 of 2); rotated_score is graded with lib's rotate
-    "rotary_right": {"check_rotation_angles": 1.0, "check_rotate": 2.0, "check_rotated_score": 2.0},
-    "pairs_interleaved": {"check_rotation_angles": 1.0, "check_rotate": 1.0, "check_rotated_score": 2.0},
+ASSIGNMENTS = REPOSITORY / "source"
+FULL = {"check_rotation_angles": 1.0, "check_rotate": 2.0, "check_rotated_score": 2.0}
+POINTS = {  # by hand: interleaved pairs fail both of rotate's kinds of input; rotated_score is graded with lib's rotate
+    "rotary_right": FULL,
+    "pairs_interleaved": {"check_rotation_angles": 1.0, "check_rotate": 0.0, "check_rotated_score": 2.0},
     "rotary_blank": {"check_rotation_angles": 0.0, "check_rotate": 0.0, "check_rotated_score": 0.0},
 }
+HOSTILE = {  # by hand: what each hostile notebook earns (rotated_score is graded with lib's rotate, whatever rotate is)
+    "rotary_reads_secrets": FULL,  # nothing is read, so rotate stays right
+    "rotary_patches_numpy": dict(
+        FULL, check_rotate=0.0
+    ),  # rotate returns its input; patched comparisons change nothing
+    "rotary_calls_lib": dict(FULL, check_rotate=0.0),  # lib is not where rotate is graded
+    "rotary_forges_pipe": dict.fromkeys(FULL, 0.0),  # a forged message ends the grading of every answer
+}
+SANDBOXED = sandbox.bubblewrap() is not None  # hostile notebooks are graded only inside the sandbox
 INTERLEAVED = (
     "np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)",
     "np.stack([x[..., 0::2] * cos - x[..., 1::2] * sin, x[..., 0::2] * sin + x[..., 1::2] * cos], "
@@ -36,6 +55,8 @@ INTERLEAVED = (
 
 def submission(kind: str, release: dict) -> dict:
     """A student's notebook: the release with the solution typed in (or a mistake), or the release untouched."""
+    if kind in HOSTILE:
+        return hostile(kind, submission("rotary_right", release))
     source = json.loads((ASSIGNMENTS / "positions" / "positions.ipynb").read_text())
     if kind == "rotary_blank":
         return release
@@ -50,21 +71,63 @@ def submission(kind: str, release: dict) -> dict:
     return notebook
 
 
+def append_to(notebook: dict, grade_id: str, code: str) -> dict:
+    """The notebook with ``code`` added at the end of the answer cell ``grade_id`` (it runs in the kernel and in the
+    hidden checks' runner)."""
+    (cell,) = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id]
+    cell["source"] = "".join(cell["source"]).rstrip("\n") + "\n\n" + code
+    return notebook
+
+
+def secrets(course: Path) -> list[str]:
+    """What a student's code must never read: the hidden checks, the solution, the gradebook, another's work."""
+    return [
+        str(REPOSITORY / "source" / "positions" / "checks.py"),
+        str(REPOSITORY / "source" / "positions" / "positions.ipynb"),
+        str(REPOSITORY / ".git" / "HEAD"),
+        str(course / "gradebook.db"),
+        str(course / "submitted" / "rotary_right" / "positions" / "positions.ipynb"),
+        "/etc/shadow",
+    ]
+
+
+def hostile(kind: str, right: dict) -> dict:
+    """rotary_right's notebook with one of tests/hostile.py's attacks, adapted to positions."""
+    if kind == "rotary_reads_secrets":  # rotate is made wrong when anything is read
+        probe = (
+            f"_LEAKS = []\nfor _path in {secrets(Path(COURSE[0]))!r}:\n    try:\n        open(_path, 'rb').read(16)\n"
+            "        _LEAKS.append(_path)\n        print('RE' + 'AD', _path)\n    except Exception as _error:\n"
+            "        print('BLOCKED', type(_error).__name__)\n_right_rotate = rotate\n\n\n"
+            "def rotate(x, base=10000.0):\n    return _right_rotate(x, base) * (2.0 if _LEAKS else 1.0)\n"
+        )
+        return append_to(right, "rotate", probe)
+    if kind == "rotary_patches_numpy":
+        return append_to(right, "rotate", PATCHES + "\n\ndef rotate(x, base=10000.0):\n    return x\n")
+    if kind == "rotary_calls_lib":
+        lib = "def rotate(x, base=10000.0):\n    from lib.transformer import rotary\n\n    return rotary(x, base)\n"
+        return append_to(right, "rotate", lib)
+    return append_to(right, "rotation_angles", FORGES_STEPS)
+
+
+COURSE = [""]  # the course folder being graded, which the probes aim at
+
+
 @pytest.fixture(scope="module")
 def both(graded_class, tmp_path_factory):
-    """The session's graded attention course, copied, with the positions assignment graded into it."""
-    from autograder.course.run import release_notebook
-
+    """The session's graded attention course, copied, with the positions assignment graded into it: the submissions
+    hold positions only, so the run grades positions without being told."""
     root = tmp_path_factory.mktemp("second")
     course = root / "course"
+    COURSE[0] = str(course)
     shutil.copytree(graded_class.course, course, symlinks=True)
     release = json.loads(release_notebook(ASSIGNMENTS / "positions", root / "release"))
     submissions = root / "submissions"
-    for student in POINTS:
+    for student in [*POINTS, *(HOSTILE if SANDBOXED else ())]:
         folder = submissions / student / "positions"
         folder.mkdir(parents=True)
         (folder / "positions.ipynb").write_text(json.dumps(submission(student, release)))
-    run = grade_folder(course, submissions, assignment="positions", source=ASSIGNMENTS)
+    run = grade_folder(course, submissions, source=ASSIGNMENTS)
+    assert run.layout.name == "positions"
     return course, graded_class, show(run.table)
 
 
@@ -91,7 +154,7 @@ def test_both_exports_list_both_assignments(both):
     assert {student: positions[student] for student in POINTS} == {
         student: sum(points.values()) for student, points in POINTS.items()
     }
-    assert set(positions.values()) <= {0.0, 4.0, 5.0}  # nbgrader lists every student; the others have no work
+    assert set(positions.values()) <= {0.0, 3.0, 5.0}  # nbgrader lists every student; the others have no work
     checks = [row for row in csv.DictReader(open(course / "checks.csv")) if row["assignment"] == "positions"]
     checks = [row for row in checks if row["student_id"] in POINTS]  # ChecksExport lists every student too
     assert {(row["student_id"], row["grade_id"]): float(row["score"]) for row in checks} == {
@@ -106,3 +169,64 @@ def test_the_release_holds_no_checks_and_the_feedback_names_the_mistake(both):
     assert "the pairs are interleaved" in page
     assert (course / "reports" / "positions.html").exists()
     assert "pairs_interleaved" in table and "rotate" in table
+
+
+@pytest.mark.skipif(not SANDBOXED, reason=f"bubblewrap is not available ({sandbox.INSTALL}): no hostile notebook")
+def test_hostile_positions_notebooks_earn_what_they_should_and_reach_nothing(both):
+    course = both[0]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        earned = {
+            student: {
+                grade_id: gradebook.find_grade(grade_id, "positions", "positions", student).auto_score
+                for grade_id in FULL
+            }
+            for student in HOSTILE
+        }
+    assert earned == HOSTILE
+    feedback = {
+        student: (course / "feedback" / student / "positions" / "positions.html").read_text() for student in HOSTILE
+    }
+    assert "lib is not available where your functions are graded" in feedback["rotary_calls_lib"]
+    assert "sent the grader a message it did not expect" in feedback["rotary_forges_pipe"]
+    probed = nbformat.read(course / "autograded" / "rotary_reads_secrets" / "positions" / "positions.ipynb", 4)
+    outputs = json.dumps([cell.get("outputs", []) for cell in probed.cells])
+    assert "BLOCKED" in outputs and "READ /" not in outputs  # the kernel read nothing either
+
+
+# --- the assignment itself, without a class --------------------------------------------------------------------------
+
+
+def test_the_course_offers_both_assignments_and_releases_positions_as_committed(tmp_path):
+    assert (
+        assignments.names(ASSIGNMENTS) == course_assignments(ASSIGNMENTS) == ["attention", "positions"]
+    )  # the hub too
+    fresh = release_notebook(ASSIGNMENTS / "positions", tmp_path)
+    assert fresh == (REPOSITORY / "release" / "positions" / "positions.ipynb").read_bytes(), (
+        "release/positions/positions.ipynb is stale: run `.venv/bin/nbgrader generate_assignment positions --force` "
+        "from the repository root and commit release/"
+    )
+    assert sorted(path.name for path in (REPOSITORY / "release" / "positions").iterdir()) == ["positions.ipynb"]
+    text = fresh.decode()
+    assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text and "autograder" not in text
+
+
+def test_the_reference_angles_are_the_store_s_model_s(tmp_path):
+    """The reference rotation_angles turns each pair as lib's rotary (the store's model's) does, past its window."""
+    checks = assignments.load(ASSIGNMENTS / "positions")
+    reference = checks.checks["check_rotation_angles"].reference
+    for positions, size, base in ((7, 8, 10000.0), (200, 6, 100.0)):
+        angles = reference(positions, size, base)
+        for pair in range(size // 2):
+            unit = np.zeros((positions, size))
+            unit[:, pair] = 1.0
+            turned = transformer.rotary(unit, base)
+            assert np.allclose(turned[:, pair], np.cos(angles[:, pair]), atol=1e-12)
+            assert np.allclose(turned[:, size // 2 + pair], np.sin(angles[:, pair]), atol=1e-12)
+
+
+def test_validate_finds_no_authoring_mistake_in_positions(capsys):
+    """The solution earns 5 on every seed, the blank 0, and each wrong version checks.py names loses what it says."""
+    assert validate.main(["--source", str(ASSIGNMENTS), "--assignment", "positions", "--seeds", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "positions: no authoring mistake found" in printed
+    assert printed.splitlines()[-3].split() == ["total", "5", "5", "0", "3", "4.5"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -290,3 +291,31 @@ def test_classroom_export_flag_writes_the_file_and_lists_who_needs_the_instructo
 def test_classroom_feedback_only_says_how_many_pages_it_made_again(graded_course_copy, capsys):
     assert classroom.main(["--course", str(graded_course_copy), "--feedback-only"]) == 0
     assert "feedback regenerated for 0 students (hand grades changed)" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(sandbox.bubblewrap() is None, reason=f"bubblewrap is not available ({sandbox.INSTALL})")
+def test_classroom_grades_each_assignment_of_an_nbgrader_course_folder_of_the_instructors(tmp_path, capsys):
+    """An instructor's own nbgrader course folder (nbgrader_config.py, source/ with two assignments): the class command
+    adopts it, takes its source/ without copying over it, and grades each assignment the submissions hold, in turn,
+    into one gradebook; the instructor's files stay."""
+    course = tmp_path / "ml101"
+    for name in ("week1", "week2"):
+        shutil.copytree(REPOSITORY / "source" / "positions", course / "source" / name)
+    (course / "nbgrader_config.py").write_text("c = get_config()  # noqa: F821\n")
+    (course / "notes.md").write_text("my notes")
+    solution = (REPOSITORY / "source" / "positions" / "positions.ipynb").read_bytes()
+    blank = (REPOSITORY / "release" / "positions" / "positions.ipynb").read_bytes()
+    for name, notebook in (("week1", solution), ("week2", blank)):
+        (tmp_path / "submissions" / "ada" / name).mkdir(parents=True)
+        (tmp_path / "submissions" / "ada" / name / "positions.ipynb").write_bytes(notebook)
+    sources = {path: path.read_bytes() for path in sorted((course / "source").rglob("*")) if path.is_file()}
+    code = classroom.main(["--course", str(course), "--submissions", str(tmp_path / "submissions"), "--jobs", "1"])
+    printed = capsys.readouterr()
+    assert code == 0, printed.out[-3000:] + printed.err[-3000:]
+    assert "=== assignment week1 (1 of 2) ===" in printed.out and "=== assignment week2 (2 of 2) ===" in printed.out
+    assert "does not load autograder_config.py" in printed.out  # the instructor is told the one line to add
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_submission("week1", "ada").score == 5.0
+        assert gradebook.find_submission("week2", "ada").score == 0.0
+    assert {path: path.read_bytes() for path in sources} == sources and (course / "notes.md").read_text() == "my notes"
+    assert sorted(p.name for p in (course / "release").iterdir()) == ["week1", "week2"]

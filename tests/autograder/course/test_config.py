@@ -151,3 +151,41 @@ def test_fresh_keeps_the_course_s_configuration(tmp_path):
     assert not (course / "grades.csv").exists()
     assert (course / INSTRUCTOR_FILE).read_text().endswith(POLICY_LINES)
     assert settings.policy.attempts == 5
+
+
+NO_VENV_PATH = "/usr/bin:/bin"  # a shell's PATH without the virtual environment's bin/ (where alembic is)
+
+
+@pytest.mark.parametrize("where", ["the repository's nbgrader_config.py", "a course folder"])
+def test_nbgrader_s_commands_find_alembic_without_a_path_change(tmp_path, where):
+    """`.venv/bin/nbgrader generate_assignment` from a shell whose PATH lacks .venv/bin: nbgrader makes the gradebook
+    with `alembic`, which the configuration finds beside the Python running it (find_alembic); before, this failed
+    with FileNotFoundError: 'alembic'. Both ways nbgrader's commands run: with the repository's configuration (here a
+    copy of the root, source/positions in it) and in a course folder the class command made."""
+    course = tmp_path / "course"
+    if where == "a course folder":
+        steps.prepare_course(course, source=SOURCE, layout=find(SOURCE, "positions"))
+    else:
+        (course / "source").mkdir(parents=True)
+        config = (REPOSITORY / "nbgrader_config.py").read_text()
+        (course / "nbgrader_config.py").write_text(
+            config.replace("os.path.dirname(os.path.abspath(__file__))", repr(str(REPOSITORY)))
+        )
+        subprocess.run(["cp", "-r", str(SOURCE / "positions"), str(course / "source")], check=True)
+    assert "alembic" not in os.listdir("/usr/bin") and "alembic" not in os.listdir("/bin")
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "nbgrader"), "generate_assignment", "positions"],
+        cwd=course,
+        env={"HOME": os.environ.get("HOME", "/root"), "PATH": NO_VENV_PATH},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "alembic" not in done.stderr
+    released = course / "release" / "positions"
+    assert sorted(path.name for path in released.iterdir()) == ["positions.ipynb"]  # checks.py is never released
+    assert (
+        released.joinpath("positions.ipynb").read_bytes()
+        == (REPOSITORY / "release" / "positions" / "positions.ipynb").read_bytes()
+    )

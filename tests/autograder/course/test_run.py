@@ -448,3 +448,88 @@ def test_files_the_kernel_writes_never_reach_autograded_or_feedback(tmp_path, mo
     assert sorted(result.feedback) == [f"{NOTEBOOK}.html", "submission_secret.txt", "timestamp.txt"]
     assert result.feedback["timestamp.txt"] == b"2026-12-01 10:00:00.000000 UTC"
     assert result.children_cpu > 0, "the kernel's and the runner's CPU time is measured"
+
+
+# --- several assignments in one source folder; an nbgrader course folder of the instructor's ------------------------
+
+
+def two_assignments(root: Path) -> Path:
+    """A source folder holding two assignments (week1 and week2, each a copy of positions)."""
+    for name in ("week1", "week2"):
+        (root / "source" / name).mkdir(parents=True)
+        for file in ("positions.ipynb", "checks.py"):
+            (root / "source" / name / file).write_bytes((REPOSITORY / "source" / "positions" / file).read_bytes())
+    return root / "source"
+
+
+def options(root: Path, **given) -> steps.CourseOptions:
+    return steps.CourseOptions(course=root / "course", submissions=root / "submissions", **given)
+
+
+def test_the_assignment_graded_is_the_one_named_the_only_one_or_the_submissions(tmp_path):
+    source = two_assignments(tmp_path)
+    (tmp_path / "submissions" / "ada" / "week2").mkdir(parents=True)
+    (tmp_path / "submissions" / "bob").mkdir()
+    (tmp_path / "submissions" / "bob" / "positions (1).ipynb").write_text("{}")  # the notebook alone: both have it
+    assert steps.assignments_to_grade(options(tmp_path, source=source, assignment="week1")) == ["week1"]
+    assert steps.assignments_to_grade(options(tmp_path, source=source)) == ["week1", "week2"]
+    (tmp_path / "submissions" / "bob" / "positions (1).ipynb").unlink()
+    assert steps.assignments_to_grade(options(tmp_path, source=source)) == ["week2"]
+    (tmp_path / "submissions" / "ada" / "week2").rmdir()
+    with pytest.raises(steps.PipelineError, match=r"holds 2 assignments \(week1, week2\) and no student's folder"):
+        steps.assignments_to_grade(options(tmp_path, source=source))
+    with pytest.raises(steps.PipelineError, match="no assignment 'week3'"):
+        steps.assignments_to_grade(options(tmp_path, source=source, assignment="week3"))
+    # the repository's own source folder holds attention and positions; the bundled submissions hold attention
+    bundled = steps.CourseOptions(course=tmp_path / "demo", submissions=REPOSITORY / "examples" / "submissions")
+    assert steps.assignments_to_grade(bundled) == ["attention"]
+
+
+def test_grade_course_names_one_assignment_and_refuses_two_without_making_anything(tmp_path):
+    source = two_assignments(tmp_path)
+    for name in ("week1", "week2"):
+        (tmp_path / "submissions" / "ada" / name).mkdir(parents=True)
+    with pytest.raises(steps.PipelineError, match=r"hold 2 assignments \(week1, week2\): name one with --assignment"):
+        steps.grade_course(options(tmp_path, source=source))
+    assert not (tmp_path / "course").exists()
+
+
+def instructors_course(root: Path) -> Path:
+    """An nbgrader course folder as an instructor makes one: nbgrader_config.py, source/ with two assignments, notes."""
+    course = root / "course"
+    two_assignments(course)
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = 'ml101'\n"
+    )
+    (course / "notes.md").write_text("my notes")
+    return course
+
+
+def test_an_nbgrader_course_folder_is_adopted_and_its_source_is_never_copied_over(tmp_path):
+    course = instructors_course(tmp_path)
+    before = {path: path.read_bytes() for path in sorted((course / "source").rglob("*")) if path.is_file()}
+    steps.check_course_folder(course)  # not refused
+    assert steps.is_adopted(course) and steps.default_source(course) == course / "source"
+    settings = steps.prepare_course(course, source=course / "source", layout=Layout("week1", "positions"))
+    assert settings.db == f"sqlite:///{course / 'gradebook.db'}"
+    assert (course / steps.MARKER).read_text().startswith("adopted")
+    assert steps.is_adopted(course) and steps.default_source(course) == course / "source"  # on every later run
+    assert {path: path.read_bytes() for path in before} == before  # the instructor's source, untouched
+    assert "CourseDirectory.course_id = 'ml101'" in (course / "nbgrader_config.py").read_text()  # theirs, kept
+    (course / "submitted" / "ada").mkdir(parents=True)
+    (course / "gradebook.db").write_text("")
+    steps.forget(course, None)  # --fresh: only what the class command writes
+    assert not (course / "submitted").exists() and not (course / "gradebook.db").exists()
+    assert (course / "notes.md").read_text() == "my notes" and {p: p.read_bytes() for p in before} == before
+    made = tmp_path / "made"
+    steps.prepare_course(made, source=course / "source", layout=Layout("week1", "positions"))
+    assert not steps.is_adopted(made) and steps.default_source(made) == REPOSITORY / "source"
+
+
+def test_a_folder_that_is_neither_a_course_nor_an_nbgrader_course_is_still_refused(tmp_path):
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "notes.md").write_text("someone's")
+    with pytest.raises(steps.PipelineError, match="nor an nbgrader course folder"):
+        steps.check_course_folder(tmp_path / "course")
+    with pytest.raises(steps.PipelineError, match="it is the repository"):
+        steps.check_course_folder(REPOSITORY)

@@ -1,0 +1,175 @@
+"""The hidden checks of positions: rotary positions, how the store's model gives attention the order of the tokens,
+in the simple tier (autograder.checks.compare). This file is never released.
+
+Each function is compared with its reference on inputs drawn at grading time, up to and past the model's window of
+160 positions; rotate and rotated_score are the store's model's own rotation (lib.transformer.rotary). While rotate
+is graded it calls the reference rotation_angles, and rotated_score the reference rotate (ISOLATE), so that one
+mistake costs one function's points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.checks import Args, checks_by_id, compare
+from lib import transformer
+
+WINDOW = 160  # the store's model's window: inputs reach past it
+
+# --- the references ------------------------------------------------------------------------------------------
+
+
+def rotation_angles(positions, size, base=10000.0):
+    """(positions, size // 2): pair i at position t turns by t * base ** (-2 i / size), as lib's rotary does."""
+    return np.arange(positions)[:, None] * base ** (-np.arange(0, size, 2) / size)[None, :]
+
+
+def rotate(x, base=10000.0):
+    """x (..., T, size) with pair i (number i of each half) turned by its angle at each position: lib's rotary."""
+    return transformer.rotary(np.asarray(x, dtype=float), base)
+
+
+def rotated_score(query, key, m, n, base=10000.0):
+    """query rotated as at position m, dotted with key rotated as at position n."""
+    positions = max(m, n) + 1
+    queries, keys = np.zeros((positions, len(query))), np.zeros((positions, len(key)))
+    queries[m], keys[n] = query, key
+    return float(rotate(queries, base)[m] @ rotate(keys, base)[n])
+
+
+ISOLATE = {"rotate": ("rotation_angles",), "rotated_score": ("rotate", "rotation_angles")}
+REFERENCES = {"rotation_angles": rotation_angles, "rotate": rotate}
+
+
+def stand_in(graded: str, name: str):
+    """What a graded function calls while it is graded, in place of the student's own (ISOLATE)."""
+    if name not in ISOLATE.get(graded, ()):
+        raise KeyError(f"{graded} may not call a stand-in for {name}")
+    return REFERENCES[name]
+
+
+# --- the inputs ----------------------------------------------------------------------------------------------
+
+
+def a_few_positions(rng):  # a handful of positions, 2 to 8 pairs, the default base
+    return int(rng.integers(3, 12)), int(rng.choice([4, 8, 16]))
+
+
+def past_the_window(rng):  # up to and past the model's window, an odd number of pairs, another base
+    return Args(int(rng.integers(WINDOW - 10, WINDOW + 41)), 6, base=100.0)
+
+
+def a_sequence(rng):  # one sequence (T, size), the default base
+    return (rng.normal(size=(int(rng.integers(3, 9)), int(rng.choice([4, 6, 8])))),)
+
+
+def a_batch_past_the_window(rng):  # (batch, T, size) past the window, another base
+    return Args(rng.normal(size=(2, int(rng.integers(WINDOW - 10, WINDOW + 41)), 8)), base=100.0)
+
+
+def two_positions(rng):  # two different positions in the window
+    m, n = (int(v) for v in rng.choice(np.arange(20), size=2, replace=False))
+    return rng.normal(size=8), rng.normal(size=8), m, n
+
+
+def far_positions(rng):  # past the window, a few positions apart
+    far = int(rng.integers(WINDOW - 10, WINDOW + 41))
+    return rng.normal(size=8), rng.normal(size=8), far, far - int(rng.integers(1, 9))
+
+
+# --- the mistakes a verdict names ----------------------------------------------------------------------------
+
+
+def turned(x, base, interleaved=False, sign=1.0):
+    """x turned by the reference angles: its halves paired (or neighbours, interleaved), one way or the other."""
+    x = np.asarray(x, dtype=float)
+    cos, sin = (f(rotation_angles(x.shape[-2], x.shape[-1], base)) for f in (np.cos, np.sin))
+    if interleaved:
+        first, second = x[..., 0::2], x[..., 1::2]
+        return np.stack([first * cos - sign * second * sin, sign * first * sin + second * cos], -1).reshape(x.shape)
+    first, second = np.split(x, 2, axis=-1)
+    return np.concatenate([first * cos - sign * second * sin, sign * first * sin + second * cos], axis=-1)
+
+
+def positioned(query, key, m, n, base, turn_key=True):
+    """The score with each vector rotated as at the given positions (the key left as it is unless turn_key)."""
+    width = max(m, n) + 1
+    queries, keys = np.zeros((width, len(query))), np.zeros((width, len(key)))
+    queries[m], keys[n] = query, key
+    return float(rotate(queries, base)[m] @ (rotate(keys, base) if turn_key else keys)[n])
+
+
+ANGLES_MISTAKES = {
+    "the frequencies use i / size: pair i turns by base ** (-2 * i / size)": (
+        lambda positions, size, base=10000.0: np.arange(positions)[:, None] * base ** (-np.arange(size // 2) / size)
+    ),
+    "the positions start at 1: the first position does not turn, its angles are 0": (
+        lambda positions, size, base=10000.0: rotation_angles(positions + 1, size, base)[1:]
+    ),
+    "divides by the frequency: angle[t, i] = t * base ** (-2 * i / size), a negative power": (
+        lambda positions, size, base=10000.0: np.arange(positions)[:, None] * base ** (np.arange(0, size, 2) / size)
+    ),
+    "ignores base: use the base given": lambda positions, size, base=10000.0: rotation_angles(positions, size),
+}
+ROTATE_MISTAKES = {
+    "the pairs are interleaved (0, 1), (2, 3): pair i is number i of the first half with number i of the second": (
+        lambda x, base=10000.0: turned(x, base, interleaved=True)
+    ),
+    "turned the wrong way: (a, b) -> (a cos - b sin, a sin + b cos)": lambda x, base=10000.0: turned(x, base, sign=-1),
+    "ignores base: use the base given": lambda x, base=10000.0: rotate(x),
+}
+SCORE_MISTAKES = {
+    "the positions are swapped: rotate the query as at m and the key as at n": (
+        lambda query, key, m, n, base=10000.0: rotated_score(query, key, n, m, base)
+    ),
+    "only the query is rotated: rotate the key as at n too": (
+        lambda query, key, m, n, base=10000.0: positioned(query, key, m, n, base, turn_key=False)
+    ),
+    "nothing is rotated: the score of rotated vectors depends on m - n": (
+        lambda query, key, m, n, base=10000.0: float(query @ key)
+    ),
+}
+
+CHECKS = checks_by_id(
+    compare(
+        "check_rotation_angles",
+        rotation_angles,
+        points=1,
+        inputs={"a few positions": a_few_positions, "past the model's window, another base": past_the_window},
+        mistakes=ANGLES_MISTAKES,
+    ),
+    compare(
+        "check_rotate",
+        rotate,
+        points=2,
+        inputs={"one sequence": a_sequence, "a batch past the model's window, another base": a_batch_past_the_window},
+        mistakes=ROTATE_MISTAKES,
+    ),
+    compare(
+        "check_rotated_score",
+        rotated_score,
+        points=2,
+        inputs={"two positions in the window": two_positions, "two positions past the window": far_positions},
+        mistakes=SCORE_MISTAKES,
+    ),
+)
+
+INTERLEAVED = """def rotate(x, base=10000.0):
+    x = np.asarray(x, dtype=float)
+    angles = rotation_angles(x.shape[-2], x.shape[-1], base)
+    cos, sin = np.cos(angles), np.sin(angles)
+    first, second = x[..., 0::2], x[..., 1::2]
+    return np.stack([first * cos - second * sin, first * sin + second * cos], axis=-1).reshape(x.shape)
+"""
+WRONG_VERSIONS = {  # graded by python -m autograder.validate: each must lose exactly these points
+    "interleaved pairs": {"answers": {"rotate": INTERLEAVED}, "loses": {"check_rotate": 2}},
+    "ignores base": {
+        "answers": {
+            "rotation_angles": (
+                "def rotation_angles(positions, size, base=10000.0):\n"
+                "    return np.arange(positions)[:, None] * 10000.0 ** (-np.arange(0, size, 2) / size)\n"
+            )
+        },
+        "loses": {"check_rotation_angles": 0.5},
+    },
+}

@@ -15,7 +15,7 @@ from autograder.answers import runner as answer_runner
 from autograder.answers.budget import CALLBACK_CALLS, STAND_IN_ELEMENTS, Budget, Limits
 from autograder.answers.grading import grade_answers
 from autograder.answers.stand_ins import Callbacks, callback_name, oversized
-from autograder.checks import Call, Check, close, describe_call
+from autograder.checks import Call, Check, checks_by_id, close, compare, describe_call
 from autograder.course.assignments import AssignmentChecks
 
 SEED = 20260101
@@ -289,3 +289,36 @@ def residual_block(x, f):
 def test_nothing_of_the_graders_function_reaches_the_students_process():
     verdicts = graded(SEARCHES)
     assert verdicts["check_residual_block"].points == 2, text(verdicts)
+
+
+def residual_block(x, f):
+    """The reference: the input plus the layer's output."""
+    return x + f(x)
+
+
+SIMPLE = AssignmentChecks(
+    "blocks",
+    Path("."),
+    checks_by_id(
+        compare(
+            "check_residual_block",
+            residual_block,
+            points=2,
+            inputs={"a matrix and a layer": lambda rng: (rng.normal(size=(3, int(rng.integers(2, 6)))), layer)},
+            mistakes={"returns f(x) alone: add the input back, x + f(x)": lambda x, f: f(x)},
+        )
+    ),
+)
+
+
+@needs_bubblewrap
+def test_the_simple_tier_passes_a_function_and_names_the_mistake():
+    assert (
+        grade_answers(SIMPLE, ["def residual_block(x, f):\n    return f(x) + x\n"], seed=SEED)[
+            "check_residual_block"
+        ].points
+        == 2
+    )
+    wrong = grade_answers(SIMPLE, ["def residual_block(x, f):\n    return f(x)\n"], seed=SEED)["check_residual_block"]
+    assert wrong.points == 0 and "returns f(x) alone: add the input back" in wrong.text(), wrong.text()
+    assert "residual_block(array of shape (3, " in wrong.text() and ", layer)" in wrong.text()

@@ -97,6 +97,14 @@ LIST = [
         drives=True,
     ),
     Mutant(
+        "softmax: the max over axis 1",  # the row's maximum on (T, T) scores, a column's once a heads axis is in front
+        "softmax",
+        SOFTMAX_ROWS,
+        "scores.max(axis=1, keepdims=True)",
+        {"check_softmax": "subtract each row's own maximum"},
+        drives=True,
+    ),
+    Mutant(
         "softmax: max without keepdims",
         "softmax",
         SOFTMAX_ROWS,
@@ -330,14 +338,14 @@ LIST = [
         "split_heads",
         SPLIT,
         "x.reshape(heads, positions, width // heads)",
-        {"check_split_heads": "x.reshape(heads, T, d)"},
+        {"check_split_heads": ("x.reshape(heads, T, d)", "(head 0, position 1 holds row 0, columns")},
     ),
     Mutant(
         "split_heads: strided columns",
         "split_heads",
         SPLIT,
         "x.reshape(positions, width // heads, heads).transpose(2, 0, 1)",
-        {"check_split_heads": "every heads-th column"},
+        {"check_split_heads": ("every heads-th column", "(head 0, position 0 holds row 0, columns 0, ")},
     ),
     Mutant(
         "split_heads: heads axis second",

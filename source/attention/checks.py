@@ -1004,6 +1004,45 @@ def split_heads_shape(out):
     return None
 
 
+def spans(columns: list[int]) -> str:
+    """'columns 4..7' for a run of columns, else 'columns 0, 3, 6' (or 'column 2')."""
+    if len(columns) > 1 and all(b - a == 1 for a, b in zip(columns, columns[1:])):
+        return f"columns {columns[0]}..{columns[-1]}"
+    return f"column{'s' if len(columns) > 1 else ''} {', '.join(map(str, columns))}"
+
+
+def places_in(x, numbers) -> str | None:
+    """Where ``numbers`` stand in the 2-d ``x``, in its rows and columns ('row 0, columns 4..7 of x'); None when
+    one of them is no entry of x (within float32's rounding)."""
+    flat = np.asarray(x, dtype=np.float64).ravel()
+    scale = max(float(np.abs(flat).max(initial=0.0)), 1.0)
+    rows: dict[int, list[int]] = {}
+    for number in np.asarray(numbers, dtype=np.float64).ravel():
+        nearest = int(np.argmin(np.abs(flat - number))) if flat.size and np.isfinite(number) else -1
+        if nearest < 0 or abs(flat[nearest] - number) > 1e-5 * scale:
+            return None
+        row, column = divmod(nearest, x.shape[1])
+        rows.setdefault(row, []).append(column)
+    return " and ".join(f"row {row}, {spans(columns)}" for row, columns in rows.items()) + " of x"
+
+
+def split_heads_place(x, heads, actual, expected, tolerance) -> str:
+    """Where the first wrong head and position took its numbers from, in rows and columns of x ('' when unsure)."""
+    if actual.shape != expected.shape:
+        return ""
+    scale = np.abs(expected).max(initial=0.0)
+    wrong = np.argwhere(~np.isclose(actual, expected, rtol=0.0, atol=tolerance.atol + tolerance.rtol * scale).all(-1))
+    if not len(wrong):
+        return ""
+    head, position = (int(i) for i in wrong[0])
+    held = places_in(x, actual[head, position])
+    if held is None:
+        return ""
+    d = x.shape[1] // heads
+    belong = spans(list(range(head * d, (head + 1) * d)))
+    return f" (head {head}, position {position} holds {held}, where row {position}, {belong} belong)"
+
+
 def split_heads_values(out):
     for number in out.numbers():
         x, heads = out.calls[number].args
@@ -1011,25 +1050,26 @@ def split_heads_values(out):
         d = width // heads
         actual, expected = out.value(number), ops.split_heads(x, heads)
         if not close(actual, expected, out.tolerance(number)):
+            place = split_heads_place(x, heads, actual, expected, out.tolerance(number))
             return diagnose(
                 actual,
                 [
                     (
                         (
-                            "x.reshape(heads, T, d) mixes positions into heads: reshape to (T, heads, d) first, then"
-                            " swap the first two axes"
+                            f"x.reshape(heads, T, d) mixes positions into heads{place}: reshape to (T, heads, d) first,"
+                            " then swap the first two axes"
                         ),
                         lambda: x.reshape(heads, positions, d),
                     ),
                     (
                         (
-                            "head h takes every heads-th column (h::heads), not the contiguous columns h*d:(h+1)*d: "
-                            "reshape to (T, heads, d), not (T, d, heads)"
+                            "head h takes every heads-th column (h::heads), not the contiguous columns"
+                            f" h*d:(h+1)*d{place}: reshape to (T, heads, d), not (T, d, heads)"
                         ),
                         lambda: x.reshape(positions, d, heads).transpose(2, 0, 1),
                     ),
                 ],
-                f"{describe_call(out.calls[number])}: head h must hold columns h*d:(h+1)*d of x",
+                f"{describe_call(out.calls[number])}: head h must hold columns h*d:(h+1)*d of x{place}",
                 out.tolerance(number),
             )
     return None

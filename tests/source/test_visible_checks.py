@@ -94,3 +94,65 @@ def test_the_column_maximum_reads_the_row_maximum_not_the_order_of_the_weights()
     message = visible_checks(MUTANTS["softmax: the column's max subtracted"].sources(SOLUTION))["check_softmax"]
     assert "subtract each row's own maximum" in message, message
     assert "a larger score must get a larger weight" not in message
+
+
+SOFTMAX_MISTAKES = [m for m in LIST if m.function == "softmax" and not m.keeps]
+CALLERS = {  # a visible check whose function calls the student's softmax -> that function
+    "check_attention": "attention",
+    "check_masked_attention": "attention",
+    "check_average_largest_weight": "average_largest_weight",
+    "check_multi_head_attention": "multi_head_attention",
+}
+
+
+@pytest.mark.parametrize("mutant", SOFTMAX_MISTAKES, ids=[m.name for m in SOFTMAX_MISTAKES])
+def test_a_softmax_mistake_reads_as_softmax_s_in_the_checks_of_the_functions_that_call_it(mutant):
+    """The visible checks run the student's own functions together: a wrong softmax makes attention's checks fail
+    too, and they must send the student to softmax, not name a mistake of attention's (the mask, the heads axis)."""
+    verdicts = failing(visible_checks(mutant.sources(SOLUTION)))
+    assert "check_softmax" in verdicts, f"{mutant.name} passes softmax's visible checks"
+    for check_id, message in verdicts.items():
+        if check_id in CALLERS:
+            assert message.startswith(f"{CALLERS[check_id]} calls your softmax, "), (check_id, message)
+            assert "fix softmax first" in message
+        else:
+            assert check_id == "check_softmax", (check_id, message)
+
+
+def test_a_row_maximum_over_axis_1_reads_the_heads_axis():
+    message = visible_checks(MUTANTS["softmax: the max over axis 1"].sources(SOLUTION))["check_softmax"]
+    assert message.startswith("with a heads axis in front, head 0's weights differ from the softmax of its own"), (
+        message
+    )
+    assert "axis=1 runs down a column" in message
+
+
+def test_the_order_of_the_weights_is_named_for_no_mistake_of_the_row_maximum():
+    """'exponentiate the scores themselves' comes after every check of the row maximum: no known mistake reads it."""
+    for mutant in SOFTMAX_MISTAKES:
+        message = visible_checks(mutant.sources(SOLUTION))["check_softmax"]
+        assert "exponentiate the scores themselves" not in message, (mutant.name, message)
+
+
+def test_a_lost_keepdims_reads_what_to_keep_not_a_bare_value_error():
+    message = visible_checks(MUTANTS["softmax: max without keepdims"].sources(SOLUTION))["check_softmax"]
+    assert message.startswith("softmax raised ValueError(") and "keepdims=True" in message, message
+
+
+@pytest.mark.parametrize(
+    ("name", "place"),
+    [
+        (
+            "split_heads: reshape(heads, T, d)",
+            "head 0, position 1 holds row 0, columns 4..7 of x, but it must hold row 1, columns 0..3",
+        ),
+        (
+            "split_heads: strided columns",
+            "head 0, position 0 holds row 0, columns 0, 3, 6, 9 of x, but it must hold row 0, columns 0..3",
+        ),
+    ],
+)
+def test_split_heads_says_where_a_head_took_its_numbers_in_rows_and_columns(name, place):
+    message = visible_checks(MUTANTS[name].sources(SOLUTION))["check_split_heads"]
+    assert message.startswith(place), message
+    assert "[" not in message  # no raw numbers

@@ -310,8 +310,8 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
 
 
 def fill_in_findings(notebook, notebook_name: str, checks_path: Path) -> list[Finding]:
-    """Each line of the notebook or of checks.py that still holds the scaffold's marker (TO FILL IN), with its place
-    and what it asks for (the words after the marker)."""
+    """Each line of the notebook or of a Python file of the assignment's folder (checks.py, a reference beside it)
+    that still holds the scaffold's marker (TO FILL IN), with its place and what it asks for (the words after it)."""
     findings = []
 
     def found(place: str, line: str) -> None:
@@ -325,10 +325,10 @@ def fill_in_findings(notebook, notebook_name: str, checks_path: Path) -> list[Fi
         for number, line in enumerate(cell.source.splitlines(), start=1):
             if FILL_IN in line:
                 found(f"{notebook_name}, cell {cell_name(cell, index)}, line {number}", line)
-    if checks_path.is_file():
-        for number, line in enumerate(checks_path.read_text(encoding="utf-8").splitlines(), start=1):
+    for path in sorted(checks_path.parent.glob("*.py"), key=lambda path: (path != checks_path, path.name)):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if FILL_IN in line:
-                found(f"{checks_path}:{number}", line)
+                found(f"{path}:{number}", line)
     return findings
 
 

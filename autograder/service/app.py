@@ -3,6 +3,12 @@
     python -m autograder.service --course DIR --exchange DIR/<course id> [--assignment NAME] [--workers 2]
     python -m autograder.service ... --scheduler tcp://10.0.0.5:8786      # the checks on a Dask cluster
 
+Pages: ``/services/grading/`` (the reader's own: the instructor's queue and class, or the student's Submits),
+``students/<id>`` and ``students/<id>/feedback``, and one JSON answer, ``api/latest``: the asking student's own
+newest Submit and its verdicts as the policy shows them (a student's JupyterLab shows it after Submit, through
+the server extension in labextension/, which asks as the student with their server's JupyterHub token; no
+parameter names another student, and no CORS header lets another origin read it).
+
 The hub starts it (``c.JupyterHub.services``, see hub/jupyterhub_config.py) and authenticates every request with
 its OAuth: a student sees only their own attempts (another student's page answers 403), an instructor (the hub's
 admins, or ``--instructors``) sees everyone's and the queue. Each Submit nbgrader places in the exchange's inbound
@@ -17,6 +23,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import datetime
+import json
 import logging
 import multiprocessing
 import os
@@ -38,9 +45,10 @@ from autograder.service.attempts import Attempt, Attempts, utcnow
 from autograder.service.instant import Checker, window_reopens
 from autograder.service.policy import explain
 from autograder.settings import LiveSettings, SettingsError
+from autograder.verdicts import Verdict
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "service"
-POLL = 0.5  # seconds between two rounds of the checker
+POLL = 0.25  # seconds between two rounds of the checker when no check finishes (a finished one wakes it at once)
 BACKOFF = 30.0  # seconds between two rounds at most, while rounds fail
 log = logging.getLogger("autograder.service.app")
 
@@ -82,11 +90,19 @@ def make_pool(options: ServiceOptions):
 
 
 class CheckerThread(threading.Thread):
-    """Runs the checker's rounds beside the web server until stopped."""
+    """Runs the checker's rounds beside the web server until stopped: every ``poll`` seconds, and at once when a
+    check finishes (``checker.wake``), so a verdict is recorded and the next Submit started without waiting for
+    the next round."""
 
     def __init__(self, checker: Checker, pool, poll: float = POLL):
         super().__init__(name="instant-checks", daemon=True)
         self.checker, self.pool, self.poll, self.stopping = checker, pool, poll, threading.Event()
+        self.wake = getattr(checker, "wake", None) or threading.Event()
+
+    def stop(self, timeout: float = 10) -> None:
+        self.stopping.set()
+        self.wake.set()
+        self.join(timeout)
 
     def run(self):
         failures = 0
@@ -101,7 +117,8 @@ class CheckerThread(threading.Thread):
                 self.checker.trouble = trouble
             else:
                 failures, self.checker.trouble = 0, ""
-            self.stopping.wait(min(self.poll * 2**failures, BACKOFF))  # a failing round is tried less often
+            self.wake.wait(min(self.poll * 2**failures, BACKOFF))  # a failing round is tried less often
+            self.wake.clear()
 
 
 # --- what a page shows ------------------------------------------------------------------------------
@@ -118,7 +135,20 @@ def status_words(attempt: Attempt, reopens: datetime.datetime | None = None) -> 
         "done": "checked",
         "refused": f"could not be checked: {attempt.message}",
         "late": f"not checked: {attempt.message}",
+        "superseded": f"not checked: {attempt.message}",
     }[attempt.status]
+
+
+def shown_function(verdict: Verdict, shown: str) -> dict:
+    """One function's line under the policy: its points, and what failed when the policy shows it."""
+    failed = [p.message or p.name for p in verdict.failed] if shown == "verdicts" else []
+    return {
+        "function": verdict.function,
+        "check": verdict.check,
+        "points": f"{verdict.points:g} of {verdict.max_points:g}",
+        "failed": list(dict.fromkeys(failed)),
+        "full": verdict.passed,
+    }
 
 
 def shown_attempt(attempt: Attempt, shown: str) -> dict:
@@ -127,17 +157,7 @@ def shown_attempt(attempt: Attempt, shown: str) -> dict:
     if attempt.status != "done" or shown == "nothing":
         return row
     row["score"] = f"{attempt.points:g} / {attempt.max_points:g}"
-    for verdict in attempt.verdicts:
-        failed = [p["message"] or p["name"] for p in verdict["properties"] if p["passed"] is False]
-        row["functions"].append(
-            {
-                "function": verdict["function"],
-                "check": verdict["check"],
-                "points": f"{verdict['points']:g} of {verdict['max_points']:g}",
-                "failed": list(dict.fromkeys(failed)) if shown == "verdicts" else [],
-                "full": verdict["points"] >= verdict["max_points"],
-            }
-        )
+    row["functions"] = [shown_function(verdict, shown) for verdict in attempt.verdicts]
     return row
 
 
@@ -209,7 +229,7 @@ def student_values(checker: Checker, student: str, now: datetime.datetime, viewe
         "own": viewer is None or viewer == student,
         "assignment": checker.assignment,
         "rows": rows,
-        "waiting": any(a.status in ("pending", "checking", "queued") for a in attempts),
+        "waiting": any(a.waiting for a in attempts),
         "latest": next((row for row in rows if row["score"] is not None), None),
         "policy": checker.policy.describe(),
         "shown": explain(shown),
@@ -243,7 +263,7 @@ def instructor_values(checker: Checker) -> dict:
         }
         for name, items in sorted(students.items())
     ]
-    queue = [a for a in attempts if a.status in ("pending", "queued", "checking")]
+    queue = [a for a in attempts if a.waiting]
     refused_count, refused = checker.refused_entries()
     return {
         "assignment": checker.assignment,
@@ -255,6 +275,40 @@ def instructor_values(checker: Checker) -> dict:
         "wall": checker.wall,
         **settings_values(checker),
     }
+
+
+def latest_values(checker: Checker, student: str, now: datetime.datetime) -> dict:
+    """The JSON a student's JupyterLab shows after Submit: their newest Submit (its status in words, and its score
+    and the functions that lost points as the policy shows them), or none yet. Only ``student``'s own."""
+    shown = checker.policy.shown(now)
+    attempts = checker.store.select(student=student)
+    answer = {"student": student, "assignment": checker.assignment, "shown": shown, "newest": None}
+    if not attempts:
+        return answer
+    reopens = window_reopens([a.started for a in attempts if a.started is not None], checker.policy, now)
+    newest = attempts[-1]
+    row = shown_attempt(newest, shown)
+    answer["newest"] = {
+        "id": newest.id,
+        "received": f"{newest.submitted:%H:%M:%S} UTC",
+        "status": newest.status,
+        "words": status_words(newest, reopens),
+        "waiting": newest.waiting,
+        "score": row["score"],
+        "lost": [{k: f[k] for k in ("function", "points", "failed")} for f in row["functions"] if not f["full"]],
+    }
+    return answer
+
+
+class Latest(Page):
+    """``api/latest``: the asking student's own newest Submit as JSON (nobody else's: no parameter names one)."""
+
+    @web.authenticated
+    def get(self):
+        user = self.get_current_user()
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(latest_values(self.app["checker"], user["name"], utcnow())))
 
 
 class Home(Page):
@@ -306,6 +360,7 @@ def make_app(options: ServiceOptions, checker: Checker) -> web.Application:
     return web.Application(
         [
             (prefix, Home),
+            (url_path_join(prefix, "api", "latest"), Latest),
             (url_path_join(prefix, "students", r"([^/]+)"), StudentPage),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback"), FeedbackPage),
             (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
@@ -378,6 +433,7 @@ def serve(options: ServiceOptions) -> None:
         raise ServiceError(sandbox.refusal())
     checker = make_checker(options)
     pool = make_pool(options)
+    checker.warm(pool)  # the workers started and ready now, not at the first Submit
     thread = CheckerThread(checker, pool)
     thread.start()
     app = make_app(options, checker)
@@ -387,8 +443,7 @@ def serve(options: ServiceOptions) -> None:
     try:
         ioloop.IOLoop.current().start()
     finally:
-        thread.stopping.set()
-        thread.join(10)
+        thread.stop()
         if isinstance(pool, concurrent.futures.Executor):
             pool.shutdown()
         else:  # a Dask client

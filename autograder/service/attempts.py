@@ -8,19 +8,22 @@ its inbound folder's name, so finding the same Submit again never makes a second
     store.add(key="ada+attention+2026-12-01 10:00:00.000000 UTC+x1", student="ada", assignment="attention",
               submitted=datetime(...))
     attempt = store.claim(now=...)            # the next one to check, fair per student (see instant.Queue)
-    store.finish(attempt.id, points=..., max_points=..., verdicts=[v.to_dict() for v in ...])
+    store.finish(attempt.id, points=..., max_points=..., verdicts=[Verdict(...), ...])
+    store.select(student="ada")[-1].verdicts[0].passed   # autograder.verdicts.Verdict, read back as data
 
 States: ``pending`` (waiting for a worker), ``queued`` (over the policy's window: checked when it reopens),
 ``checking`` (a worker has it), ``done`` (verdicts recorded), ``refused`` (could not be checked: the message
-says why), ``late`` (after the due date: never checked). A row is written in one transaction; a service
-stopped while ``checking`` puts its rows back to ``pending`` on restart (``recover``), so each Submit is
-checked exactly once.
+says why), ``late`` (after the due date: never checked), ``superseded`` (a later Submit of the same student was
+waiting too: only a student's newest waiting Submit is checked, ``supersede``). A row is written in one
+transaction; a service stopped while ``checking`` puts its rows back to ``pending`` on restart (``recover``), so
+each Submit is checked at most once.
 
 ``submitted`` is when the grader received the Submit: its folder's (and notebook's) change time as the service
 first observed it, never later than when it first saw it (``received``); the timestamp a student's folder name
 states is never trusted. A round of the checker reads only what it needs (each student's first waiting attempt,
 the starts within the policy's period of the students waiting), never the whole table, so its cost does not
-grow with the attempts stored.
+grow with the attempts stored. Verdicts are stored as ``Verdict.to_dict()`` and read back as
+``autograder.verdicts.Verdict``: nobody here re-implements what a verdict means.
 """
 
 from __future__ import annotations
@@ -31,8 +34,11 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
+from autograder.verdicts import StaleVerdicts, Verdict
+
 TABLE = "autograder_attempts"
-STATES = ("pending", "queued", "checking", "done", "refused", "late")
+STATES = ("pending", "queued", "checking", "done", "refused", "late", "superseded")
+WAITING = ("pending", "queued")  # states of a Submit not yet started
 CHUNK = 500  # keys or students per IN (...) of one query
 
 metadata = sa.MetaData()
@@ -72,14 +78,26 @@ class Attempt:
     checked: datetime.datetime | None
     points: float | None
     max_points: float | None
-    verdicts: list
+    verdicts: tuple[Verdict, ...]
     message: str
 
     @classmethod
     def from_row(cls, row) -> Attempt:
         values = dict(row._mapping)
-        values["verdicts"] = json.loads(values["verdicts"]) if values["verdicts"] else []
+        values["verdicts"] = stored_verdicts(values["verdicts"])
         return cls(**values)
+
+    @property
+    def waiting(self) -> bool:
+        return self.status in (*WAITING, "checking")
+
+
+def stored_verdicts(text: str | None) -> tuple[Verdict, ...]:
+    """The verdicts a row holds, as Verdicts; none from a row stored in another format (it shows its score only)."""
+    try:
+        return tuple(Verdict.from_dict(value) for value in json.loads(text)) if text else ()
+    except (StaleVerdicts, TypeError, ValueError):
+        return ()
 
 
 class Attempts:
@@ -169,17 +187,43 @@ class Attempts:
             return set(connection.execute(sa.select(attempts_table.c.key)).scalars())
 
     def waiting_heads(self) -> list[Attempt]:
-        """Each student's first waiting (pending or queued) attempt, by when it was received."""
+        """Each student's newest waiting (pending or queued) attempt, by when it was received: a student's fix is
+        checked, never a stale Submit before it."""
         table = attempts_table
         rank = (
             sa.func.row_number()
-            .over(partition_by=table.c.student, order_by=(table.c.submitted, table.c.id))
+            .over(partition_by=table.c.student, order_by=(table.c.submitted.desc(), table.c.id.desc()))
             .label("rank_in_line")
         )
-        inner = sa.select(*table.columns, rank).where(table.c.status.in_(("pending", "queued"))).subquery()
+        inner = sa.select(*table.columns, rank).where(table.c.status.in_(WAITING)).subquery()
         query = sa.select(*(inner.c[column.name] for column in table.columns)).where(inner.c.rank_in_line == 1)
         with self.engine.connect() as connection:
             return [Attempt.from_row(row) for row in connection.execute(query)]
+
+    def supersede(self, students, now: datetime.datetime | None = None) -> int:
+        """Of each of ``students``, every waiting attempt but the newest becomes ``superseded`` (its message names
+        the Submit checked in its place); how many did. Only the newest waiting Submit is worth a check: the class
+        run grades the last one collected, and a stale one would cost the student a check of their window."""
+        table, changed = attempts_table, 0
+        with self.engine.begin() as connection:
+            for student in sorted(set(students)):
+                query = (
+                    sa.select(table.c.id, table.c.submitted)
+                    .where(table.c.student == student, table.c.status.in_(WAITING))
+                    .order_by(table.c.submitted.desc(), table.c.id.desc())
+                )
+                rows = connection.execute(query).all()
+                if len(rows) < 2:
+                    continue
+                newest = rows[0]
+                message = f"your later Submit (received {newest.submitted:%H:%M:%S} UTC) is checked in its place"
+                statement = (
+                    table.update()
+                    .where(table.c.id.in_([row.id for row in rows[1:]]), table.c.status.in_(WAITING))
+                    .values(status="superseded", checked=now or utcnow(), message=message)
+                )
+                changed += connection.execute(statement).rowcount
+        return changed
 
     def students_in(self, status: str) -> set[str]:
         """The students with an attempt in ``status`` (the status's index: the cost is that of those rows)."""
@@ -242,7 +286,7 @@ class Attempts:
             return connection.execute(statement).rowcount == 1
 
     def start(self, attempt_id: int, now: datetime.datetime | None = None) -> bool:
-        return self.set_status(attempt_id, "checking", expect=("pending", "queued"), started=now or utcnow())
+        return self.set_status(attempt_id, "checking", expect=WAITING, started=now or utcnow())
 
     def finish(
         self,
@@ -250,7 +294,7 @@ class Attempts:
         *,
         points: float,
         max_points: float,
-        verdicts: list[dict],
+        verdicts: list[Verdict],
         now: datetime.datetime | None = None,
     ) -> bool:
         """Record a checked attempt's verdicts, in one transaction (only once: it must be ``checking``)."""
@@ -261,12 +305,12 @@ class Attempts:
             checked=now or utcnow(),
             points=points,
             max_points=max_points,
-            verdicts=json.dumps(verdicts),
+            verdicts=json.dumps([verdict.to_dict() for verdict in verdicts]),
         )
 
     def refuse(self, attempt_id: int, message: str, now: datetime.datetime | None = None) -> bool:
         return self.set_status(
-            attempt_id, "refused", expect=("pending", "checking", "queued"), checked=now or utcnow(), message=message
+            attempt_id, "refused", expect=(*WAITING, "checking"), checked=now or utcnow(), message=message
         )
 
     def recover(self) -> int:

@@ -11,6 +11,12 @@ page shows before and after the due date, and that nothing is checked after it.
     checker.step(pool)                              # one round: new inbound entries judged (Submits -> attempts,
                                                     # the rest -> checker.refused), finished checks recorded, what
                                                     # the policy allows started (one per student, fair)
+    checker.warm(pool)                              # at start: each worker imports the checks and checks the
+                                                    # release's blank notebook, so the first Submit waits for none
+
+A student's newest waiting Submit is the one checked: when a later Submit arrives while an earlier one still
+waits, the earlier one is ``superseded`` (never checked, so it costs no check of the window), and the class
+run's grade, which is the last Submit's, is the one the student sees coming.
 
 The official grade stays the class run's (autograder.course.classroom); an attempt's points are the same sum of the
 same verdicts on the gradebook's scale, so the class run's automatic score equals the last instant score.
@@ -24,8 +30,10 @@ import logging
 import os
 import re
 import stat
+import threading
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import nbformat
@@ -38,6 +46,7 @@ from autograder.grading.worker import unreadable
 from autograder.hub.collect import NotTheirs
 from autograder.service.attempts import Attempt, Attempts, attempts_table, utcnow
 from autograder.service.policy import InstantChecks
+from autograder.verdicts import Verdict
 
 log = logging.getLogger("autograder.service.instant")
 
@@ -168,7 +177,8 @@ def window_reopens(
 
 
 def next_in_line(waiting: list[Attempt], started: dict[str, datetime.datetime]) -> list[Attempt]:
-    """Each student's oldest waiting attempt, the student served longest ago first (then the oldest Submit).
+    """One attempt per student (``waiting``: each student's newest waiting one, Attempts.waiting_heads), the
+    student served longest ago first, then the Submit received first.
 
     A student who hammers Submit has one attempt in line at a time, behind everyone served before them.
     """
@@ -231,14 +241,23 @@ def submitted_bytes(path: Path, received: datetime.datetime | None = None) -> by
 
 def read_notebook(path: Path, received: datetime.datetime | None = None) -> nbformat.NotebookNode:
     data = submitted_bytes(path, received)
-    reason = unreadable(data)  # the class run's rule (grading.worker): empty, not text, not a notebook, format
-    if reason:
-        raise NotCheckable(f"{path.name}: {reason}; open it in JupyterLab, save it and submit again")
+    blank = unreadable(data)  # the class run's rule (grading.worker): empty, not text, not a notebook, format
+    if blank is not None:
+        raise NotCheckable(f"{path.name}: {blank.text()}; open it in JupyterLab, save it and submit again")
     return nbformat.reads(data.decode("utf-8"), as_version=4)
 
 
-def cell_points(source_notebook: Path) -> dict[str, float]:
-    """{grade id: points} of the source notebook's grade cells: the gradebook's scale."""
+@lru_cache(maxsize=8)
+def assignment_checks(source: Path, changed: int):
+    """The assignment's checks (checks.py), loaded once per worker process while checks.py stays the same
+    (``changed``: its modification time in ns, part of the key so an edited checks.py is loaded again)."""
+    return assignments.load(source)
+
+
+@lru_cache(maxsize=8)
+def cell_points(source_notebook: Path, changed: int = 0) -> dict[str, float]:
+    """{grade id: points} of the source notebook's grade cells: the gradebook's scale (``changed``: the
+    notebook's modification time in ns, for the cache)."""
     notebook = json.loads(source_notebook.read_text(encoding="utf-8"))
     points = {}
     for cell in notebook["cells"]:
@@ -248,23 +267,43 @@ def cell_points(source_notebook: Path) -> dict[str, float]:
     return points
 
 
+def modified(path: Path) -> int:
+    return path.stat().st_mtime_ns
+
+
+def check_answers(
+    source: Path, notebook: nbformat.NotebookNode, wall: float = WALL
+) -> tuple[float, float, list[Verdict]]:
+    """(points, max points, verdicts) of a notebook's answers by the assignment in ``source``; the checks and the
+    points table are loaded once per process (the first check of a worker pays for them, warm_up at start)."""
+    checks = assignment_checks(source, modified(source / "checks.py"))
+    source_notebook = next(source.glob("*.ipynb"))
+    scale = cell_points(source_notebook, modified(source_notebook))
+    verdicts = grade_answers(checks, answer_sources(notebook), wall=wall)
+    points = sum(verdict.scaled(scale.get(check, verdict.max_points)) for check, verdict in verdicts.items())
+    top = sum(scale.get(check, verdict.max_points) for check, verdict in verdicts.items())
+    return round(points, 2), top, list(verdicts.values())
+
+
+def warm_up(source: Path, notebook_path: Path) -> float:
+    """A worker made ready for the first Submit: the checks imported and a whole check run (the sandbox, the
+    runner, NumPy read from disk once) on ``notebook_path``, the release's blank notebook; its seconds."""
+    started = time.monotonic()
+    check_answers(source, nbformat.read(notebook_path, as_version=4))
+    return time.monotonic() - started
+
+
 def check_notebook(
     *, source: Path, notebook_path: Path, received: datetime.datetime | None = None, wall: float = WALL
-) -> tuple[float, float, list[dict]]:
-    """(points, max points, [verdict as dict]) of one submitted notebook, by the assignment in ``source``.
+) -> tuple[float, float, list[Verdict]]:
+    """(points, max points, verdicts) of one submitted notebook, by the assignment in ``source``.
 
     Runs the class run's hidden checks (grade_answers) on the notebook's answer cells, within ``wall`` seconds
     by the clock (the notebook's budget: past it the runner is killed and each verdict says so); points are on
     the gradebook's scale. received: when the Submit was received (a notebook changed after it is not
     checked). Raises NotCheckable with a reason for the student.
     """
-    checks = assignments.load(source)
-    notebook = read_notebook(notebook_path, received)
-    scale = cell_points(next(source.glob("*.ipynb")))
-    verdicts = grade_answers(checks, answer_sources(notebook), wall=wall)
-    points = sum(verdict.scaled(scale.get(check, verdict.max_points)) for check, verdict in verdicts.items())
-    top = sum(scale.get(check, verdict.max_points) for check, verdict in verdicts.items())
-    return round(points, 2), top, [verdict.to_dict() for verdict in verdicts.values()]
+    return check_answers(source, read_notebook(notebook_path, received), wall)
 
 
 # --- the loop: find Submits, start what the policy allows, record what finished --------------------------
@@ -317,7 +356,9 @@ class Checker:
         self.class_seen: frozenset | None = None  # the class's students when Submits were last judged
         self.retried = time.monotonic()
         self.trouble = ""  # why the last round failed ("" when it did not), for the instructor's page
+        self.wake = threading.Event()  # set when a check finishes: the service's thread records it at once
         self.store.recover()  # a stop mid-check: those attempts are checked again, once
+        self.store.supersede(self.store.students_in("pending") | self.store.students_in("queued"))
 
     # finding Submits ----------------------------------------------------------------------------------
 
@@ -381,6 +422,7 @@ class Checker:
         failed = self.store.add_many(rows, now=now) if rows else {}
         for key, reason in failed.items():
             self.refuse(keys[key], reason, now)
+        self.store.supersede({row["student"] for row in rows if row["key"] not in failed}, now=now)
         self.seen.update(names)
         return len(rows) - len(failed)
 
@@ -427,6 +469,17 @@ class Checker:
             self.seen.discard(raw)
             del self.refused[raw]
         self.stamp = None  # list the inbound again, to judge them
+
+    def blank_notebook(self) -> Path:
+        """The release's blank notebook (the course's release/<assignment>/), else the source's."""
+        released = self.source.parent.parent / "release" / self.assignment / self.notebook
+        return released if released.is_file() else self.source / self.notebook
+
+    def warm(self, pool) -> list:
+        """Each of the pool's workers started and made ready at once (warm_up on the blank notebook), so the
+        first Submit after a start is checked as fast as any other; the futures (their seconds)."""
+        blank = self.blank_notebook()
+        return [pool.submit(warm_up, source=self.source, notebook_path=blank) for _ in range(self.slots)]
 
     def refused_entries(self) -> tuple[int, list[Refused]]:
         """(how many inbound entries are refused, the newest SHOWN_REFUSED of them, newest first)."""
@@ -490,12 +543,14 @@ class Checker:
         for attempt in self.due_to_start(now):
             if not self.store.start(attempt.id, now=now):
                 continue
-            self.running[attempt.id] = pool.submit(
+            future = pool.submit(
                 check_notebook,
                 source=self.source,
                 notebook_path=self.inbound / attempt.key / self.notebook,
                 received=attempt.submitted,
                 wall=self.wall,
             )
+            self.running[attempt.id] = future
+            future.add_done_callback(lambda _: self.wake.set())  # recorded, and the next one started, at once
             started += 1
         return started

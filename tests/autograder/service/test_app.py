@@ -1,9 +1,11 @@
 """The grading service's pages (autograder.service.app): a student sees their own attempts only (403 for another's),
-the instructor sees everyone's and the queue, and what a student wrote is shown as text. The hub's OAuth is
-replaced by a header naming the user; tests/autograder/hub/test_launch.py drives the real one."""
+the instructor sees everyone's and the queue, and what a student wrote is shown as text; the JSON a student's
+JupyterLab reads (api/latest) is the asking student's own. The hub's OAuth is replaced by a header naming the user;
+tests/autograder/hub/test_launch.py drives the real one."""
 
 import asyncio
 import datetime
+import json
 import re
 import shutil
 import threading
@@ -21,23 +23,17 @@ from autograder.hub import collect
 from autograder.service import app as service
 from autograder.service.attempts import Attempts
 from autograder.service.instant import Checker, InstantChecks
+from autograder.verdicts import Property, Verdict
 
 SOURCE = Path(__file__).resolve().parents[3] / "source" / "attention"
-USERS = {"ada": {"name": "ada", "admin": False}, "bo": {"name": "bo", "admin": False}, "prof": {"name": "prof"}}
+USERS = {name: {"name": name, "admin": False} for name in ("ada", "bo", "cy")} | {"prof": {"name": "prof"}}
 
 
 def hostile_check(*, source, notebook_path, **_):
-    verdict = {
-        "check": "check_attention",
-        "function": "attention",
-        "points": 2.4,
-        "max_points": 4.0,
-        "properties": [
-            {"name": "scaled", "passed": False, "message": "the weights match unscaled scores <script>x=1</script>"},
-            {"name": "shape", "passed": True, "message": ""},
-        ],
-    }
-    return 27.4, 29.0, [verdict]
+    scaled = Property("scaled", False, "the weights match unscaled scores <script>x=1</script>")
+    attention = Verdict("check_attention", "attention", 2.4, 4.0, (scaled, Property("shape", True)))
+    softmax = Verdict("check_softmax", "softmax", 2.0, 2.0, (Property("rows sum to 1", True),))
+    return 27.4, 29.0, [attention, softmax]
 
 
 @pytest.fixture
@@ -50,13 +46,13 @@ def running(tmp_path, monkeypatch, inline_pool, inbound_submit):
         inbound=tmp_path / "exchange" / "inbound",
         store=store,
         policy=InstantChecks(attempts=1, period=3600),
-        students=lambda: {"ada", "bo"},
+        students=lambda: {"ada", "bo", "cy"},
         slots=2,
     )
     now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     inbound = tmp_path / "exchange" / "inbound"
-    inbound_submit(inbound, "ada", now - datetime.timedelta(minutes=2))
-    inbound_submit(inbound, "ada", now - datetime.timedelta(minutes=1))  # queued
+    inbound_submit(inbound, "ada", now - datetime.timedelta(minutes=3))  # checked
+    inbound_submit(inbound, "cy", now - datetime.timedelta(minutes=3))  # checked
     inbound_submit(inbound, "bo", now)  # made in bo's name by another account: refused, for the instructor only
     (inbound / "<b>bold<b>+attention+2026-12-01 10:00:00 UTC+1").mkdir()
     (inbound / "ada+attention+9999-12-31 23:59:59-01:00+1\nforged line").mkdir()
@@ -65,6 +61,8 @@ def running(tmp_path, monkeypatch, inline_pool, inbound_submit):
     )
     checker.step(inline_pool(hostile_check), now=now)
     checker.collect(now=now)
+    inbound_submit(inbound, "ada", now - datetime.timedelta(minutes=2))  # superseded by the next one
+    inbound_submit(inbound, "ada", now - datetime.timedelta(minutes=1))  # queued: one check per hour
     checker.step(inline_pool(hostile_check), now=now)
     options = service.ServiceOptions(course=tmp_path, exchange=tmp_path, instructors=("prof",))
     loop = asyncio.new_event_loop()
@@ -103,6 +101,7 @@ def test_a_student_sees_their_verdicts_as_text_and_the_queued_submit(running):
     assert "attention: 2.4 of 4" in page
     assert "the weights match unscaled scores &lt;script&gt;x=1&lt;/script&gt;" in page and "<script>" not in page
     assert re.search(r"queued: checked when your window reopens, at \d\d:\d\d UTC", page), page
+    assert re.search(r"not checked: your later Submit \(received \d\d:\d\d:\d\d UTC\) is checked in its", page)
     assert '<meta http-equiv="refresh" content="5">' in page  # a Submit waits: the page refreshes itself
     assert "Up to 1 Submits are checked per 1 hour" in page
 
@@ -122,7 +121,7 @@ def test_a_student_cannot_open_another_students_attempts(running):
 def test_the_instructor_sees_the_queue_and_everyone(running):
     status, page = get(running, "prof")
     assert status == 200
-    assert "Queue (1)" in page and ">ada<" in page
+    assert "Queue (1)" in page and ">ada<" in page  # the superseded Submit waits no more
     status, page = get(running + "students/ada", "prof")
     assert status == 200 and "attention: 2.4 of 4" in page
     assert "checks of ada&#39;s Submits" in page and "ada&#39;s Submits</h2>" in page and "your Submits" not in page
@@ -186,7 +185,7 @@ def test_a_failing_round_is_logged_once_shown_to_the_instructor_and_tried_again_
             if self.rounds <= 3:
                 raise RuntimeError("database is locked")
 
-    class Waits:  # the thread's stop event: records each wait instead of waiting, stops after six
+    class Waits:  # the thread's stop and wake events: records each wait instead of waiting, stops after six
         waited = []
 
         def is_set(self):
@@ -195,12 +194,55 @@ def test_a_failing_round_is_logged_once_shown_to_the_instructor_and_tried_again_
         def wait(self, seconds):
             self.waited.append(seconds)
 
+        def clear(self):
+            pass
+
     checker = Failing()
     thread = service.CheckerThread(checker, pool=None, poll=10.0)
-    thread.stopping = Waits()
+    thread.stopping = thread.wake = Waits()
     with caplog.at_level("ERROR", logger="autograder.service.app"):
         thread.run()
-    assert thread.stopping.waited == [20.0, 30.0, 30.0, 10.0, 10.0, 10.0]  # twice as long each time, at most 30 s
+    assert thread.wake.waited == [20.0, 30.0, 30.0, 10.0, 10.0, 10.0]  # twice as long each time, at most 30 s
     assert checker.seen[1:5] == ["RuntimeError: database is locked"] * 3 + [""]  # what the instructor's page says
     assert checker.trouble == ""
     assert [r.message for r in caplog.records] == ["a round of instant checks failed; trying again"]  # once
+
+
+def latest(url: str, user: str, headers: dict | None = None) -> tuple[int, dict]:
+    status, body = get(url + "api/latest", user, headers)
+    return status, json.loads(body) if status == 200 else body
+
+
+def test_a_students_lab_reads_their_newest_submit_its_score_and_what_lost_points(running):
+    status, answer = latest(running, "cy")
+    assert status == 200 and answer["student"] == "cy" and answer["assignment"] == "attention", answer
+    newest = answer["newest"]
+    assert newest["status"] == "done" and newest["words"] == "checked" and not newest["waiting"]
+    assert newest["score"] == "27.4 / 29"
+    failed = ["the weights match unscaled scores <script>x=1</script>"]  # JSON: the Lab shows it as text
+    assert newest["lost"] == [{"function": "attention", "points": "2.4 of 4", "failed": failed}]  # softmax: full
+    status, answer = latest(running, "ada")  # ada's newest waits for her window: when it is checked, in words
+    assert answer["newest"]["status"] == "queued" and answer["newest"]["waiting"]
+    assert re.fullmatch(r"queued: checked when your window reopens, at \d\d:\d\d UTC", answer["newest"]["words"])
+    assert answer["newest"]["score"] is None and answer["newest"]["lost"] == []
+
+
+def test_the_lab_json_is_the_asking_students_own_and_no_other_origin_reads_it(running):
+    status, body = get(running + "api/latest?student=cy&user=cy", "bo")  # no parameter names another student
+    answer = json.loads(body)
+    assert status == 200 and answer == {"student": "bo", "assignment": "attention", "shown": "verdicts", "newest": None}
+    request = urllib.request.Request(
+        running + "api/latest", headers={"X-User": "cy", "Origin": "http://bo.localhost:8000"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert "Access-Control-Allow-Origin" not in response.headers  # a page of bo's origin cannot read cy's
+        assert response.headers["Cache-Control"] == "no-store"
+    status, body = get(running + "api/latest", "nobody")  # not logged in through the hub: sent to log in
+    assert status != 200 and "27.4" not in body
+
+
+def test_the_lab_json_shows_what_the_policy_shows(running, monkeypatch):
+    monkeypatch.setattr(InstantChecks, "shown", lambda self, now: "nothing")
+    status, answer = latest(running, "cy")
+    assert answer["newest"]["words"] == "checked" and answer["newest"]["score"] is None
+    assert answer["newest"]["lost"] == [] and answer["shown"] == "nothing"

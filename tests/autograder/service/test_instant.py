@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder import sandbox
@@ -24,6 +25,7 @@ from autograder.service.instant import (
     window_reopens,
 )
 from autograder.settings import CourseSettings
+from autograder.verdicts import Verdict
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 SOURCE = REPOSITORY / "source" / "attention"
@@ -63,17 +65,35 @@ def test_a_fourth_submit_in_the_hour_is_queued_then_checked_when_the_window_reop
 ):
     checker = make_checker(tmp_path, InstantChecks(attempts=3, period=3600), slots=4)
     pool = inline_pool(fake_check)
-    for minute in range(4):
+    for minute in range(4):  # one Submit a minute, each found half a minute later
         inbound_submit(tmp_path / "inbound", "ada", T0 + datetime.timedelta(minutes=minute))
-    for minute in range(4):
-        checker.step(pool, now=T0 + datetime.timedelta(minutes=5 + minute))
-        checker.collect(now=T0 + datetime.timedelta(minutes=5 + minute))
+        checker.step(pool, now=T0 + datetime.timedelta(minutes=minute, seconds=30))
+        checker.collect(now=T0 + datetime.timedelta(minutes=minute, seconds=30))
     statuses = [a.status for a in checker.store.select(student="ada")]
     assert statuses == ["done", "done", "done", "queued"]
-    checker.step(pool, now=T0 + datetime.timedelta(minutes=66))
-    checker.collect(now=T0 + datetime.timedelta(minutes=66))
-    assert [a.status for a in checker.store.select(student="ada")] == ["done"] * 4
+    inbound_submit(tmp_path / "inbound", "ada", T0 + datetime.timedelta(minutes=4))  # a fix while queued
+    checker.step(pool, now=T0 + datetime.timedelta(minutes=4, seconds=30))
+    assert [a.status for a in checker.store.select(student="ada")] == ["done"] * 3 + ["superseded", "queued"]
+    checker.step(pool, now=T0 + datetime.timedelta(minutes=61))  # the first check left the window at 60:30
+    checker.collect(now=T0 + datetime.timedelta(minutes=61))
+    assert [a.status for a in checker.store.select(student="ada")] == ["done"] * 3 + ["superseded", "done"]
     assert len(pool.calls) == 4
+
+
+def test_a_students_newest_submit_is_checked_never_a_stale_one_before_it(tmp_path, inline_pool, inbound_submit):
+    checker = make_checker(tmp_path, slots=1)
+    keys = [inbound_submit(tmp_path / "inbound", "ada", T0 + datetime.timedelta(seconds=s)) for s in range(3)]
+    pool = inline_pool(fake_check)
+    checker.step(pool, now=T0 + datetime.timedelta(seconds=10))
+    assert [call["notebook_path"].parent.name for call in pool.calls] == [keys[-1]]  # the fix, not the first
+    stale = checker.store.select(student="ada")[:2]
+    assert [a.status for a in stale] == ["superseded", "superseded"]
+    newest = checker.store.select(student="ada")[-1]
+    assert stale[0].message == f"your later Submit (received {newest.submitted:%H:%M:%S} UTC) is checked in its place"
+    checker.collect(now=T0 + datetime.timedelta(seconds=10))
+    for _ in range(3):  # the stale ones are never checked later either
+        checker.step(pool, now=T0 + datetime.timedelta(seconds=20))
+    assert len(pool.calls) == 1 and checker.store.select(student="ada")[-1].status == "done"
 
 
 def test_a_student_who_hammers_submit_waits_behind_the_others(tmp_path, inline_pool, inbound_submit):
@@ -89,8 +109,36 @@ def test_a_student_who_hammers_submit_waits_behind_the_others(tmp_path, inline_p
         checker.step(pool, now=now)
         order += [checker.store.get(i).student for i in checker.running]
         checker.collect(now=now)
-    assert order[:4] == ["ada", "bo", "cy", "ada"]  # bo and cy after ada's first, not after all six
-    assert sorted(order) == sorted(["ada"] * 6 + ["bo", "cy"])
+        if tick == 0:  # ada submits again while bo and cy still wait
+            inbound_submit(inbound, "ada", T0 + datetime.timedelta(seconds=21))
+    assert order == ["ada", "bo", "cy", "ada"]  # bo and cy after ada's first, not after all seven
+    assert [a.status for a in checker.store.select(student="ada")] == ["superseded"] * 5 + ["done", "done"]
+
+
+def test_a_finished_check_wakes_the_service_at_once(tmp_path, inbound_submit):
+    class Later:  # a pool whose check finishes when the test says
+        def submit(self, function, **keywords):
+            self.future = concurrent.futures.Future()
+            return self.future
+
+    checker, pool = make_checker(tmp_path), Later()
+    inbound_submit(tmp_path / "inbound", "ada", T0)
+    checker.step(pool, now=T0)
+    assert not checker.wake.is_set()
+    pool.future.set_result((29.0, 29.0, []))
+    assert checker.wake.is_set()  # the service's thread records it now, not at its next round
+
+
+def test_the_workers_are_warmed_at_start_on_the_releases_blank_notebook(tmp_path, inline_pool):
+    if sandbox.bubblewrap() is None and not sandbox.unsandboxed_allowed():
+        pytest.skip("bubblewrap is not available (apt-get install bubblewrap)")
+    checker, pool = make_checker(tmp_path, slots=2), inline_pool()
+    futures = checker.warm(pool)
+    blank = REPOSITORY / "release" / "attention" / "attention.ipynb"
+    assert [call["notebook_path"] for call in pool.calls] == [blank, blank]
+    assert all(future.result() > 0 for future in futures)  # a whole check ran: its seconds
+    points, top, verdicts = instant.check_answers(SOURCE, nbformat.read(blank, 4))
+    assert points == 0 and top == 29 and all(isinstance(v, Verdict) and not v.passed for v in verdicts)
 
 
 def test_each_submit_is_recorded_once_and_unknown_or_malformed_ones_are_refused_for_the_instructor(
@@ -233,7 +281,7 @@ def test_the_instant_score_is_the_class_runs_automatic_score(student):
     assert points == pytest.approx(expected["auto_total"])
     assert top == 29.0
     for verdict in verdicts:
-        assert verdict["points"] == pytest.approx(expected["points"][verdict["check"]])
+        assert verdict.points == pytest.approx(expected["points"][verdict.check])
 
 
 def test_a_submit_made_by_another_account_is_refused_not_checked(tmp_path, inline_pool, inbound_submit):
@@ -479,8 +527,8 @@ def test_a_sleeping_notebook_costs_at_most_its_wall_clock_seconds_and_its_verdic
     took = (datetime.datetime.now() - began).total_seconds()
     assert points == 0 and top == 29.0
     assert took < 3 + 20  # the wall-clock bound, plus the runner's start and the judging (before: ~4 minutes)
-    assert all(v["limit"] == "notebook time" for v in verdicts)
-    assert "ran past its 3 s by the clock, during answer cell 1" in verdicts[0]["properties"][0]["message"]
+    assert all(v.limit == "notebook time" for v in verdicts)
+    assert "ran past its 3 s by the clock, during answer cell 1" in verdicts[0].properties[0].message
 
 
 def test_a_submit_of_too_many_files_is_refused_before_it_is_walked_whole(tmp_path, inbound_submit, monkeypatch):
@@ -521,15 +569,18 @@ def test_the_attacks_leave_a_round_whole_on_sqlite_and_postgresql(tmp_path, inli
     for make, name, _ in ATTACKS.values():
         make(inbound, name)
     inbound_submit(inbound, "ada", T0)
-    inbound_submit(inbound, "ada", T0 + datetime.timedelta(seconds=1))  # queued: one per hour
     inbound_submit(inbound, "bo", T0 + datetime.timedelta(seconds=2))
     pool = inline_pool(fake_check)
     for _ in range(2):
         checker.step(pool, now=T0)
         checker.collect(now=T0)
+    inbound_submit(inbound, "ada", T0 + datetime.timedelta(seconds=3))  # queued: one per hour
+    inbound_submit(inbound, "ada", T0 + datetime.timedelta(seconds=4))  # supersedes the one before
+    checker.step(pool, now=T0)
     assert sorted((a.student, a.status) for a in checker.store.select()) == [
         ("ada", "done"),
         ("ada", "queued"),
+        ("ada", "superseded"),
         ("bo", "done"),
     ]
     assert checker.refused_entries()[0] == len(ATTACKS)

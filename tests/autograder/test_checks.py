@@ -128,7 +128,9 @@ def test_compare_draws_each_kind_of_input_twice_with_its_own_role(layer_norm):
 
 @pytest.mark.parametrize("check_id", ["check_layer_norm", "check_residual_block", "check_rms_norm"])
 def test_each_named_mistake_is_named_on_every_seed_and_the_reference_earns_everything(layer_norm, check_id):
+    """Each mistake fails the same properties under every seed (so the same points), each failure naming it."""
     check = layer_norm.checks[check_id]
+    held = {message: set() for message, _ in check.mistakes}
     for seed in SEEDS:
         right = evaluate(check, answered(check, check.reference, seed))
         assert all(p.passed for p in right), right
@@ -137,6 +139,8 @@ def test_each_named_mistake_is_named_on_every_seed_and_the_reference_earns_every
             failed = [p for p in judged if not p.passed]
             assert failed, (message, seed)
             assert all(p.message.endswith(message) for p in failed), (message, seed, failed)
+            held[message].add(tuple(p.name for p in judged if p.passed))
+    assert all(len(passing) == 1 for passing in held.values()), held
 
 
 def test_a_function_argument_is_run_here_by_the_reference_and_the_mistakes(layer_norm):

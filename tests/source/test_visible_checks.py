@@ -2,9 +2,11 @@
 
 A visible check is the first thing a student reads: it must not reject an answer that the hidden checks give full
 marks (a float32 computation, a right formula written another way), and when it rejects one it must say what is
-wrong (the dtype found and what is accepted; the row maximum before the order of the weights). The check cells
-run here on the answer cells of the source notebook's solution and of the mutants (tests/mutants.py), in this
-process: they are the course's own code.
+wrong (the dtype found and what is accepted; the row maximum before the order of the weights; split_heads' rows
+and columns, not raw numbers), and only its own mistake: the visible checks run the student's functions together,
+so a wrong softmax must send the student to softmax from attention's checks too, not name the mask or the heads
+axis. The check cells run here on the answer cells of the source notebook's solution and of the mutants
+(tests/mutants.py), in this process: they are the course's own code.
 """
 
 from __future__ import annotations

@@ -29,7 +29,10 @@ $(VENV)/.installed-hub: $(VENV)/.installed pyproject.toml
 # Debian's /usr/bin/python3, installed with apt-get where none is open to all; HUB_PYTHON=... names another)
 HUB_VENV := .hub/venv
 HUB_PY   := $(HUB_VENV)/bin/python
-$(HUB_VENV)/.installed: $(VENV)/.installed pyproject.toml
+# with the verdict in JupyterLab, labextension/ (built with @jupyterlab/builder from npm: its sources are prerequisites)
+LAB_SOURCES := $(wildcard labextension/lib/*.js labextension/attention_checks/*.py) labextension/package.json \
+	labextension/package-lock.json labextension/pyproject.toml
+$(HUB_VENV)/.installed: $(VENV)/.installed pyproject.toml $(LAB_SOURCES)
 	$(PY) -m autograder.hub.runtime --venv $(HUB_VENV)
 
 $(HUB_PROXY):

@@ -93,6 +93,8 @@ c.Spawner.ip = "127.0.0.1"
 # resolve every *.localhost name to the loopback; on a real domain, subdomain_host is https://hub.school.edu with a
 # wildcard DNS record (*.hub.school.edu) and a wildcard certificate in front of 127.0.0.1 (README).
 c.JupyterHub.subdomain_host = public_url
+scheme, _, public_host = public_url.partition("://")
+checks_url = f"{scheme}://grading--service.{public_host}/services/grading/"  # the grading service's pages
 # the hub's pages: no other page keeps a hold on them through window.open (JupyterHub already sends frame-ancestors
 # 'none'); the servers' and the service's say the same (hub/<role>/jupyter_server_config.json, autograder.service.app)
 c.JupyterHub.tornado_settings = {"headers": {"Cross-Origin-Opener-Policy": "same-origin"}}
@@ -208,6 +210,10 @@ def give_role(spawner) -> None:
         environment["ATTENTION_HUB_COURSE"] = str(state / "home" / instructor / course_id)
     else:
         environment["ATTENTION_HUB_EXCHANGE"] = str(student_home(spawner))
+        # the verdict in the student's JupyterLab (labextension/'s attention_checks): their server asks the grading
+        # service through the proxy, as the student, with its own token (server_token_scopes below)
+        environment["ATTENTION_HUB_CHECKS_URL"] = checks_url
+        environment["ATTENTION_HUB_PROXY_URL"] = c.JupyterHub.bind_url
         environment["TMPDIR"] = str(home / ".tmp")
         spawner.port = spawner.port or random_port()  # the bridge listens on it, the server behind it
         spawner.hub_connect_url = c.JupyterHub.bind_url  # the hub's API through the proxy: the one door out
@@ -247,3 +253,7 @@ c.JupyterHub.services = [
 ]
 # every account may open the service (it decides what each one sees)
 c.JupyterHub.load_roles = [{"name": "user", "scopes": ["self", "access:services!service=grading"]}]
+# a server's own token (JUPYTERHUB_API_TOKEN) opens the service too, as its owner: the student's JupyterLab shows
+# their newest verdict through their own server (labextension/attention_checks), never by a request across origins;
+# the token can do nothing its owner cannot (JupyterHub keeps the scopes the owner holds) and names no one else
+c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server", "access:services!service=grading"]

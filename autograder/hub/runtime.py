@@ -11,7 +11,11 @@ therefore makes the hub a runtime of its own, ``.hub/venv``:
    with apt-get;
 2. ``.hub/venv``, a virtual environment of it, with the course installed (``pip install -e '.[hub]'``: JupyterHub,
    nbgrader, JupyterLab, the course's ``lib`` and ``autograder`` from this checkout), every file readable by all;
-3. a last check: ``nobody`` imports jupyterhub, lib and autograder with it.
+3. the verdict in JupyterLab (``labextension/``): its JupyterLab extension built with @jupyterlab/builder from npm
+   (``npm ci``, then the builder against the runtime's own JupyterLab, about a second) and the package, with its
+   server extension ``attention_checks``, installed into the runtime (not editable: a student's sandbox shows the
+   runtime, never the checkout); without npm it says so and the hub runs without it (the checks page remains);
+4. a last check: ``nobody`` imports jupyterhub, lib and autograder with it.
 
     python -m autograder.hub.runtime                 # makes .hub/venv (make install-hub runs it)
     python -m autograder.hub.runtime --check         # says whether .hub/venv is there and open to all
@@ -34,6 +38,8 @@ from pathlib import Path
 from autograder import REPOSITORY
 
 VENV = REPOSITORY / ".hub" / "venv"
+LAB_EXTENSION = REPOSITORY / "labextension"  # the verdict in JupyterLab: sources; its build lands inside it
+BUILDER = Path("node_modules") / "@jupyterlab" / "builder" / "lib" / "build-labextension.js"
 STAMP = ".installed"  # written last: the runtime is whole
 PROBE_ACCOUNT = "nobody"  # an account that owns nothing: what it can run, every account can
 DEBIAN_PYTHON = Path("/usr/bin/python3")
@@ -145,6 +151,26 @@ def why_not_ready(venv: Path = VENV) -> str | None:
     return None
 
 
+def build_lab_extension(python: Path, folder: Path = LAB_EXTENSION) -> str | None:
+    """``folder``'s JupyterLab extension built (npm ci: @jupyterlab/builder, at the version package-lock.json names;
+    then its build-labextension against ``python``'s JupyterLab) and the package installed into ``python``'s
+    environment. Returns why it was not (npm or Node.js missing), None when it was."""
+    npm, node = shutil.which("npm"), shutil.which("node") or shutil.which("nodejs")
+    if npm is None or node is None:
+        return (
+            "npm is missing (apt-get install nodejs npm): the students' JupyterLab will not show their verdicts "
+            "after Submit (the grading service's page still does); run make install-hub again once it is there"
+        )
+    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=folder, check=True)
+    where = "import jupyterlab, pathlib; print(pathlib.Path(jupyterlab.__file__).parent / 'staging')"
+    core = subprocess.run([str(python), "-c", where], capture_output=True, text=True, check=True).stdout.strip()
+    shutil.rmtree(folder / "attention_checks" / "labextension", ignore_errors=True)
+    subprocess.run([node, str(BUILDER), "--core-path", core, "."], cwd=folder, check=True, stdout=subprocess.DEVNULL)
+    install = [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(folder)]
+    subprocess.run(install, check=True)
+    return None
+
+
 def make(venv: Path = VENV) -> Path:
     """``venv`` made from an open interpreter, the course installed in it; returns its python."""
     check_checkout()
@@ -158,6 +184,9 @@ def make(venv: Path = VENV) -> Path:
         subprocess.run([str(base), "-m", "venv", str(venv)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-e", f"{REPOSITORY}[hub]"], check=True)
+    missing = build_lab_extension(python)
+    if missing:
+        print(f"WARNING: {missing}", file=sys.stderr, flush=True)
     open_to_all(venv)
     for folder in (venv.parent, REPOSITORY / ".hub"):
         folder.chmod(folder.stat().st_mode | stat.S_IXOTH | stat.S_IROTH)

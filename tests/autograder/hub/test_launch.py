@@ -17,6 +17,7 @@ import grp
 import json
 import os
 import pwd
+import re
 import shutil
 import socket
 import stat
@@ -49,6 +50,11 @@ def test_role_configurations_give_students_no_instructor_tools():
         assert disabled[f"@jupyter/nbgrader:{plugin}"] is True
     instructor = json.loads((REPOSITORY / "hub/instructor/jupyter_server_config.json").read_text())["ServerApp"]
     assert instructor["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is True
+    # the verdict in JupyterLab (labextension/): a student's server asks the service for them; an instructor's not
+    assert student["jpserver_extensions"]["attention_checks"] is True
+    assert "attention_checks" not in instructor["jpserver_extensions"]
+    teacher_page = json.loads((REPOSITORY / "hub/instructor/labconfig/page_config.json").read_text())
+    assert teacher_page["disabledExtensions"]["@attention-course/checks"] is True
 
 
 def mode(path: Path) -> int:
@@ -194,6 +200,11 @@ def test_a_students_server_starts_in_its_sandbox_with_its_own_network_and_the_in
     # nothing in the home configures the server: the role's folder is its configuration folder, no user site
     assert student.environment["JUPYTER_CONFIG_DIR"] == str(REPOSITORY / "hub" / "student")
     assert student.environment["PYTHONNOUSERSITE"] == "1"
+    # the verdict in the student's JupyterLab: their server asks the service through the proxy (the one door out)
+    assert student.environment["ATTENTION_HUB_PROXY_URL"] == f"http://127.0.0.1:{public}"
+    assert student.environment["ATTENTION_HUB_CHECKS_URL"] == (
+        f"http://grading--service.localhost:{public}/services/grading/"
+    )
     teacher = Spawner("instructor")
     hook(teacher)
     assert teacher.cmd == ["jupyterhub-singleuser"] and teacher.hub_connect_url is None
@@ -223,6 +234,12 @@ def test_every_account_the_service_and_the_hub_are_origins_of_their_own(open_sta
     assert config.JupyterHub.bind_url == "http://127.0.0.1:8123"  # it listens on the loopback only
     assert config.JupyterHub.tornado_settings["headers"] == {"Cross-Origin-Opener-Policy": "same-origin"}
     assert config.Spawner.disable_user_config is True
+    # a server's own token opens the grading service as its owner (the verdict in their Lab), and nothing more
+    assert config.Spawner.server_token_scopes == [
+        "users:activity!user",
+        "access:servers!server",
+        "access:services!service=grading",
+    ]
     for role in ("instructor", "student"):
         settings = json.loads((REPOSITORY / "hub" / role / "jupyter_server_config.json").read_text())
         assert settings["ServerApp"]["tornado_settings"]["headers"] == {
@@ -728,31 +745,82 @@ def shown_within(page, url: str, words: str, seconds: float = 120) -> float:
     return time.monotonic() - started
 
 
-def instant_checks(pages: dict, service: str, shots: Shots) -> None:
-    """The grading service (autograder.service.app, at ``service``, an origin of its own): student1's wrong attention,
-    then the fix, each verdict within seconds of the Submit; a third Submit in the hour waits (queued); student2
-    cannot open student1's attempts."""
-    checks = pages["student1"].context.new_page()
+def lab_notification(page, words: str, seconds: float = 120):
+    """The notification in ``page``'s JupyterLab that says ``words`` (labextension/: the verdict of the newest Submit),
+    once it is shown."""
+    return page.wait_for_selector(f".Toastify__toast:has-text({words!r})", timeout=seconds * 1000)
+
+
+def fetch_outcome(page, url: str) -> str:
+    """What ``page`` gets when its own script fetches ``url`` with its cookies: 'read: <body>' or the error's name."""
+    return page.evaluate(
+        """async (url) => {
+            try { return 'read: ' + await (await fetch(url, {credentials: 'include'})).text(); }
+            catch (error) { return error.name; }
+        }""",
+        url,
+    )
+
+
+def verdicts_in_the_lab_are_each_students_own(pages: dict, course_hub: hub.Hub) -> None:
+    """student2's JupyterLab reads its own newest verdict through its own server; it cannot read student1's, neither
+    from student1's server nor from the service's JSON (other origins, no CORS header)."""
+    own = f"{course_hub.user_url('student2')}attention-checks/latest"
+    mine = fetched_json(pages["student2"], own)
+    assert mine["student"] == "student2" and mine["page"] == course_hub.service_url(), mine
+    theirs = f"{course_hub.user_url('student1')}attention-checks/latest"
+    assert fetch_outcome(pages["student2"], theirs) == "TypeError"
+    assert fetch_outcome(pages["student2"], f"{course_hub.service_url()}api/latest") == "TypeError"
+
+
+def instant_checks(pages: dict, course_hub: hub.Hub, shots: Shots) -> None:
+    """The grading service (autograder.service.app, an origin of its own): student1's wrong attention, then the fix,
+    each verdict within seconds of the Submit, first in student1's JupyterLab (a notification, labextension/) with a
+    link to the service's page; a third Submit in the hour waits (queued, saying when it is checked); student2
+    cannot open student1's attempts, in the Lab or on the service."""
+    service, lab = course_hub.service_url(), pages["student1"]
+    began = time.monotonic()
+    toast = lab_notification(lab, "Lost points:")
+    in_lab = [time.monotonic() - began]
+    message = toast.inner_text()
+    assert "checked," in message and "attention 2.4 of 4" in message, message
+    shots(lab, "student1-lab-verdict")
+    with lab.context.expect_page() as opened:
+        toast.locator("button:has-text('See what failed')").click()
+    checks = opened.value
+    checks.wait_for_load_state()
+    assert checks.url.startswith(service), checks.url
     waited = [shown_within(checks, service, "attention: 2.4 of 4")]
     text = checks.inner_text("#verdicts")
     assert "attention: 2 of 4" in text and "sqrt" in text, text  # what failed, in words
     assert "Up to 2 Submits are checked per 1 hour" in checks.inner_text("body")
     shots(checks, "student1-checks-wrong-attention")
     shutil.copyfile(SUBMISSIONS / "full_solution" / "attention" / "attention.ipynb", notebook_of("student1"))
-    submit(pages["student1"])
+    began = time.monotonic()
+    submit(lab)
+    lab_notification(lab, "every function passes")
+    in_lab.append(time.monotonic() - began)
+    shots(lab, "student1-lab-fixed")
     waited.append(shown_within(checks, service, "Your latest checked Submit: 29 / 29 points"))
     assert "attention: 4 of 4" in checks.inner_text("#verdicts")
     assert "2.4 of 4" not in checks.inner_text("#verdicts")
     shots(checks, "student1-checks-fixed")
-    submit(pages["student1"])
+    submit(lab)
+    queued = lab_notification(lab, "queued: checked when your window reopens, at").inner_text()
+    assert re.search(r"at \d\d:\d\d UTC", queued), queued
+    shots(lab, "student1-lab-queued")
     shown_within(checks, service, "queued: checked when your window reopens")
     shots(checks, "student1-checks-queued")
-    print(f"instant checks: verdicts {', '.join(f'{s:.0f} s' for s in waited)} after Submit")
+    print(
+        f"instant checks: in the Lab {', '.join(f'{s:.0f} s' for s in in_lab)} after Submit; on the page "
+        f"{', '.join(f'{s:.0f} s' for s in waited)} later"
+    )
     other = pages["student2"].context.new_page()
     answer = other.goto(f"{service}students/student1")
     assert answer.status == 403, answer.status
     assert "2.4 of 4" not in other.inner_text("body")
     other.close()
+    verdicts_in_the_lab_are_each_students_own(pages, course_hub)
     shots.phase("instant checks")
 
 
@@ -846,7 +914,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
             shutil.copyfile(SUBMISSIONS / "no_sqrt_scaling" / "attention" / "attention.ipynb", notebook_of(student))
         submit(page)
     shots.phase("validated and submitted")
-    instant_checks(pages, course_hub.service_url(), shots)
+    instant_checks(pages, course_hub, shots)
     # --- student3 attacks from a terminal of their own server: the other submissions, the course, the network ----
     inbound = course_hub.state / "exchange" / "attention" / "inbound"
     genuine = max(entry for entry in inbound.iterdir() if entry.name.startswith("student1+"))  # the last Submit

@@ -27,7 +27,6 @@ import json
 import logging
 import multiprocessing
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,14 +41,12 @@ from autograder import sandbox
 from autograder.course import assignments, students
 from autograder.hub import collect
 from autograder.service.attempts import Attempt, Attempts, utcnow
-from autograder.service.instant import Checker, window_reopens
+from autograder.service.instant import Checker, CheckerThread, window_reopens
 from autograder.service.policy import explain
 from autograder.settings import LiveSettings, SettingsError
 from autograder.verdicts import Verdict
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "service"
-POLL = 0.25  # seconds between two rounds of the checker when no check finishes (a finished one wakes it at once)
-BACKOFF = 30.0  # seconds between two rounds at most, while rounds fail
 log = logging.getLogger("autograder.service.app")
 
 
@@ -87,38 +84,6 @@ def make_pool(options: ServiceOptions):
 
         return Client(options.scheduler)
     return concurrent.futures.ProcessPoolExecutor(options.workers, mp_context=multiprocessing.get_context("spawn"))
-
-
-class CheckerThread(threading.Thread):
-    """Runs the checker's rounds beside the web server until stopped: every ``poll`` seconds, and at once when a
-    check finishes (``checker.wake``), so a verdict is recorded and the next Submit started without waiting for
-    the next round."""
-
-    def __init__(self, checker: Checker, pool, poll: float = POLL):
-        super().__init__(name="instant-checks", daemon=True)
-        self.checker, self.pool, self.poll, self.stopping = checker, pool, poll, threading.Event()
-        self.wake = getattr(checker, "wake", None) or threading.Event()
-
-    def stop(self, timeout: float = 10) -> None:
-        self.stopping.set()
-        self.wake.set()
-        self.join(timeout)
-
-    def run(self):
-        failures = 0
-        while not self.stopping.is_set():
-            try:
-                self.checker.step(self.pool)
-            except Exception as error:
-                failures += 1
-                trouble = f"{type(error).__name__}: {str(error)[:300]}"
-                if trouble != self.checker.trouble:  # the traceback once, not every round
-                    log.exception("a round of instant checks failed; trying again")
-                self.checker.trouble = trouble
-            else:
-                failures, self.checker.trouble = 0, ""
-            self.wake.wait(min(self.poll * 2**failures, BACKOFF))  # a failing round is tried less often
-            self.wake.clear()
 
 
 # --- what a page shows ------------------------------------------------------------------------------

@@ -57,6 +57,8 @@ SETTLE = 10.0  # seconds after a Submit was received within which its notebook m
 RACY = 1.0  # seconds: an inbound listed this soon after it changed is listed again (a change in the same tick)
 RELIST = 60.0  # seconds: the inbound is listed at least this often, changed or not
 RETRY = 60.0  # seconds between two looks at the class's students for Submits refused as not in the class
+POLL = 0.25  # seconds between two rounds of the checker when no check finishes (a finished one wakes it at once)
+BACKOFF = 30.0  # seconds between two rounds at most, while rounds fail
 SHOWN_REFUSED = 100  # refused inbound entries the instructor's page lists (the newest; all are counted)
 INBOUND = re.compile(r"^(?P<student>[^+/]+)\+(?P<assignment>[^+/]+)\+(?P<timestamp>[^+/]+)(\+[^/]*)?$")
 
@@ -554,3 +556,35 @@ class Checker:
             future.add_done_callback(lambda _: self.wake.set())  # recorded, and the next one started, at once
             started += 1
         return started
+
+
+class CheckerThread(threading.Thread):
+    """Runs the checker's rounds beside the web server until stopped: every ``poll`` seconds, and at once when a
+    check finishes (``checker.wake``), so a verdict is recorded and the next Submit started without waiting for
+    the next round."""
+
+    def __init__(self, checker: Checker, pool, poll: float = POLL):
+        super().__init__(name="instant-checks", daemon=True)
+        self.checker, self.pool, self.poll, self.stopping = checker, pool, poll, threading.Event()
+        self.wake = getattr(checker, "wake", None) or threading.Event()
+
+    def stop(self, timeout: float = 10) -> None:
+        self.stopping.set()
+        self.wake.set()
+        self.join(timeout)
+
+    def run(self):
+        failures = 0
+        while not self.stopping.is_set():
+            try:
+                self.checker.step(self.pool)
+            except Exception as error:
+                failures += 1
+                trouble = f"{type(error).__name__}: {str(error)[:300]}"
+                if trouble != self.checker.trouble:  # the traceback once, not every round
+                    log.exception("a round of instant checks failed; trying again")
+                self.checker.trouble = trouble
+            else:
+                failures, self.checker.trouble = 0, ""
+            self.wake.wait(min(self.poll * 2**failures, BACKOFF))  # a failing round is tried less often
+            self.wake.clear()

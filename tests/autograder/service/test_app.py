@@ -175,39 +175,6 @@ def test_the_instructor_sees_each_bad_inbound_name_with_its_reason_as_text(runni
     assert "A check is stopped after 30 s by the clock" in page
 
 
-def test_a_failing_round_is_logged_once_shown_to_the_instructor_and_tried_again_less_often(caplog):
-    class Failing:  # the database is down for two rounds, then back
-        trouble, rounds, seen = "", 0, []
-
-        def step(self, pool):
-            self.seen.append(self.trouble)
-            self.rounds += 1
-            if self.rounds <= 3:
-                raise RuntimeError("database is locked")
-
-    class Waits:  # the thread's stop and wake events: records each wait instead of waiting, stops after six
-        waited = []
-
-        def is_set(self):
-            return len(self.waited) >= 6
-
-        def wait(self, seconds):
-            self.waited.append(seconds)
-
-        def clear(self):
-            pass
-
-    checker = Failing()
-    thread = service.CheckerThread(checker, pool=None, poll=10.0)
-    thread.stopping = thread.wake = Waits()
-    with caplog.at_level("ERROR", logger="autograder.service.app"):
-        thread.run()
-    assert thread.wake.waited == [20.0, 30.0, 30.0, 10.0, 10.0, 10.0]  # twice as long each time, at most 30 s
-    assert checker.seen[1:5] == ["RuntimeError: database is locked"] * 3 + [""]  # what the instructor's page says
-    assert checker.trouble == ""
-    assert [r.message for r in caplog.records] == ["a round of instant checks failed; trying again"]  # once
-
-
 def latest(url: str, user: str, headers: dict | None = None) -> tuple[int, dict]:
     status, body = get(url + "api/latest", user, headers)
     return status, json.loads(body) if status == 200 else body

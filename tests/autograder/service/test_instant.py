@@ -614,3 +614,36 @@ def test_a_notebook_put_in_a_classmates_submit_by_another_account_is_not_checked
     os.chown(path, daemon, daemon)  # the classmate's notebook, in place of ada's
     with pytest.raises(NotCheckable, match="written by another account than its folder's"):
         read_notebook(path)
+
+
+def test_a_failing_round_is_logged_once_shown_to_the_instructor_and_tried_again_less_often(caplog):
+    class Failing:  # the database is down for two rounds, then back
+        trouble, rounds, seen = "", 0, []
+
+        def step(self, pool):
+            self.seen.append(self.trouble)
+            self.rounds += 1
+            if self.rounds <= 3:
+                raise RuntimeError("database is locked")
+
+    class Waits:  # the thread's stop and wake events: records each wait instead of waiting, stops after six
+        waited = []
+
+        def is_set(self):
+            return len(self.waited) >= 6
+
+        def wait(self, seconds):
+            self.waited.append(seconds)
+
+        def clear(self):
+            pass
+
+    checker = Failing()
+    thread = instant.CheckerThread(checker, pool=None, poll=10.0)
+    thread.stopping = thread.wake = Waits()
+    with caplog.at_level("ERROR", logger="autograder.service.instant"):
+        thread.run()
+    assert thread.wake.waited == [20.0, 30.0, 30.0, 10.0, 10.0, 10.0]  # twice as long each time, at most 30 s
+    assert checker.seen[1:5] == ["RuntimeError: database is locked"] * 3 + [""]  # what the instructor's page says
+    assert checker.trouble == ""
+    assert [r.message for r in caplog.records] == ["a round of instant checks failed; trying again"]  # once

@@ -31,9 +31,13 @@ from pathlib import Path
 import numpy as np
 
 from autograder import REPOSITORY
+from autograder.course import assignments
 from autograder.sandbox import SINGLE_THREAD
 
 MODEL_DIR = REPOSITORY / "data" / "model"
+# The assignment whose reference.py defines the head statistics that head_statistics.json records and this cache
+# measures (the one written definition of each, never released: autograder.course.assignments.reference)
+STATISTICS = REPOSITORY / "source" / "attention"
 CACHE_DIR = Path(tempfile.gettempdir()) / f"attention-autograder-{os.getuid()}"
 POOL = 12  # texts whose lib logits are kept, for the "drives the store's model" property
 UNAVAILABLE = (
@@ -99,9 +103,11 @@ class ModelCache:
 
 
 def model_fingerprint(folder: Path) -> str:
-    """A fingerprint of everything the cache depends on: the model's files and the catalogue."""
+    """A fingerprint of everything the cache depends on: the model's files, the catalogue and the statistics'
+    definitions."""
     hashed = hashlib.sha256()
-    for path in sorted(folder.glob("*")) + sorted((REPOSITORY / "data").glob("products*")):
+    statistics = [STATISTICS / assignments.REFERENCE_FILE]
+    for path in sorted(folder.glob("*")) + sorted((REPOSITORY / "data").glob("products*")) + statistics:
         if path.is_file():
             hashed.update(path.name.encode() + path.read_bytes())
     return hashed.hexdigest()[:16]
@@ -159,12 +165,14 @@ def layout(texts, layers: int, heads: int) -> np.ndarray:
 def build(folder: Path, place: Path) -> None:
     """Measure the model on the statistics texts and write patterns.npy and meta.npz into ``place``.
 
-    The forward passes are lib.heads.head_statistics's own (one per text, in order), so the cache
-    also learns how far lib's statistics of this model and catalogue are from the record:
+    The forward passes are the reference's head_statistics's own (one per text, in order), so the cache
+    also learns how far the statistics of this model and catalogue are from the record:
     meta["record_gap"], which should be below the record's rounding (5e-7).
     """
-    from lib import heads, transformer  # the model and the catalogue: only here, where the model is measured, never
+    from lib import transformer  # the model and the catalogue: only here, where the model is measured, never
     from lib.products import product_texts  # in the process that runs a student's answers (autograder.model's users)
+
+    heads = assignments.reference(STATISTICS)  # the head statistics' definitions (reference.py)
 
     _, vocabulary, manifest = transformer.load(folder)
     layers, head_count = manifest["settings"]["layers"], manifest["settings"]["heads"]

@@ -1,4 +1,7 @@
-"""The course library: attention, tokenizer, transformer and the data they read; import submodules as needed.
+"""The course library: the store, its tokenizer and its model, and the data they read; import submodules as needed.
+
+lib is what students install (the student wheel): it holds no function of its own for any operation the course's
+students write (their references live with the grader, source/<assignment>/reference.py).
 
 ``DATA_DIR`` is where lib reads the store's catalogue and the recorded model, decided once here: the ``data``
 folder inside this package when lib was installed from the student wheel (the wheel carries the data there),

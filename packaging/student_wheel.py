@@ -13,7 +13,11 @@ and matplotlib come from their index as its dependencies. It holds:
   repository's ``data/`` in a checkout, so git holds the data once.
 
 and nothing of the instructor's side: no ``source/``, ``autograder/``, ``tests/``, ``examples/``, no checks and no
-solution. The build refuses a file that holds a solution or hidden-test marker.
+solution. No answer key either: the graded functions' references live beside the hidden checks
+(``source/<assignment>/reference.py``), and lib computes what students write only fused inside something bigger
+(the model's attention inside its forward pass). The build refuses a file that holds a solution or hidden-test
+marker, and a module that defines, holds or is named after one of a reference's functions (any assignment's
+``reference.py``).
 
 The wheel is written here with the standard library (a wheel is a zip with three metadata files, PEP 427), not
 by setuptools: no build dependency, no network, and the same bytes on every build of the same tree (fixed file
@@ -24,6 +28,7 @@ dependencies' bounds are the repository's pyproject.toml's: one version for both
 from __future__ import annotations
 
 import argparse
+import ast
 import base64
 import hashlib
 import re
@@ -43,7 +48,7 @@ DATA = (  # what lib reads, relative to data/ (data/wands/, an instructor's down
     "model/merges.txt",
     "model/manifest.json",
     "model/reference_logits.npz",
-    "model/head_statistics.json",  # lib.experiments.recorded_head_statistics; lib.heads + the model recompute it
+    "model/head_statistics.json",  # lib.experiments.recorded_head_statistics: measured numbers, not how to compute them
 )
 FORBIDDEN = (b"BEGIN SOLUTION", b"END SOLUTION", b"BEGIN HIDDEN TESTS", b"import autograder", b"from autograder")
 STAMP = (1980, 1, 1, 0, 0, 0)  # every member's time: the same tree gives the same bytes
@@ -77,6 +82,31 @@ def members(repository: Path = REPOSITORY) -> list[tuple[str, Path]]:
     return [(f"lib/{path.name}", path) for path in library] + data
 
 
+def reference_names(repository: Path = REPOSITORY) -> set[str]:
+    """The public functions of every assignment's reference (source/*/reference.py): the graded functions and their
+    helpers, which no module of the wheel may define or hold."""
+    names = set()
+    for path in sorted((repository / "source").glob("*/reference.py")):
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+        names |= {node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.name[0] != "_"}
+    return names
+
+
+def names_bound(content: bytes) -> set[str]:
+    """Every name a module binds anywhere in it: functions, classes, assignments, attributes set, imports."""
+    names = set()
+    for node in ast.walk(ast.parse(content)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.alias):
+            names.add(node.asname or node.name.split(".")[-1])
+    return names
+
+
 def record_line(name: str, content: bytes) -> str:
     digest = base64.urlsafe_b64encode(hashlib.sha256(content).digest()).rstrip(b"=").decode()
     return f"{name},sha256={digest},{len(content)}"
@@ -100,10 +130,18 @@ def build(dist: Path, repository: Path = REPOSITORY) -> Path:
     release = version()
     info = f"{NAME.replace('-', '_')}-{release}.dist-info"
     files = [(name, path.read_bytes()) for name, path in members(repository)]
+    answers = reference_names(repository)
     for name, content in files:
         marker = next((m for m in FORBIDDEN if m in content), None)
         if marker is not None:
             raise ValueError(f"{name} holds {marker.decode()!r}: the student wheel ships no solution and no check")
+        named = sorted((names_bound(content) | {Path(name).stem}) & answers) if name.endswith(".py") else []
+        if named:
+            raise ValueError(
+                f"{name} defines or holds {', '.join(named)}, the name of a graded function's reference "
+                "(source/<assignment>/reference.py): the student wheel ships no answer key. Keep the reference "
+                "there, and compute the operation inside lib only where something bigger needs it"
+            )
     files += [
         (f"{info}/METADATA", metadata(release).encode()),
         (

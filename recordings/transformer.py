@@ -6,7 +6,8 @@
 What it writes (``data/model/``): weights.npz (float32, the ``x @ W`` convention lib reads), the tokenizer's
 vocabulary.json and merges.txt, manifest.json (settings, seed, catalogue checksum, tokens seen, losses),
 reference_logits.npz (PyTorch float64 logits of a few validation texts, which lib must match within 1e-4)
-and head_statistics.json (lib.heads over the first 300 validation products).
+and head_statistics.json (the head statistics of source/attention/reference.py, the grader's one definition of
+each, over the first 300 validation products).
 
 The architecture is lib.transformer's, written again here in PyTorch: pre-norm, rotary positions inside
 every head, causal scaled attention, a 4x MLP with tanh GELU, the embedding tied to the output.
@@ -303,9 +304,13 @@ def record_reference_logits(model, texts, out: Path):
 
 
 def record_head_statistics(out: Path, n: int = 300):
-    """lib.heads over the first n validation products, with lib's NumPy forward of the model just written."""
-    from lib import heads, transformer
+    """The reference's head statistics over the first n validation products, with lib's NumPy forward of the model
+    just written."""
+    from autograder.course import assignments
+    from lib import transformer
     from lib.products import product_texts
+
+    heads = assignments.reference(ROOT / "source" / "attention")  # the statistics' one definition, never released
 
     transformer._load.cache_clear()
     _, vocabulary, _ = transformer.load(out)
@@ -314,7 +319,9 @@ def record_head_statistics(out: Path, n: int = 300):
         texts, lambda ids, keep=True: transformer.forward(ids, keep=keep, folder=out), vocabulary.index(transformer.END)
     )
     record = {k: np.round(v, 6).tolist() if isinstance(v, np.ndarray) else v for k, v in stats.items()}
-    record["definition"] = "lib.heads.head_statistics over lib.products.product_texts('validation', %d)" % n
+    record["definition"] = (
+        "source/attention/reference.py head_statistics over lib.products.product_texts('validation', %d)" % n
+    )
     (out / "head_statistics.json").write_text(json.dumps(record, indent=2) + "\n")
     return stats
 

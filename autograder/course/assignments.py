@@ -9,8 +9,10 @@ in the grader's process) and forward_texts() (the texts, as token ids, that its 
 on: the grader records their forward passes once per class, autograder.grading.forward) and WRONG_VERSIONS
 ({name: {"answers": {function: source}, "loses": {check id: points}}}: named wrong answers that
 ``python -m autograder.validate`` grades, each of which must lose the points it says).
-It is the instructor's: nbgrader's CourseDirectory.ignore keeps it out of the release, and the student's process
-never sees it. The engine holds no assignment's name.
+Beside it, ``reference.py`` holds the reference of each graded function, under the graded name (the answer key;
+``reference(folder)`` loads it, and checks.py reads it that way). Both are the instructor's: nbgrader's
+CourseDirectory.ignore keeps them out of the release, the student wheel holds neither, and the student's process
+never sees them. The engine holds no assignment's name.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ import importlib.util
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Callable
 
 CHECKS_FILE = "checks.py"
+REFERENCE_FILE = "reference.py"  # the graded functions' references, beside checks.py, never released
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,40 @@ class NoChecks(FileNotFoundError):
     """The assignment's folder has no checks.py (or it defines no CHECKS)."""
 
 
+class NoReference(FileNotFoundError):
+    """The assignment's folder has no reference.py."""
+
+
 _loaded: dict[tuple, AssignmentChecks] = {}
+_modules: dict[tuple, ModuleType] = {}
+
+
+def _module(path: Path, role: str) -> ModuleType:
+    """The file ``path`` as a module named after its folder, its role and its content, loaded once per version."""
+    key = (str(path), hashlib.sha256(path.read_bytes()).hexdigest())
+    if key in _modules:
+        return _modules[key]
+    module_name = f"autograder_assignment_{path.parent.name}_{role}{key[1][:12]}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses and pickling look a module up by name
+    spec.loader.exec_module(module)
+    _modules[key] = module
+    return module
+
+
+def reference(folder: Path | str) -> ModuleType:
+    """The reference of the assignment in ``folder``: its ``reference.py``, loaded once per version.
+
+    Where an assignment's answer key lives: beside checks.py, never released, never in the student wheel. Its
+    checks.py reads it with ``assignments.reference(Path(__file__).parent)``."""
+    path = Path(folder).resolve() / REFERENCE_FILE
+    if not path.is_file():
+        raise NoReference(
+            f"{path} does not exist: an assignment's reference (each graded function written once, the answer "
+            f"key) lives beside its checks, in source/<assignment>/{REFERENCE_FILE}"
+        )
+    return _module(path, "reference_")
 
 
 def load(folder: Path | str) -> AssignmentChecks:
@@ -59,14 +96,9 @@ def load(folder: Path | str) -> AssignmentChecks:
             f"{path} does not exist: an assignment's hidden checks live beside its source notebook, in "
             f"source/<assignment>/{CHECKS_FILE}"
         )
-    data = path.read_bytes()
-    key = (str(path), hashlib.sha256(data).hexdigest())
+    key = (str(path), hashlib.sha256(path.read_bytes()).hexdigest())
     if key not in _loaded:
-        module_name = f"autograder_assignment_{folder.name}_{key[1][:12]}"
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module  # dataclasses and pickling look a module up by name
-        spec.loader.exec_module(module)
+        module = _module(path, "")
         if not isinstance(getattr(module, "CHECKS", None), dict) or not module.CHECKS:
             raise NoChecks(f"{path} defines no CHECKS (a dict of grade id -> autograder.checks.Check)")
         _loaded[key] = AssignmentChecks(

@@ -51,10 +51,10 @@ WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
 
 
 def course_root(folder: Path) -> Path | None:
-    """The course folder of a notebook in ``folder``: ``folder`` or the first one above it holding lib/attention.py
+    """The course folder of a notebook in ``folder``: ``folder`` or the first one above it holding lib/transformer.py
     (a course made by autograder.course.classroom, or a private grading folder, links the grader's lib/ there)."""
     for candidate in [folder, *folder.parents]:
-        if (candidate / "lib" / "attention.py").exists():
+        if (candidate / "lib" / "transformer.py").exists():
             return candidate
     return None
 

@@ -63,8 +63,9 @@ COURSE_ID = "attention"
 # interrupted and the rest of the notebook still runs. The hidden checks have their own limits (answer_grading).
 CELL_TIMEOUT = 60
 KERNEL_STARTUP = 120  # seconds for the sandboxed kernel to start
-# An assignment's hidden checks live beside its source notebook (source/<assignment>/checks.py): never released
-IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "checks.py"]
+# An assignment's hidden checks and its reference live beside its source notebook (source/<assignment>/checks.py,
+# reference.py: autograder.course.assignments): never released
+IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "checks.py", "reference.py"]
 
 # nbgrader's own sanitising steps, with two fixes: a duplicated grade cell no longer fails the submission, and a
 # cell whose nbgrader flags were changed (grade: false on a test cell) is restored instead of failing it; its

@@ -1,10 +1,17 @@
 """The recorded store's model: NumPy equals PyTorch, it copies from the name, and its heads' habits."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from lib import attention, experiments, heads, transformer
+from autograder.course import assignments
+from lib import experiments, transformer
 from lib.products import product_texts
+
+# the assignment's reference (never in lib, never released): what a student's attention must equal, and the head
+# statistics' one definition
+reference = assignments.reference(Path(__file__).resolve().parents[2] / "source" / "attention")
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +47,7 @@ def test_forward_keeps_one_causal_pattern_per_layer(model):
     for pattern in patterns:
         assert pattern.shape == (4, len(ids), len(ids))
         np.testing.assert_allclose(pattern.sum(-1), 1.0, atol=1e-12)
-        assert np.all(pattern[:, ~attention.causal_mask(len(ids))] == 0.0)
+        assert np.all(pattern[:, ~reference.causal_mask(len(ids))] == 0.0)
 
 
 def test_a_later_token_never_changes_earlier_logits(model):
@@ -55,10 +62,22 @@ def test_another_attention_function_drives_the_model():
 
     def spy(queries, keys, values, mask):
         calls.append(queries.shape)
-        return attention.attention(queries, keys, values, mask)
+        assert mask.dtype == bool and np.array_equal(mask, reference.causal_mask(len(ids)))
+        return reference.attention(queries, keys, values, mask)
 
     np.testing.assert_array_equal(transformer.forward(ids, attention=spy), transformer.forward(ids))
     assert calls == [(4, len(ids), 32)] * 4
+
+
+def test_an_attention_that_returns_a_wrong_shape_is_told_so():
+    ids = product_texts("validation", 1)[0][0]
+
+    def flat(queries, keys, values, mask):
+        weights, output = reference.attention(queries, keys, values, mask)
+        return weights, output.reshape(-1)
+
+    with pytest.raises(ValueError, match=r"attention's output must have shape \(heads, T, d\), got \(\d+,\)"):
+        transformer.forward(ids, attention=flat)
 
 
 def test_forward_rejects_bad_ids(model):
@@ -81,10 +100,10 @@ def test_the_phrase_alone_points_only_weakly_at_cover():
     assert 0 < followers.count("cover") < len(followers) / 2
 
 
-def test_recorded_head_statistics_are_lib_heads_on_the_model():
+def test_recorded_head_statistics_are_the_reference_s_on_lib_s_model():
     recorded = experiments.recorded_head_statistics()
     _, vocabulary, _ = transformer.load()
-    measured = heads.head_statistics(
+    measured = reference.head_statistics(
         product_texts("validation", 300), transformer.forward, vocabulary.index(transformer.END)
     )
     assert recorded["texts"] == measured["texts"] == 300
@@ -109,8 +128,6 @@ def test_far_back_and_marker_weights_are_measured_against_an_even_spread():
 
 def test_forward_asks_the_recorded_hook_only_for_its_own_attention(monkeypatch):
     """lib.transformer.recorded: asked first when set, for lib's own attention only; None means compute."""
-    from lib import attention as operations
-
     ids = product_texts("validation", 1)[0][0]
     computed = transformer.forward(ids)
     asked = []
@@ -122,7 +139,7 @@ def test_forward_asks_the_recorded_hook_only_for_its_own_attention(monkeypatch):
     monkeypatch.setattr(transformer, "recorded", recorded)
     assert np.all(transformer.forward(ids) == 7.0)  # answered by the hook
     assert np.array_equal(transformer.forward(ids), computed)  # the hook said None: computed
-    assert np.array_equal(transformer.forward(ids, attention=operations.attention), computed)
+    assert np.array_equal(transformer.forward(ids, attention=reference.attention), computed)
     assert asked == [list(ids), list(ids)]  # never asked when an attention is given
 
 
@@ -136,7 +153,7 @@ def test_the_float32_fast_path_is_the_same_model(model):
         for fast_pattern, slow_pattern in zip(fast_patterns, slow_patterns, strict=True):
             assert fast_pattern.dtype == np.float32 and fast_pattern.shape == slow_pattern.shape
             assert np.abs(fast_pattern - slow_pattern).max() < 1e-5
-            assert np.all(fast_pattern[:, ~attention.causal_mask(len(ids))] == 0.0)  # masked: exactly zero
+            assert np.all(fast_pattern[:, ~reference.causal_mask(len(ids))] == 0.0)  # masked: exactly zero
             np.testing.assert_allclose(fast_pattern.sum(-1), 1.0, atol=1e-6)
     with np.load(transformer.MODEL_DIR / "reference_logits.npz") as recorded:
         logits = transformer.forward(recorded["ids_0"], dtype=np.float32)
@@ -151,7 +168,7 @@ def test_the_float32_fast_path_is_the_same_model(model):
 def test_the_fast_path_says_what_it_cannot_do():
     ids = product_texts("validation", 1)[0][0]
     with pytest.raises(ValueError, match="a given attention runs in the float64 path"):
-        transformer.forward(ids, dtype=np.float32, attention=attention.attention)
+        transformer.forward(ids, dtype=np.float32, attention=reference.attention)
     with pytest.raises(ValueError, match="np.float64 .* or np.float32"):
         transformer.forward(ids, dtype=np.float16)
     with pytest.raises(ValueError, match="np.float64 .* or np.float32"):

@@ -1,12 +1,18 @@
-"""The student package: a wheel of lib and its data, built from this repository, that works wherever it is installed."""
+"""The student package: a wheel of lib and its data, built from this repository, that works wherever it is installed,
+and holds no answer key: no graded function's name, no function that computes one (the references live beside the
+hidden checks, source/<assignment>/reference.py, which no release holds either)."""
 
+import ast
 import base64
 import csv
 import hashlib
 import importlib.util
+import inspect
 import io
 import json
 import os
+import pickle
+import re
 import shutil
 import subprocess
 import sys
@@ -17,9 +23,14 @@ import numpy as np
 import pytest
 
 import lib
-from lib import store, transformer
+from autograder.checks import Mapped
+from autograder.course import assignments
+from autograder.course.run import release_notebook
+from lib import experiments, store, transformer
 
 ROOT = Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "source" / "attention"
+SCAN = Path(__file__).resolve().parent / "wheel_scan.py"
 _spec = importlib.util.spec_from_file_location("student_wheel", ROOT / "packaging" / "student_wheel.py")
 student_wheel = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(student_wheel)
@@ -33,6 +44,15 @@ DATA = [
     "lib/data/model/reference_logits.npz",
     "lib/data/model/head_statistics.json",
 ]
+
+
+def install(wheel: Path, target: Path) -> Path:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(target), wheel],
+        check=True,
+        capture_output=True,
+    )
+    return target
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +90,9 @@ def test_the_wheel_holds_lib_and_its_data_and_nothing_of_the_instructor(members)
         assert members[name] == (ROOT / "data" / name.removeprefix("lib/data/")).read_bytes()
     for folder in ("source/", "autograder/", "tests/", "examples/", "release/", "recordings/", "data/wands/"):
         assert not [name for name in members if name.startswith(folder) or f"/{folder}" in name]
-    assert not [name for name in members if name.endswith(("checks.py", ".ipynb", "nbgrader_config.py"))]
+    assert not [
+        name for name in members if name.endswith(("checks.py", "reference.py", ".ipynb", "nbgrader_config.py"))
+    ]
     for marker in (b"BEGIN SOLUTION", b"BEGIN HIDDEN TESTS", b"autograder"):
         assert not [name for name, content in members.items() if marker in content], marker
 
@@ -92,7 +114,7 @@ def test_two_builds_give_the_same_bytes(wheel, tmp_path):
 def test_the_build_refuses_a_solution(tmp_path):
     fake = tmp_path / "repository"
     (fake / "lib").mkdir(parents=True)
-    (fake / "lib" / "attention.py").write_text("def softmax(x):\n    ### BEGIN SOLUTION\n    return x\n")
+    (fake / "lib" / "ops.py").write_text("def scores(x):\n    ### BEGIN SOLUTION\n    return x\n")
     for name in student_wheel.DATA:
         (fake / "data" / name).parent.mkdir(parents=True, exist_ok=True)
         (fake / "data" / name).write_bytes(b"{}")
@@ -106,30 +128,26 @@ def test_in_a_checkout_lib_reads_the_repository_data():
 
 
 def test_the_installed_wheel_runs_the_model_from_any_folder(wheel, tmp_path):
-    """pip installs the wheel into a folder; from a folder outside the repository, that copy reads its own data."""
-    target, elsewhere = tmp_path / "site", tmp_path / "elsewhere"
+    """pip installs the wheel into a folder; from a folder outside the repository, that copy reads its own data,
+    runs the model with its own attention and with a student's (an attention written here, as a student would),
+    and runs the chapter's experiments and the texts the notebook measures."""
+    target, elsewhere = install(wheel, tmp_path / "site"), tmp_path / "elsewhere"
     elsewhere.mkdir()
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-index",
-            "--target",
-            str(target),
-            str(wheel),
-        ],
-        check=True,
-        capture_output=True,
-    )
     ids = [int(i) for i in np.random.default_rng(11).integers(4, 400, size=12)]
     script = (
         "import json, sys; import numpy as np; import lib, lib.transformer as t, lib.store as s\n"
-        "logits = t.forward(json.loads(sys.argv[1]))\n"
+        "from lib import experiments, products\n"
+        "def mine(q, k, v, mask):\n"
+        "    scores = np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), -np.inf)\n"
+        "    w = np.exp(scores - scores.max(-1, keepdims=True))\n"
+        "    w = w / w.sum(-1, keepdims=True)\n"
+        "    return w, w @ v\n"
+        "ids = json.loads(sys.argv[1])\n"
+        "logits = t.forward(ids)\n"
         "print(json.dumps({'lib': lib.__file__, 'data': str(t.MODEL_DIR), 'logits': logits[-1, :50].tolist(),\n"
+        "                  'driven': float(np.abs(t.forward(ids, attention=mine) - logits).max()),\n"
+        "                  'copied': experiments.copy_experiment(),\n"
+        "                  'texts': len(products.product_texts('validation', 5)),\n"
         "                  'validation': len(s.load_products('validation'))}))\n"
     )
     environment = {**os.environ, "PYTHONPATH": str(target), "OPENBLAS_NUM_THREADS": "1"}
@@ -141,7 +159,22 @@ def test_the_installed_wheel_runs_the_model_from_any_folder(wheel, tmp_path):
     assert seen["lib"] == str(target / "lib" / "__init__.py")
     assert seen["data"] == str(target / "lib" / "data" / "model")
     np.testing.assert_array_equal(seen["logits"], transformer.forward(ids)[-1, :50])
+    assert seen["driven"] < 1e-9  # a student's attention drives the installed model
+    assert seen["copied"] == experiments.copy_experiment() and seen["texts"] == 5
     assert seen["validation"] == len(store.load_products("validation"))
+
+
+def test_the_installed_wheel_runs_the_tour(wheel, tmp_path):
+    target, elsewhere = install(wheel, tmp_path / "site"), tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    environment = {**os.environ, "PYTHONPATH": str(target), "OPENBLAS_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "lib.tour"], cwd=elsewhere, env=environment, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    gap = float(re.search(r"largest difference (\S+) \(must be < 1e-4\)", done.stdout).group(1))
+    assert gap < 1e-4
+    assert "Head statistics over the first 300 validation products" in done.stdout
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
@@ -162,3 +195,137 @@ def test_the_graders_sandboxed_kernel_imports_the_course_lib(tmp_path):
         notebook, timeout=60, kernel_manager_class=SandboxedKernelManager, resources={"metadata": {"path": str(folder)}}
     ).execute()
     assert notebook.cells[0].outputs[0]["text"].split() == [str(tmp_path / "lib" / "__init__.py"), "4"]
+
+
+# --- no answer key --------------------------------------------------------------------------------------------
+
+
+def graded_cases(checks, seeds=range(3)) -> list:
+    """(graded function, args, kwargs, the reference's result) for every plain call the hidden checks make on
+    ``seeds`` (a call the grader drives, or one reading the model's patterns from a file, is left out)."""
+    yardstick = inspect.getmodule(checks.stand_in).reference  # checks.py's own: graded function -> its reference
+    cases = []
+    for seed in seeds:
+        for check in checks.checks.values():
+            for call in check.calls(np.random.default_rng(seed)):
+                given = [*call.args, *call.kwargs.values()]
+                if call.drive is not None or call.files or any(isinstance(value, Mapped) for value in given):
+                    continue
+                expected = yardstick(call.function)(*call.args, **call.kwargs)
+                cases.append((call.function, call.args, call.kwargs, expected))
+    return cases
+
+
+def scan(site: Path, cases: list, tmp_path: Path) -> dict:
+    """wheel_scan.py run on the lib installed in ``site``, from a folder outside the repository."""
+    cases_file, out, elsewhere = tmp_path / "cases.pickle", tmp_path / "scan.json", tmp_path / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    cases_file.write_bytes(pickle.dumps(cases))
+    environment = {**os.environ, "PYTHONPATH": str(site), "OPENBLAS_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, str(SCAN), str(cases_file), str(out)],
+        cwd=elsewhere,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["lib"] == str(site / "lib" / "__init__.py")  # the installed copy, not the repository's
+    return report
+
+
+@pytest.fixture(scope="module")
+def checks():
+    return assignments.load(SOURCE)
+
+
+def test_no_module_of_the_wheel_defines_or_holds_a_graded_function_s_name(wheel, members, checks, tmp_path):
+    """Every graded function's name, looked for in the source of each module (a def, a class, an assignment, an
+    attribute set, an import) and among the names each installed module holds; none is found."""
+    graded = set(checks.graded)
+    assert len(graded) == 15 and {"softmax", "attention", "safe_softmax", "far_back_weight"} <= graded
+    modules = {name: content for name, content in members.items() if name.endswith(".py")}
+    assert "lib/transformer.py" in modules and "lib/attention.py" not in modules and "lib/heads.py" not in modules
+    for name, content in modules.items():
+        found = (student_wheel.names_bound(content) | {Path(name).stem}) & graded
+        assert not found, f"{name} defines or holds {sorted(found)}: the wheel ships no graded function"
+    report = scan(install(wheel, tmp_path / "site"), [], tmp_path)
+    assert sorted(report["names"]) == sorted(
+        ["lib"] + [f"lib.{Path(name).stem}" for name in modules if not name.endswith("__init__.py")]
+    )
+    for module, names in report["names"].items():
+        assert not set(names) & graded, f"{module} holds {sorted(set(names) & graded)}"
+
+
+def test_the_name_search_finds_a_graded_name_wherever_it_is_bound():
+    """The source search of the test above, on the ways a module can hold a name."""
+    for source in (
+        "def softmax(x):\n    return x\n",
+        "class T:\n    def attention(self):\n        pass\n",
+        "causal_mask = None\n",
+        "import numpy\nnumpy.join_heads = len\n",
+        "from math import exp as safe_softmax\n",
+        "def forward():\n    def split_heads(x):\n        return x\n",
+    ):
+        assert student_wheel.names_bound(source.encode()) & {
+            "softmax",
+            "attention",
+            "causal_mask",
+            "join_heads",
+            "safe_softmax",
+            "split_heads",
+        }, source
+
+
+def test_the_build_refuses_a_module_holding_a_reference_s_name(tmp_path):
+    fake = tmp_path / "repository"
+    (fake / "lib").mkdir(parents=True)
+    (fake / "source" / "course").mkdir(parents=True)
+    (fake / "source" / "course" / "reference.py").write_text(
+        "def layer_norm(x):\n    return x\n\n\ndef _h():\n    pass\n"
+    )
+    (fake / "lib" / "model.py").write_text("import numpy as np\n\nlayer_norm = np.tanh\n")
+    (fake / "pyproject.toml").write_bytes((ROOT / "pyproject.toml").read_bytes())
+    for name in student_wheel.DATA:
+        (fake / "data" / name).parent.mkdir(parents=True, exist_ok=True)
+        (fake / "data" / name).write_bytes(b"{}")
+    with pytest.raises(ValueError, match=r"lib/model.py defines or holds layer_norm, the name of a graded function"):
+        student_wheel.build(tmp_path / "dist", repository=fake)
+    (fake / "lib" / "model.py").write_text("import numpy as np\n\nnorm = np.tanh\n")
+    assert student_wheel.build(tmp_path / "dist", repository=fake).is_file()
+
+
+def test_no_function_of_the_wheel_computes_a_graded_function(wheel, checks, tmp_path):
+    """Every callable of every module of the installed wheel, public or private, is called with each graded
+    function's inputs from the hidden checks (where its signature takes them): none gives the reference's results.
+    The same search, with the reference planted in the installed lib, finds all 15 (it looks at what a function
+    computes, not at its name)."""
+    cases = graded_cases(checks)
+    assert {case[0] for case in cases} == set(checks.graded)
+    site = install(wheel, tmp_path / "site")
+    report = scan(site, cases, tmp_path)
+    assert report["equal"] == [], f"the wheel computes graded functions: {report['equal']}"
+    assert len(report["callables"]) >= 30  # lib's functions were looked at...
+    assert "lib.transformer._attention_layer" in report["callables"]
+    assert sum(report["called"].values()) >= 15  # ...and called with the checks' inputs where they fit
+
+    (site / "lib" / "_tools.py").write_bytes((SOURCE / "reference.py").read_bytes())  # an answer key, planted
+    (tmp_path / "planted").mkdir()
+    found = scan(site, cases, tmp_path / "planted")["equal"]
+    assert {graded for where, graded in found if where.startswith("lib._tools.")} == set(checks.graded)
+
+
+def test_no_release_holds_the_reference(tmp_path):
+    """nbgrader's generate_assignment, run as the class command runs it, releases the notebook alone: not the
+    reference beside it, nor the checks; and the released notebook holds none of the reference's code."""
+    release_notebook(SOURCE, tmp_path)
+    released = sorted(path.relative_to(tmp_path / "release") for path in (tmp_path / "release").rglob("*"))
+    assert released == [Path("attention"), Path("attention") / "attention.ipynb"]
+    assert (SOURCE / "reference.py").is_file() and (tmp_path / "source" / "attention" / "reference.py").is_file()
+    text = (tmp_path / "release" / "attention" / "attention.ipynb").read_text()
+    tree = ast.parse((SOURCE / "reference.py").read_text())
+    bodies = [ast.unparse(node.body[-1]) for node in tree.body if isinstance(node, ast.FunctionDef)]
+    assert len(bodies) >= 15
+    assert not [body for body in bodies if json.dumps(body)[1:-1] in text]

@@ -609,11 +609,11 @@ def join_heads(x):
 @needs_bubblewrap
 def test_no_route_from_the_answers_leads_to_the_reference_or_the_record(solution):
     """Functions that search every object, module, frame and closure of the runner's process for a function of the
-    same name, read the recorded statistics, or load lib's and the checks' source: none finds anything, so each
-    falls back to zeros and earns nothing; the other checks are unaffected."""
+    same name, read the recorded statistics, or load the reference's and the checks' source: none finds anything,
+    so each falls back to zeros and earns nothing; the other checks are unaffected."""
     routes = ROUTES % {
         "statistics": str(model.MODEL_DIR / "head_statistics.json"),
-        "lib": str(REPOSITORY / "lib" / "attention.py"),
+        "lib": str(REPOSITORY / "source" / "attention" / "reference.py"),
         "checks": str(REPOSITORY / "autograder" / "checks.py"),
     }
     cheats = {"causal_mask", "split_heads", "previous_token_weight", "join_heads"}

@@ -52,6 +52,8 @@ from typing import Callable
 
 import numpy as np
 
+from autograder.verdicts import Named, named_after
+
 ATOL = 1e-6
 SINGLE = 64 * float(np.finfo(np.float32).eps)  # float32 rounding, times what a few dozen operations accumulate
 
@@ -243,12 +245,14 @@ def close(actual, expected, tolerance: Tolerance = EXACT) -> bool:
 
 
 def diagnose(actual, variants, otherwise: str, tolerance: Tolerance = EXACT) -> str:
-    """The message of the first known wrong variant that ``actual`` matches, else ``otherwise``."""
+    """The message of the first known wrong variant that ``actual`` matches, else ``otherwise``. A variant's
+    message comes back Named (verdicts.Named: the mistake's stable id travels with it, named after its words unless
+    the variant's message is Named already)."""
     for message, expected in variants:
         try:
             with np.errstate(all="ignore"):  # a wrong variant may well overflow or divide by zero
                 if close(actual, expected(), tolerance):
-                    return message
+                    return message if isinstance(message, Named) else Named(message, named_after(message))
         except (ValueError, IndexError, ZeroDivisionError):
             continue  # that variant does not apply to these inputs
     return otherwise
@@ -562,7 +566,8 @@ def compare(
                     ]
                     found = mistake(out, number, value, wanted, variants, largest_difference(value, wanted))
                     if found is not None:
-                        return f"{what}: {found}"
+                        said = f"{what}: {found}"
+                        return Named(said, found.mistake) if isinstance(found, Named) else said
             return None
 
         return judge

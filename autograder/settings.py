@@ -2,7 +2,7 @@
 policy and the due date.
 
     settings = CourseSettings.read(course)          # read(course, db=url): a --db given on a command line wins
-    settings.db, settings.cell_timeout, settings.policy
+    settings.db, settings.cell_timeout, settings.notebook_budget, settings.policy
     settings.due("attention")                       # the policy's due date, else the gradebook's
 
 The course's configuration is nbgrader's: the course folder's nbgrader_config.py (the instructor's), which loads
@@ -18,6 +18,7 @@ without a restart.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import difflib
 import logging
@@ -177,6 +178,8 @@ class CourseSettings:
     # default (autograder.notebook.pipeline.CELL_TIMEOUT)
     policy: InstantChecks  # the instant checks' policy (c.InstantChecks.*), its due date as written (maybe none)
     stamps: tuple = ()  # the files' stamps when read (file_stamps)
+    notebook_budget: int | None = None  # the notebook's wall-clock seconds in the student's kernel, every cell
+    # together (c.SurvivingExecute.notebook_timeout); None: the chain's default (notebook.kernel.NOTEBOOK_BUDGET)
 
     @classmethod
     def read(cls, course: Path, *, db: str | None = None) -> CourseSettings:
@@ -187,6 +190,12 @@ class CourseSettings:
         config = course_config(course, CourseLines)
         named = config.CourseDirectory.get("db_url") if "CourseDirectory" in config else None
         timeout = config.SurvivingExecute.get("timeout") if "SurvivingExecute" in config else None
+        budget = config.SurvivingExecute.get("notebook_timeout") if "SurvivingExecute" in config else None
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+            raise SettingsError(
+                f"{course / INSTRUCTOR_FILE}: c.SurvivingExecute.notebook_timeout = {budget!r} is not a number of "
+                "seconds: write a whole number of seconds of at least 1 (the notebook's wall-clock budget)"
+            )
         policy = checked_policy(config, course / INSTRUCTOR_FILE)
         return cls(
             course=course,
@@ -194,6 +203,7 @@ class CourseSettings:
             cell_timeout=None if timeout is None else int(timeout),
             policy=policy,
             stamps=stamps,
+            notebook_budget=budget,
         )
 
     def has_gradebook(self) -> bool:
@@ -244,9 +254,7 @@ class LiveSettings:
                 f"the gradebook is now {shown_url(settings.db)} in {settings.course / INSTRUCTOR_FILE}: the service "
                 f"goes on with {shown_url(self.settings.db)} until it is restarted"
             )
-        self.settings = CourseSettings(
-            settings.course, self.settings.db, settings.cell_timeout, settings.policy, settings.stamps
-        )
+        self.settings = dataclasses.replace(settings, db=self.settings.db)
         return True
 
     def policy(self) -> InstantChecks:

@@ -13,6 +13,25 @@ service. Nobody parses the sentences that ``text`` writes.
 
 A notebook autograded before verdicts were stored (``FORMAT`` absent or older) has no such metadata:
 ``read_verdicts`` raises ``StaleVerdicts`` whose message says to grade the class again (``--regrade``).
+
+Every other outcome of grading a notebook is data too, defined here once:
+
+- a named mistake: each failed property carries ``mistake``, a stable id: the known mistake's name when the judge
+  named one (``Named``; checks.diagnose names each known wrong variant it matches), else ``<check>.<property>``;
+  the report groups mistakes by it. A verdict stored before ids were (no ``mistake`` key) reads as
+  ``<check>.<property>`` (``Verdict.mistakes``);
+- how the student's kernel ended, when it did not simply finish (``KernelEnd``: a cell cut at its time limit, the
+  notebook's wall-clock budget spent, the kernel exited, crashed on a signal, killed for memory or for starting too
+  many processes), stored as a list in the autograded notebook's metadata (``notebook.metadata[KERNEL]``,
+  ``read_kernel_ends``), written by autograder.notebook.kernel.SurvivingExecute;
+- why a notebook was graded as the blank release (``Blank``: the file is empty, not text, not a notebook, of an
+  unknown format, or nbgrader could not grade it), carried by the worker's Outcome and stored in the ledger entry
+  (``blank``; autograder.grading.ledger), never in the notebook, whose metadata is the student's.
+
+Readers (the feedback page, the class's table, the report) read these values, never the sentences ``text()``
+writes from them. A notebook autograded before kernel ends were stored has no ``KERNEL`` key:
+``read_kernel_ends`` returns None for it (its kernel's ends are unknown; the next class run grades it again, since
+the grader's files changed).
 """
 
 from __future__ import annotations
@@ -61,13 +80,54 @@ class StaleVerdicts(ValueError):
     """The notebook was graded before verdicts were stored as data (or in another format)."""
 
 
+class Named(str):
+    """A judge's message that names a known mistake: the text the student reads, and ``mistake``, its name (a few
+    words joined by '-', stable while the mistake is the same, whatever numbers the text quotes).
+
+        return Named("the output is weights @ keys: it is weights @ values", "output-uses-keys")
+    """
+
+    mistake: str
+
+    def __new__(cls, text: str, mistake: str):
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", mistake or ""):
+            raise ValueError(f"a mistake's name is lowercase words joined by '-', not {mistake!r}")
+        named = super().__new__(cls, text)
+        named.mistake = mistake
+        return named
+
+    def __reduce__(self):
+        return Named, (str(self), self.mistake)
+
+
+def named_after(message: str) -> str:
+    """A name for a known mistake made from its message, once, where the message is written (checks.diagnose):
+    the words before its first colon (the mistake; after it comes the fix), lowercase letters only, at most eight,
+    joined by '-': "the weights match unscaled scores: divide by sqrt(d)" -> "the-weights-match-unscaled-scores".
+    The numbers a message quotes are left out, so the name stays the same whatever the draw."""
+    words = re.findall(r"[a-z]+", str(message).split(":", 1)[0].lower())
+    return "-".join(words[:8]) or "unnamed"
+
+
+def mistake_id(check: str, prop: str, message: str = "") -> str:
+    """The stable id of a failed property: the name of the known mistake when ``message`` is Named (the same
+    mistake in several checks is one), else ``<check>.<property>`` (this property failed, no mistake named)."""
+    return getattr(message, "mistake", "") or f"{check}.{prop}"
+
+
 @dataclass(frozen=True)
 class Property:
-    """One property a check judges: passed is True, False, or None (not available here: it does not count)."""
+    """One property a check judges: passed is True, False, or None (not available here: it does not count).
+
+    mistake: the failure's stable id (mistake_id), "" when it did not fail or was stored before ids were."""
 
     name: str
     passed: bool | None
     message: str = ""
+    mistake: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "message", str(self.message))  # the words alone: a Named's id is in ``mistake``
 
     @property
     def mark(self) -> str:
@@ -84,7 +144,8 @@ class Verdict:
     limit: the first limit hit, or "" when none was: "call" (a cell's or call's CPU seconds), "clock" (its
       wall-clock backstop), "notebook" (the notebook's CPU seconds), "notebook time" (its wall-clock budget),
       "start", "memory", "output", "crash", "exit", "restarts", "message" (a malformed or forged message on
-      the runner's pipe), "stand-in" (a stand-in request past its bound); autograder.answers.budget has the numbers;
+      the runner's pipe), "stand-in" (a stand-in or callback request past its bound), "callbacks" (the functions
+      passed as arguments called too often in one call); autograder.answers.budget has the numbers;
     seed: the seed the inputs were drawn from (grading again with it reproduces them);
     notes: sentences for the student that are not properties (a cell restored, an input array changed).
     """
@@ -108,6 +169,11 @@ class Verdict:
     def passed(self) -> bool:
         return self.points >= self.max_points
 
+    def mistakes(self) -> list[tuple[str, Property]]:
+        """(stable id, property) of each failed property, in order; a property stored without an id (a notebook
+        graded before ids were stored) gets ``<check>.<property>``."""
+        return [(p.mistake or mistake_id(self.check, p.name), p) for p in self.failed]
+
     def scaled(self, cell_points: float) -> float:
         """The points on the gradebook cell's scale."""
         if self.max_points == cell_points or not self.max_points:
@@ -129,7 +195,7 @@ class Verdict:
                 "(python -m autograder.course --regrade)"
             )
         fields = {key: value[key] for key in cls.__dataclass_fields__ if key in value}
-        fields["properties"] = tuple(Property(**p) for p in value.get("properties", []))
+        fields["properties"] = tuple(Property(**p) for p in value.get("properties", []))  # "mistake" may be absent
         fields["notes"] = tuple(value.get("notes", ()))
         return cls(**fields)
 
@@ -180,3 +246,145 @@ def read_verdicts(notebook) -> dict[str, Verdict]:
             "(python -m autograder.course --regrade)"
         )
     return verdicts
+
+
+# --- the kernel's end and the blank notebook ------------------------------------------------------------------
+
+KERNEL = "autograder_kernel"  # the autograded notebook's metadata key: [KernelEnd.to_dict(), ...]
+
+# How a kernel's run ended early, each kind once (KernelEnd.kind):
+CELL_TIME = "cell time"  # a cell ran past its wall-clock limit (limit: seconds): interrupted, the later cells ran
+BUDGET = "notebook budget"  # the notebook's wall-clock budget (limit: seconds) was spent: this cell and later not run
+EXITED = "exited"  # the kernel's process exited (code: its exit status): os._exit, sys.exit in a loop
+SIGNAL = "signal"  # the kernel crashed on a signal (signal: its name, "SIGSEGV")
+MEMORY = "memory"  # the kernel was killed for its memory (signal: "SIGKILL", from the system, not the grader)
+PROCESSES = "processes"  # the grader stopped it: it ran more than ``limit`` processes (a fork bomb)
+STUCK = "stuck"  # a cell cut at its limit (limit: seconds) went on running, ignoring the interrupt: no cell ran after
+DIED = "died"  # the kernel stopped answering and how is not known
+KERNEL_ENDS = (CELL_TIME, BUDGET, EXITED, SIGNAL, MEMORY, PROCESSES, STUCK, DIED)
+DEATHS = (EXITED, SIGNAL, MEMORY, PROCESSES, STUCK, DIED)  # the kinds after which no cell ran
+
+
+@dataclass(frozen=True)
+class KernelEnd:
+    """How the student's kernel ended one cell early: ``kind`` (one of KERNEL_ENDS), in the notebook's cell
+    number ``cell`` (from 1), with what it needs: ``limit`` (the seconds of a time limit, the processes allowed),
+    ``signal`` (its name), ``code`` (an exit status)."""
+
+    kind: str
+    cell: int
+    limit: float | None = None
+    signal: str = ""
+    code: int | None = None
+
+    def __post_init__(self):
+        if self.kind not in KERNEL_ENDS:
+            raise ValueError(f"a kernel's end is one of {', '.join(KERNEL_ENDS)}, not {self.kind!r}")
+
+    @property
+    def died(self) -> bool:
+        return self.kind in DEATHS
+
+    def text(self) -> str:
+        """The sentence the student reads in the cell (and on the feedback page)."""
+        limit = f"{self.limit:g}" if self.limit is not None else "?"
+        return {
+            CELL_TIME: f"this cell ran past its limit of {limit} s (wall clock) and was interrupted; the cells after "
+            "it still ran",
+            BUDGET: f"stopped after {limit} s, the notebook's budget (wall clock, for the whole notebook): this cell "
+            "and the ones after it were not run",
+            EXITED: f"the kernel exited (exit {self.code}) while running this cell: look in it for os._exit, exit() "
+            "or sys.exit; the cells after it were not run",
+            SIGNAL: f"the kernel crashed ({self.signal}) while running this cell; the cells after it were not run",
+            MEMORY: f"the kernel was killed ({self.signal or 'SIGKILL'}), most likely for the memory it used, while "
+            "running this cell: look in it for an allocation that exhausts memory; the cells after it were not run",
+            PROCESSES: f"your code started more than {limit} processes (os.fork or subprocess in a loop?), so the "
+            "kernel was stopped; the cells after it were not run",
+            STUCK: f"this cell ran past its limit of {limit} s (wall clock) and went on after it was interrupted "
+            "(does it catch KeyboardInterrupt, or a bare except, in a loop?); the cells after it were not run",
+            DIED: "the kernel died while running this cell; the cells after it were not run",
+        }[self.kind]
+
+    def short(self) -> str:
+        """A few words for the class's table: "cell 7: stopped after 45 s, the notebook's budget; later cells ..."."""
+        return f"cell {self.cell}: {self.what()}"
+
+    def what(self) -> str:
+        """What happened, in a few words, without the cell (the report says the cell apart)."""
+        limit = f"{self.limit:g}" if self.limit is not None else "?"
+        return {
+            CELL_TIME: f"timed out after {limit} s, the cell's limit, and was interrupted",
+            BUDGET: f"stopped after {limit} s, the notebook's budget; later cells not run",
+            EXITED: f"the kernel died (it exited, exit {self.code}); later cells not run",
+            SIGNAL: f"the kernel died (crashed, {self.signal}); later cells not run",
+            MEMORY: f"the kernel died (killed for memory, {self.signal or 'SIGKILL'}); later cells not run",
+            PROCESSES: f"the kernel was stopped: too many processes (more than {limit}); later cells not run",
+            STUCK: f"went on past its limit of {limit} s, ignoring the interrupt; later cells not run",
+            DIED: "the kernel died; later cells not run",
+        }[self.kind]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, value: dict) -> KernelEnd:
+        return cls(**value)  # a key it does not know is a TypeError: not a kernel end
+
+
+def read_kernel_ends(notebook) -> list[KernelEnd] | None:
+    """The kernel's ends stored in an autograded notebook (an nbformat node or its dict form), in order; [] when it
+    ran to its end, None when the notebook was autograded before they were stored (or is not autograded).
+    ValueError when what is stored is not a list of kernel ends."""
+    stored = notebook.get("metadata", {}).get(KERNEL)
+    if stored is None:
+        return None
+    if not isinstance(stored, list):
+        raise ValueError(f"the notebook's {KERNEL} metadata is not a list of kernel ends")
+    try:
+        return [KernelEnd.from_dict(item) for item in stored]
+    except (TypeError, AttributeError) as error:
+        raise ValueError(f"a stored kernel end cannot be read ({error})") from None
+
+
+# Why a notebook was graded as the blank release (Blank.kind):
+EMPTY = "empty"  # the file is empty
+NOT_TEXT = "not text"  # not UTF-8 (detail: the decoder's error)
+NOT_NOTEBOOK = "not a notebook"  # not a notebook nbformat reads (detail: its error)
+FORMAT_VERSION = "format"  # a notebook of a format version that cannot be converted to 4 (detail: the version)
+UNGRADABLE = "nbgrader"  # nbgrader could not grade it (detail: its first error)
+BLANK_KINDS = (EMPTY, NOT_TEXT, NOT_NOTEBOOK, FORMAT_VERSION, UNGRADABLE)
+
+
+@dataclass(frozen=True)
+class Blank:
+    """Why a submission was graded as the blank release: ``kind`` (one of BLANK_KINDS) and ``detail`` (the error
+    that says it, quoted; "" for an empty file)."""
+
+    kind: str
+    detail: str = ""
+
+    def __post_init__(self):
+        if self.kind not in BLANK_KINDS:
+            raise ValueError(f"a blank notebook's reason is one of {', '.join(BLANK_KINDS)}, not {self.kind!r}")
+
+    def text(self) -> str:
+        """The reason in words: "the file is not a notebook: NotJSONError: ..."."""
+        return {
+            EMPTY: "the file is empty",
+            NOT_TEXT: f"the file is not text (UTF-8): {self.detail}",
+            NOT_NOTEBOOK: f"the file is not a notebook: {self.detail}",
+            FORMAT_VERSION: f"it is a notebook of format version {self.detail}, which cannot be converted to version 4",
+            UNGRADABLE: f"nbgrader could not grade it ({self.detail})",
+        }[self.kind]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, value) -> Blank | None:
+        """The Blank stored in a ledger entry; None for None."""
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise ValueError(f"a blank notebook's reason is stored as a mapping, not {type(value).__name__}")
+        return cls(**{key: value[key] for key in cls.__dataclass_fields__ if key in value})

@@ -45,7 +45,7 @@ from autograder.answers.budget import CALL_LIMIT, TIMEOUT, Budget, Limits
 from autograder.answers.session import Session, Usage
 from autograder.checks import Broken, Call, Check, Outputs, Unavailable, call_order, changed_inputs, lazy
 from autograder.course.assignments import AssignmentChecks
-from autograder.verdicts import Property, Verdict, quoted
+from autograder.verdicts import Named, Property, Verdict, mistake_id, quoted
 
 __all__ = ["CALL_LIMIT", "TIMEOUT", "Limits", "answer_sources", "grade_answers", "grade_seeds", "unfinished"]
 
@@ -199,31 +199,36 @@ def evaluate(check: Check, outputs: Outputs) -> list[Property]:
     """
     reason = lazy(outputs)
     if reason:
-        return refuse_all(check, reason)
+        return refuse_all(check, Named(reason, "no-computation"))
     properties = []
     for name, judge_property in check.properties:
         try:
             message = judge_property(outputs)
-            properties.append(Property(name, message is None, message or ""))
+            properties.append(Property(name, message is None, message or "", mistake_id(check.check_id, name, message)))
         except Unavailable as reason:
             properties.append(Property(name, None, str(reason)))
         except Broken as reason:
-            properties.append(Property(name, False, str(reason)))
+            properties.append(Property(name, False, str(reason), mistake_id(check.check_id, name)))
         except Exception as error:  # noqa: BLE001 - malformed output reached a comparison
             properties.append(
-                Property(name, False, f"the result could not be compared ({type(error).__name__}: {quoted(error)})")
+                Property(
+                    name,
+                    False,
+                    f"the result could not be compared ({type(error).__name__}: {quoted(error)})",
+                    mistake_id(check.check_id, name),
+                )
             )
     return properties
 
 
 def refuse_all(check: Check, message: str) -> list[Property]:
-    return [Property(name, False, message) for name, _ in check.properties]
+    return [Property(name, False, message, mistake_id(check.check_id, name, message)) for name, _ in check.properties]
 
 
 def judge(check: Check, outputs: Outputs, session: Session, seed: int, usage: Usage) -> Verdict:
     """The verdict of one check: its properties, points, the call that failed, the CPU time and the limit hit."""
     if check.function in session.missing:
-        properties = refuse_all(check, missing_message(check.function, session.cells))
+        properties = refuse_all(check, Named(missing_message(check.function, session.cells), "missing-function"))
     else:
         properties = evaluate(check, outputs)
     return Verdict(
@@ -250,7 +255,7 @@ def unfinished(assignment: AssignmentChecks, checks: list[str], reason: str, lim
             function=check.function,
             points=0.0,
             max_points=float(check.points),
-            properties=tuple(refuse_all(check, f"not judged: {reason}")),
+            properties=tuple(refuse_all(check, Named(f"not judged: {reason}", "not-judged"))),
             limit=limit,
             notes=(f"Grading of your answers stopped: {reason}.",),
         )

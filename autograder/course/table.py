@@ -1,5 +1,5 @@
 """The class's closing table: one row per student (the automatic total, the written answers, the functions that
-lost points, a note), and the kernel's notes it shows."""
+lost points, a note), and the kernel's notes it shows (read from the kernel's ends stored as data)."""
 
 from __future__ import annotations
 
@@ -10,34 +10,27 @@ import pandas as pd
 
 from autograder.course.assignments import Layout
 from autograder.course.export import COLUMNS
+from autograder.verdicts import read_kernel_ends
 
 
 def kernel_notes(course: Path, layout: Layout, students: list[str]) -> dict[str, str]:
-    """{student: note} for notebooks whose kernel died, or whose cells ran out of time, in nbgrader's kernel."""
+    """{student: note} for notebooks whose kernel ended early (a cell's limit, the notebook's budget, a death), read
+    from the kernel's ends stored in the autograded notebook (autograder.verdicts.KernelEnd), never from its words."""
     notes = {}
     for student in students:
         path = course / "autograded" / student / layout.name / f"{layout.notebook}.ipynb"
         if not path.exists():
             notes[student] = "not autograded"
             continue
-        said = []
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        for number, cell in enumerate(cells, start=1):
-            errors = {
-                output.get("ename"): output.get("evalue", "")
-                for output in cell.get("outputs", [])
-                if output.get("output_type") == "error"
-            }
-            names = set(errors)
-            if "DeadKernelError" in names:
-                why = " (too many processes)" if "processes" in errors["DeadKernelError"] else ""
-                said.append(f"kernel died in cell {number}{why}; later cells not run")
-            elif "NotebookTimeoutError" in names:
-                said.append(f"the notebook ran out of time at cell {number}")
-            elif names & {"CellTimeoutError", "KeyboardInterrupt"}:
-                said.append(f"cell {number} timed out and was interrupted")
-        if said:
-            notes[student] = "; ".join(said)
+        try:
+            ends = read_kernel_ends(json.loads(path.read_text(encoding="utf-8")))
+        except ValueError as error:  # not JSON, or a stored kernel end that is not one
+            notes[student] = f"the autograded notebook cannot be read ({error}): grade it again (--regrade)"
+            continue
+        if ends is None:
+            notes[student] = "autograded before the kernel's ends were stored: grade it again (--regrade)"
+        elif ends:
+            notes[student] = "; ".join(end.short() for end in ends)
     return notes
 
 

@@ -354,7 +354,7 @@ def load_assignment(
     fingerprint = digest(
         [
             *(("source/" + k, v) for k, v in source.items()),
-            ("chain", repr((chain.cell_timeout, chain.seed)).encode()),  # not the cache: the same numbers
+            ("chain", repr((chain.cell_timeout, chain.notebook_budget, chain.seed)).encode()),  # not the cache
             ("grader", grader_fingerprint().encode()),
         ]
     )

@@ -165,6 +165,8 @@ def record(course: Path, outcome: Outcome, writer: GradebookWriter):
         "assignment": outcome.assignment,
         "fingerprint": outcome.fingerprint,
         "note": outcome.note,
+        "blank": outcome.blank.to_dict() if outcome.blank else None,  # verdicts.Blank: why graded as blank
+        "kernel": [end.to_dict() for end in outcome.kernel],  # verdicts.KernelEnd: how the kernel ended early
         "worker": outcome.worker,
         "seconds": round(outcome.seconds, 2),
         "feedback_seconds": round(outcome.feedback_seconds, 2),

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder import REPOSITORY
+from autograder.verdicts import Blank
 
 if TYPE_CHECKING:  # the chain imports the feedback, which reads digest from here
     from autograder.notebook.pipeline import ChainOptions
@@ -125,7 +126,9 @@ class Outcome:
     comments: list = field(default_factory=list)  # {notebook, name, auto_comment}
     penalties: dict = field(default_factory=dict)  # {notebook: late_submission_penalty}
     timestamp: datetime | None = None
-    note: str = ""  # what the instructor should know (a notebook graded as blank, and why)
+    note: str = ""  # what the instructor should know, in words (a notebook graded as blank, and why): shown, not read
+    blank: Blank | None = None  # why it was graded as the blank release (verdicts.Blank), None when it was not
+    kernel: list = field(default_factory=list)  # how the student's kernel ended early: [verdicts.KernelEnd]
     unprotected: str | None = None  # the worker's missing protections (sandbox.why_unprotected), or None
     worker: str = ""  # host:pid of the worker that graded it
     seconds: float = 0.0

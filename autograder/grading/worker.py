@@ -9,12 +9,15 @@ feedback page; nothing the student's kernel wrote while it ran.
 
 A notebook that cannot be read (not JSON, empty, an unknown format), or that nbgrader cannot grade, is
 graded as the blank release with a first cell that says why, so the student gets 0 points and a reason,
-and the gradebook holds a submission for them like everyone else.
+and the gradebook holds a submission for them like everyone else. Why is data (``Outcome.blank``, a
+verdicts.Blank), and so is how the student's kernel ended (``Outcome.kernel``, the verdicts.KernelEnd list that
+SurvivingExecute stored in the graded notebook, within the notebook's wall-clock budget); both go to the ledger.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
@@ -27,34 +30,35 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook
 
-from autograder import REPOSITORY, sandbox
+from autograder import REPOSITORY, sandbox, verdicts
 from autograder.grading.gradebook import quiet_nbgrader_warnings, scratch_gradebook
 from autograder.grading.task import Assignment, Outcome, Submission, temporary_prefix
 from autograder.notebook.pipeline import nbgrader_api
+from autograder.verdicts import Blank, read_kernel_ends
 
 
-def unreadable(data: bytes) -> str | None:
+def unreadable(data: bytes) -> Blank | None:
     """Why ``data`` is not a notebook nbgrader can grade, or None when it is one."""
     if not data.strip():
-        return "the file is empty"
+        return Blank(verdicts.EMPTY)
     try:
         notebook = nbformat.reads(data.decode("utf-8"), as_version=nbformat.NO_CONVERT)
     except UnicodeDecodeError as error:
-        return f"the file is not text (UTF-8): {error}"
+        return Blank(verdicts.NOT_TEXT, str(error))
     except Exception as error:  # noqa: BLE001 - nbformat raises several kinds for a bad file
-        return f"the file is not a notebook: {type(error).__name__}: {str(error).splitlines()[0][:300]}"
+        return Blank(verdicts.NOT_NOTEBOOK, f"{type(error).__name__}: {str(error).splitlines()[0][:300]}")
     major = notebook.get("nbformat")
     if major not in (3, 4):
-        return f"it is a notebook of format version {major}, which cannot be converted to version 4"
+        return Blank(verdicts.FORMAT_VERSION, str(major))
     return None
 
 
-def blank_with_reason(release: bytes, reason: str) -> bytes:
+def blank_with_reason(release: bytes, blank: Blank) -> bytes:
     """The release notebook with a first cell that says why it is graded instead of the student's."""
     notebook = nbformat.reads(release.decode("utf-8"), as_version=4)
     # the reason may quote the file's first characters: escaped, so that nothing of it is live in a page
     # (``<img onerror=...>`` would run in the feedback's HTML), and the Markdown of it shown as text
-    shown = re.sub(r"([\\`*_{}\[\]()#+!|~-])", r"\\\1", html.escape(reason, quote=False))
+    shown = re.sub(r"([\\`*_{}\[\]()#+!|~-])", r"\\\1", html.escape(blank.text(), quote=False))
     notebook.cells.insert(
         0,
         nbformat.v4.new_markdown_cell(
@@ -92,6 +96,8 @@ def read_results(root: Path, outcome: Outcome, *, submission: Submission, assign
                 for comment in notebook.comments
             ]
     outcome.autograded, outcome.feedback = made_files(root, submission=submission, assignment=assignment)
+    graded = json.loads(outcome.autograded[f"{assignment.notebook}.ipynb"])
+    outcome.kernel = read_kernel_ends(graded) or []
 
 
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's collect brings with a notebook
@@ -166,14 +172,14 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
     ):
         root = Path(scratch)
         notebook = private_folder(root, assignment, submission)
-        reason = unreadable(notebook.read_bytes())
-        if reason is None:
+        blank = unreadable(notebook.read_bytes())
+        if blank is None:
             failure = autograde(root, outcome, assignment, db)
             if failure is not None:
-                reason = f"nbgrader could not grade it ({failure})"
-        if reason is not None:
-            notebook.write_bytes(blank_with_reason(assignment.release, reason))
-            outcome.note = f"graded as blank: {reason}"
+                blank = Blank(verdicts.UNGRADABLE, failure)
+        if blank is not None:
+            notebook.write_bytes(blank_with_reason(assignment.release, blank))
+            outcome.blank, outcome.note = blank, f"graded as blank: {blank.text()}"
             failure = autograde(root, outcome, assignment, db)
             if failure is not None:
                 outcome.error = failure

@@ -9,7 +9,10 @@ GetGrades step), with a template; the course's nbgrader_config.py adds two steps
   instead of a score of 0, and its header "29 of 29 automatic, 4 to grade";
 - VerdictStyle (in the feedback and in Formgrader's pages): each line of a verdict wraps inside its box,
   instead of running off its right edge;
-- ImageDescriptions (after HandGrades): every image an output shows gets an alternative text.
+- ImageDescriptions (after HandGrades): every image an output shows gets an alternative text;
+- KernelEnds: how the student's kernel ended early (a cell's limit, the notebook's wall-clock budget, a death), read
+  from the kernel's ends stored in the notebook (autograder.verdicts.KernelEnd), listed under the page's header
+  ("cell 7: stopped after 45 s, the notebook's budget; later cells not run").
 
 The page is made by ``FeedbackPage``, nbconvert's HTMLExporter without its last pass over the finished page.
 
@@ -33,6 +36,8 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 from traitlets import Bool
+
+from autograder.verdicts import read_kernel_ends
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"  # course_feedback/, extending nbgrader's feedback/
 NBGRADER_TEMPLATES = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates"
@@ -215,3 +220,21 @@ class HandGrades(NbGraderPreprocessor):
             self.totals["automatic"] += float(grade.score or 0)
             self.totals["automatic_max"] += top
         return cell, resources
+
+
+class KernelEnds(Preprocessor):
+    """``resources['nbgrader']['kernel_ends']``: [{kind, cell, text}] of each way the student's kernel ended early
+    (autograder.verdicts.KernelEnd, stored in the notebook's metadata by SurvivingExecute), for the page's header;
+    none for a notebook autograded before they were stored (its cells' error outputs still say it)."""
+
+    enabled = Bool(True, help="on wherever it is listed").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        try:
+            ends = read_kernel_ends(nb) or []
+        except ValueError:
+            ends = []
+        resources.setdefault("nbgrader", {})["kernel_ends"] = [
+            {"kind": end.kind, "cell": end.cell, "text": end.short()} for end in ends
+        ]
+        return nb, resources

@@ -9,7 +9,7 @@ SandboxedKernelManager is jupyter_client's AsyncKernelManager with three changes
   PYTHONPATH (the setup cell's ``import lib`` finds the course's lib there), and nothing else of the
   course, the repository or the home folder in existence; and under limits (memory, file size, processes);
 - a watchdog thread counts the kernel's processes: past KERNEL_PROCESSES (a fork bomb) it kills the
-  whole sandbox and records why in ``death_reason``, which SurvivingExecute writes into the notebook.
+  whole sandbox and records it in ``stopped_for`` (verdicts.PROCESSES), which SurvivingExecute records.
 
 SurvivingExecute is nbgrader's Execute step made to survive whatever a student's notebook does to its kernel:
 - a kernel that dies (``os._exit``, a segfault, the memory or process limit) no longer aborts the whole
@@ -18,7 +18,15 @@ SurvivingExecute is nbgrader's Execute step made to survive whatever a student's
   run outside this kernel) still grade every answer;
 - output is capped while it arrives (``max_cell_output``, ``max_output`` characters), so a notebook that
   prints gigabytes cannot fill the grader's memory; the cap is noted in the cell;
-- the whole notebook has a time limit (``notebook_timeout``) besides nbgrader's per-cell ``timeout``.
+- the whole notebook has a wall-clock budget (``notebook_timeout``, NOTEBOOK_BUDGET seconds unless the course sets
+  ``c.SurvivingExecute.notebook_timeout``) besides nbgrader's per-cell ``timeout``: each cell gets at most what is
+  left of it, and once it is spent the cell running is interrupted and no later cell runs. No student extends it:
+  a cell that sleeps, or swallows the interrupt, is cut when the budget is spent, and the grader then stops the kernel.
+
+How the kernel ended, when it ended early, is data (autograder.verdicts.KernelEnd: a cell's limit, the notebook's
+budget, an exit, a signal, memory, the process limit): a list in the notebook's metadata (verdicts.KERNEL), which
+the feedback page, the class's table and the report read; the cell's error output says the same in words
+(KernelEnd.text). Whatever a student's notebook held under that key is dropped first.
 
 The class's forward cache (autograder.grading.forward.write_forward_cache) is given as ``forward_cache`` in
 nbgrader's configuration (autograder.notebook.pipeline sets it for each private folder's chain), or else taken from the
@@ -38,16 +46,23 @@ import time
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Integer, Unicode
 
-from autograder import sandbox
+from autograder import sandbox, verdicts
+from autograder.answers.process import killed_by, signal_name
+from autograder.verdicts import KernelEnd
 
 FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # grading.recorded.FORWARD_CACHE (lib, and NumPy, not imported here)
 CACHE_INSIDE = "/run/attention/forward"  # where the class's forward cache (a folder) appears in the sandbox
 WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
+# The notebook's wall-clock budget in the student's kernel, every cell together (a course may set another:
+# c.SurvivingExecute.notebook_timeout, autograder.settings.CourseSettings.notebook_budget). A notebook of the course
+# runs in about 10 s on a loaded machine; a class of 200 with 10 notebooks that sleep until they are cut stays within
+# 1.25 x its time on two workers (benchmarks/sleepers.py) while the budget is at most about 5 x that.
+NOTEBOOK_BUDGET = 45
 
 
 def course_root(folder: Path) -> Path | None:
@@ -111,7 +126,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.transport = "ipc"
         self.ip = str(self.private / "ipc")
         self.connection_file = str(self.private / "connection.json")
-        self.death_reason: str | None = None
+        self.stopped_for: str | None = None  # verdicts.PROCESSES when the watchdog stopped the kernel
         self._watching = threading.Event()
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
@@ -147,10 +162,7 @@ class SandboxedKernelManager(AsyncKernelManager):
                 return
             below = sandbox.descendants(pid)
             if len(below) > sandbox.KERNEL_PROCESSES + 3:  # bwrap's own two processes, the limits one-liner's exec
-                self.death_reason = (
-                    f"your code started more than {sandbox.KERNEL_PROCESSES} processes "
-                    "(os.fork or subprocess in a loop?), so the kernel was stopped"
-                )
+                self.stopped_for = verdicts.PROCESSES
                 for target in [pid, *below]:
                     try:
                         os.kill(target, signal.SIGKILL)
@@ -178,12 +190,34 @@ def message_size(msg: dict) -> int:
     return len(json.dumps(content.get("data", content), default=str))
 
 
-class SurvivingExecute(Execute):
-    """Execute every cell in a sandboxed kernel; if the kernel dies, record it in that cell and stop executing."""
+def death(km, index: int) -> KernelEnd:
+    """How the kernel of ``km`` died while it ran cell ``index`` (from 0): stopped by the watchdog, else its
+    process's exit status (a signal: SIGKILL from the system is taken for its memory), else not known."""
+    cell = index + 1
+    if getattr(km, "stopped_for", None) == verdicts.PROCESSES:
+        return KernelEnd(verdicts.PROCESSES, cell, limit=sandbox.KERNEL_PROCESSES)
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    try:
+        code = process.wait(timeout=2) if process is not None else None
+    except Exception:  # noqa: BLE001 - still running, or not a Popen: how it died is not known
+        code = None
+    killed = killed_by(code, wrapped=sandbox.bubblewrap() is not None)
+    if killed is not None:
+        name = signal_name(killed)
+        return KernelEnd(verdicts.MEMORY if name == "SIGKILL" else verdicts.SIGNAL, cell, signal=name)
+    if code is not None:
+        return KernelEnd(verdicts.EXITED, cell, code=code)
+    return KernelEnd(verdicts.DIED, cell)
 
-    notebook_timeout = Integer(900, help="Seconds for the whole notebook; the cells after that are not run").tag(
-        config=True
-    )
+
+class SurvivingExecute(Execute):
+    """Execute every cell in a sandboxed kernel within the notebook's budget; if the kernel dies, record how in
+    that cell and stop executing. ``ends``: how the run ended early, each a KernelEnd (also in the notebook's
+    metadata, verdicts.KERNEL)."""
+
+    notebook_timeout = Integer(
+        NOTEBOOK_BUDGET, help="The notebook's wall-clock budget in seconds, every cell together; no cell runs after it"
+    ).tag(config=True)
     max_cell_output = Integer(2_000_000, help="Characters of output kept per cell").tag(config=True)
     max_output = Integer(20_000_000, help="Characters of output kept for the whole notebook").tag(config=True)
 
@@ -193,73 +227,71 @@ class SurvivingExecute(Execute):
         self.timeout_func = self._cell_timeout
 
     def preprocess(self, nb, resources=None, km=None):
-        self._died_at = None
-        self._out_of_time = False
+        nb.metadata.pop(verdicts.KERNEL, None)  # only what this step records, never the student's own
+        self.ends: list[KernelEnd] = []
+        self._stopped = False  # the kernel died or the budget is spent: no cell runs any more
         self._started = time.monotonic()
         self._output_size = {}
         self._capped = set()
-        return super().preprocess(nb, resources, km)
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            nb.metadata[verdicts.KERNEL] = [end.to_dict() for end in self.ends]
+
+    def _left(self) -> float:
+        return self.notebook_timeout - (time.monotonic() - self._started)
 
     def _cell_timeout(self, cell) -> int:
-        """The per-cell limit, or what is left of the notebook's limit if that is shorter (at least 1 s)."""
-        left = self.notebook_timeout - (time.monotonic() - self._started)
+        """The per-cell limit, or what is left of the notebook's budget if that is shorter (at least 1 s)."""
+        left = self._left()
+        self._budget_binds = not self.timeout or left <= self.timeout  # the budget's remainder is the cell's limit
         return max(1, int(min(self.timeout or left, left)))
 
+    def _end(self, cell, end: KernelEnd, ename: str) -> None:
+        """Record ``end``, and say it in ``cell`` (in place of nbclient's own timeout output, when it wrote one)."""
+        self.ends.append(end)
+        outputs = cell.setdefault("outputs", [])
+        outputs[:] = [output for output in outputs if output.get("ename") != "CellTimeoutError"]
+        outputs.append(new_output("error", ename=ename, traceback=[], evalue=end.text()))
+
     def preprocess_cell(self, cell, resources, index):
-        if self._died_at is not None:
+        if self._stopped:
             return cell, resources
-        if time.monotonic() - self._started >= self.notebook_timeout:
-            if not self._out_of_time and cell.cell_type == "code":
-                self._out_of_time = True
-                cell.setdefault("outputs", []).append(
-                    new_output(
-                        "error",
-                        ename="NotebookTimeoutError",
-                        traceback=[],
-                        evalue=(
-                            f"the notebook ran past its limit of {self.notebook_timeout} s; this cell and the ones"
-                            " after it were not run"
-                        ),
-                    )
+        if self._left() <= 0:
+            if cell.cell_type == "code":
+                self._stopped = True
+                self._end(
+                    cell, KernelEnd(verdicts.BUDGET, index + 1, limit=self.notebook_timeout), "NotebookTimeoutError"
                 )
             return cell, resources
-        self._timed_out = None
+        self._timed_out, self._budget_binds = None, False
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
-            if self._timed_out is not None:
-                self._say_the_limit(cell, self._timed_out)
+        except DeadKernelError:
+            self._stopped = True
+            end = death(self.km, index)
+            self._end(cell, end, "DeadKernelError")
+            self.log.warning("kernel died in cell %d (%s); the remaining cells were not executed", index, end.kind)
             return cell, resources
-        except DeadKernelError as error:
-            self._died_at = index
-            reason = getattr(self.km, "death_reason", None) or (
-                f"the kernel died while running this cell ({error}). Look in this cell for os._exit, sys.exit "
-                "in a loop, or an allocation that exhausts memory"
-            )
-            cell.setdefault("outputs", []).append(
-                new_output(
-                    "error", ename="DeadKernelError", traceback=[], evalue=f"{reason}; the cells after it were not run."
+        except CellTimeoutError:  # interrupted at its limit, it went on (nbclient waited for its end in vain)
+            self._stopped = True
+            limit = self.notebook_timeout if self._budget_binds else self._timed_out
+            kind = verdicts.BUDGET if self._budget_binds else verdicts.STUCK
+            self._end(cell, KernelEnd(kind, index + 1, limit=limit), "CellTimeoutError")
+            return cell, resources
+        if self._timed_out is not None:
+            if self._budget_binds:  # the budget's remainder cut it, not the cell's own limit
+                self._stopped = True
+                self._end(
+                    cell, KernelEnd(verdicts.BUDGET, index + 1, limit=self.notebook_timeout), "NotebookTimeoutError"
                 )
-            )
-            self.log.warning("kernel died in cell %d (%s); the remaining cells were not executed", index, reason)
-            return cell, resources
+            else:
+                self._end(cell, KernelEnd(verdicts.CELL_TIME, index + 1, limit=self._timed_out), "CellTimeoutError")
+        return cell, resources
 
     async def _async_handle_timeout(self, timeout: int, cell=None):
-        self._timed_out = timeout  # which limit cut the cell in: said in the cell (_say_the_limit)
+        self._timed_out = timeout  # which limit cut the cell in: recorded, and said in the cell
         return await super()._async_handle_timeout(timeout, cell)
-
-    def _say_the_limit(self, cell, timeout: int) -> None:
-        """A cell cut by the time limit says so, with the limit: nbclient's own words ("No reply from kernel", a
-        bare KeyboardInterrupt) do not."""
-        said = (
-            f"this cell ran past its limit of {timeout} s (wall clock) and was interrupted; the cells after it still "
-            f"ran (the whole notebook has {self.notebook_timeout} s)"
-        )
-        outputs = cell.setdefault("outputs", [])
-        timeouts = [output for output in outputs if output.get("ename") == "CellTimeoutError"]
-        for output in timeouts:
-            output["evalue"], output["traceback"] = said, []
-        if not timeouts:
-            outputs.append(new_output("error", ename="CellTimeoutError", traceback=[], evalue=said))
 
     def output(self, outs, msg, display_id, cell_index):
         """Keep an output only while the cell's and the notebook's output stay under their caps."""

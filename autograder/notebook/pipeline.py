@@ -8,9 +8,9 @@
 steps (nbgrader's, with RestoreCellFlags and DropEmptyMetadata), its autograding steps (StartVerdicts,
 SurvivingExecute, ..., Sanitise, ExternalVerdicts, SaveAutoGrades, DropPoints, ...), GenerateFeedback's steps and
 template, GenerateAssignment's stubs. Options (``ChainOptions``) reach their step as values: ``cell_timeout`` is
-SurvivingExecute.timeout, ``seed`` is ExternalVerdicts.seed, ``forward_cache`` is
-SandboxedKernelManager.forward_cache. The repository's nbgrader_config.py merges the same Config, so nbgrader's
-own commands and Formgrader run the same chain; a course folder's autograder_config.py loads it
+SurvivingExecute.timeout, ``notebook_budget`` SurvivingExecute.notebook_timeout, ``seed`` ExternalVerdicts.seed,
+``forward_cache`` SandboxedKernelManager.forward_cache. The repository's nbgrader_config.py merges the same Config,
+so nbgrader's own commands and Formgrader run the same chain; a course folder's autograder_config.py loads it
 (autograder.course.config), for them only: grading never parses generated text.
 """
 
@@ -52,6 +52,7 @@ from autograder.notebook.feedback import (
     FeedbackPage,
     HandGrades,
     ImageDescriptions,
+    KernelEnds,
     VerdictStyle,
 )
 from autograder.notebook.kernel import SurvivingExecute
@@ -93,8 +94,9 @@ AUTOGRADE = [
     CheckMetadata,
 ]
 # The feedback page: nbgrader's, with written answers not marked yet shown as "to be graded by hand" and the
-# header's totals, and a text for each image (autograder.notebook.feedback); made by FeedbackPage
-FEEDBACK = [GetGrades, HandGrades, ImageDescriptions]
+# header's totals, a text for each image, how the kernel ended early (autograder.notebook.feedback); made by
+# FeedbackPage
+FEEDBACK = [GetGrades, HandGrades, ImageDescriptions, KernelEnds]
 CODE_STUB = '# YOUR CODE HERE\nraise NotImplementedError("{function} is not written yet: write it in {place}")'
 
 
@@ -103,6 +105,7 @@ class ChainOptions:
     """What a run may change in the chain, each a value for one step."""
 
     cell_timeout: int | None = None  # SurvivingExecute.timeout (None: CELL_TIMEOUT)
+    notebook_budget: int | None = None  # SurvivingExecute.notebook_timeout (None: kernel.NOTEBOOK_BUDGET)
     seed: int | None = None  # ExternalVerdicts.seed: the hidden checks' inputs (None: fresh each run)
     forward_cache: str | None = None  # SandboxedKernelManager.forward_cache: lib's forward passes, shared
 
@@ -118,6 +121,8 @@ def chain_config(options: ChainOptions = ChainOptions(), *, root: Path | None = 
     if db is not None:
         c.CourseDirectory.db_url = db
     c.SurvivingExecute.timeout = CELL_TIMEOUT if options.cell_timeout is None else int(options.cell_timeout)
+    if options.notebook_budget is not None:
+        c.SurvivingExecute.notebook_timeout = int(options.notebook_budget)
     c.SurvivingExecute.interrupt_on_timeout = True
     c.SurvivingExecute.startup_timeout = KERNEL_STARTUP
     if options.seed is not None:

@@ -3,8 +3,9 @@
 What it reads: the gradebook (nbgrader's Gradebook API), the autograded notebooks (the verdict each hidden
 check stored in its cell's metadata, autograder.verdicts; the kernel's errors; nbclient's timing of each
 cell), the release and source notebooks (the starter text, the solution), and the grading ledger (.grading/,
-seconds per notebook). It does not import the checks or the course library, and it parses no sentence: a
-notebook graded before verdicts were stored is marked stale, with what to do (grade the class again).
+seconds per notebook, why a notebook was graded as blank: verdicts.Blank). How the kernel ended is read from the
+notebook's metadata (verdicts.KernelEnd). It does not import the checks or the course library, and it parses no
+sentence: a notebook graded before verdicts were stored is marked stale, with what to do (grade the class again).
 """
 
 from __future__ import annotations
@@ -20,14 +21,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from autograder.grading.ledger import entries as ledger_entries
 from autograder.service.attempts import read_attempts
 from autograder.settings import CourseSettings
-from autograder.verdicts import StaleVerdicts, Verdict, read_verdicts
+from autograder.verdicts import Blank, KernelEnd, StaleVerdicts, Verdict, read_kernel_ends, read_verdicts
 
-KERNEL_ERRORS = {
-    "DeadKernelError": "the kernel died",
-    "NotebookTimeoutError": "the notebook ran out of time",
-    "CellTimeoutError": "the cell timed out and was interrupted",
-    "KeyboardInterrupt": "the cell timed out and was interrupted",
-}
 REGRADE = "python -m autograder.course --regrade"
 SOLUTION_MARKER = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.M)
 
@@ -37,7 +32,9 @@ class Student:
     id: str
     submitted: bool = False
     state: str = "not submitted"  # answered, blank, unreadable, not submitted
-    reason: str = ""
+    reason: str = ""  # why it is unreadable, in words (blank.text())
+    blank: Blank | None = None  # why it was graded as the blank release (the ledger's), None when it was not
+    kernel: list[KernelEnd] = field(default_factory=list)  # how its kernel ended early (the notebook's metadata)
     checks: dict = field(default_factory=dict)  # {check: (score, max_score)} from the gradebook
     written: dict = field(default_factory=dict)  # {cell: (score or None, max_score, needs_manual_grade)}
     notebook_ids: dict = field(default_factory=dict)  # {notebook: the gradebook's submitted notebook id}
@@ -188,24 +185,25 @@ def read_verdicts_into(student: Student, notebook: dict) -> None:
         student.problems.append(("", f"{error}: grade this notebook again ({REGRADE} --student {student.id})"))
 
 
-def read_kernel_problems(student: Student, cells: list) -> None:
-    """Each cell's time in the kernel, and the kernel's deaths and timeouts, said once per cell."""
-    said = set()
+def read_kernel_problems(student: Student, notebook: dict) -> None:
+    """Each cell's time in the kernel, and how the kernel ended early (the KernelEnd list SurvivingExecute stored in
+    the notebook's metadata), one problem per end; nothing for a notebook autograded before they were stored."""
+    cells = notebook.get("cells", [])
     for number, cell in enumerate(cells, start=1):
         label = cell_label(number, cell)
         seconds = cell_seconds(cell)
         if seconds is not None:
             student.cells_seconds[label] = student.cells_seconds.get(label, 0.0) + seconds
-        for output in cell.get("outputs", []):
-            if output.get("output_type") != "error" or output.get("ename") not in KERNEL_ERRORS:
-                continue
-            why = KERNEL_ERRORS[output["ename"]]
-            value = str(output.get("evalue", "")).strip().splitlines()
-            detail = f": {value[0][:160]}" if value and output["ename"] == "DeadKernelError" else ""
-            where = label if label.startswith("cell ") else f"cell {number} ({label})"
-            if (where, why) not in said:  # an interrupted cell shows the timeout and the interrupt
-                said.add((where, why))
-                student.problems.append((where, why + detail))
+    try:
+        ends = read_kernel_ends(notebook)
+    except ValueError as error:
+        student.problems.append(("", f"{error}: grade this notebook again ({REGRADE} --student {student.id})"))
+        return
+    student.kernel.extend(ends or [])  # None: autograded before they were stored (the next class run grades it again)
+    for end in ends or []:
+        label = cell_label(end.cell, cells[end.cell - 1]) if 0 < end.cell <= len(cells) else ""
+        where = label if label.startswith("cell ") or not label else f"cell {end.cell} ({label})"
+        student.problems.append((where or f"cell {end.cell}", end.what()))
 
 
 def read_autograded(student: Student, notebook: dict | None, release: dict) -> None:
@@ -213,18 +211,12 @@ def read_autograded(student: Student, notebook: dict | None, release: dict) -> N
         if student.submitted:
             student.problems.append(("", "no autograded notebook (not graded, or grading failed)"))
         return
-    cells = notebook.get("cells", [])
-    first = text_of(cells[0].get("source")) if cells else ""
-    if "could not be graded" in first and not nbgrader_meta(cells[0]):
-        student.state = "unreadable"
-        student.reason = re.sub(r"[*]", "", first.split(". It was graded")[0]).strip()
     read_verdicts_into(student, notebook)
-    read_kernel_problems(student, cells)
+    read_kernel_problems(student, notebook)
     student.code = answer_cells(notebook)
-    if student.state != "unreadable":
-        starter = answer_cells(release)
-        same = all(squeeze(student.code.get(key, "")) == squeeze(code) for key, code in starter.items())
-        student.state = "blank" if starter and same else "answered"
+    starter = answer_cells(release)
+    same = all(squeeze(student.code.get(key, "")) == squeeze(code) for key, code in starter.items())
+    student.state = "blank" if starter and same else "answered"
 
 
 # --- the course folder and its gradebook -------------------------------------------------------------------
@@ -300,7 +292,10 @@ def read_course(
         for name in graded.notebooks:
             notebook = read_notebook(course / "autograded" / student.id / assignment / f"{name}.ipynb")
             read_autograded(student, notebook, graded.release[name] or {})
-        note = student.ledger.get("note") or ""
-        if note.startswith("graded as blank"):
-            student.state, student.reason = "unreadable", note
+        try:
+            student.blank = Blank.from_dict(student.ledger.get("blank"))
+        except (TypeError, ValueError) as error:
+            student.problems.append(("", f"the ledger's blank reason cannot be read ({error}): grade it again"))
+        if student.blank is not None:  # graded as the blank release, and why (the worker's, as data)
+            student.state, student.reason = "unreadable", student.blank.text()
     return graded

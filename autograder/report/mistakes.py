@@ -1,8 +1,10 @@
 """The class's named mistakes and every failed property, read from the stored verdicts.
 
-A named mistake is the message of the first property that fails in a student's check, the later ones being
-most often its consequences (a mask applied after softmax breaks the row sums, the leak test, the values and
-the model at once): one mistake per student and check, grouped by its text with the numbers in it left out.
+A named mistake is the first property that fails in a student's check, the later ones being most often its
+consequences (a mask applied after softmax breaks the row sums, the leak test, the values and the model at once):
+one mistake per student and check, grouped by its stable id (autograder.verdicts.mistake_id, stored with each
+failed property: ``<check>.<property>``, with the judge's name for a known mistake), never by its words; the
+message shown is the first student's.
 Mistakes are ordered by the number of students, then by the share of the affected checks' points they cost.
 Each has an example: the first line where the function of the student closest to the solution differs from
 it, without the student's name.
@@ -10,7 +12,6 @@ it, without the student's name.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -18,28 +19,22 @@ import pandas as pd
 from autograder.report.course import GradedAssignment, Student, solution_cells, squeeze
 from autograder.verdicts import Verdict
 
-MISTAKES = ["mistake", "students", "functions", "checks", "points_lost", "share_lost", "example"]
-FAILURES = ["check", "property", "message", "students"]
+MISTAKES = ["mistake", "id", "students", "functions", "checks", "points_lost", "share_lost", "example"]
+FAILURES = ["check", "property", "id", "message", "students"]
 
 
 @dataclass
 class Mistake:
     """One named mistake over the class."""
 
-    message: str
+    mistake: str  # its stable id (verdicts.mistake_id)
+    message: str  # what the first student read
     students: set = field(default_factory=set)
     functions: list = field(default_factory=list)
     checks: set = field(default_factory=set)
     lost: float = 0.0
     top: float = 0.0
     example: tuple | None = None  # (lines of the function not in the solution, the first of them)
-
-
-def mistake_key(message: str) -> str:
-    """The message with what varies from student to student left out: numbers, lists, array shapes, seeds."""
-    text = re.sub(r"\[[^\]]*\]", "[…]", message)
-    text = re.sub(r"\(answer cell [^)]*\)", "", text)
-    return re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "#", text).strip()
 
 
 def example_line(code: str, solution: str) -> tuple[int, str]:
@@ -82,6 +77,7 @@ def mistake_rows(mistakes: list[Mistake], checks: list[str]) -> list[dict]:
     rows = [
         {
             "mistake": m.message,
+            "id": m.mistake,
             "students": len(m.students),
             "functions": ", ".join(m.functions),
             "checks": ", ".join(sorted(m.checks, key=checks.index)),
@@ -105,18 +101,24 @@ def mistakes_tables(graded: GradedAssignment) -> tuple[pd.DataFrame, pd.DataFram
     for s in graded.answered:
         for check in graded.checks:
             verdict = s.verdicts.get(check)
-            failed = verdict.failed if verdict else []
-            for prop in failed:
-                key = (check, prop.name, mistake_key(prop.message))
+            failed = verdict.mistakes() if verdict else []  # [(stable id, property)]
+            for mistake_id, prop in failed:
+                key = (check, prop.name, mistake_id)
                 failures.setdefault(key, {"message": prop.message, "students": set()})["students"].add(s.id)
             if not failed:
                 continue
-            message = next((p.message for p in failed if p.message), failed[0].name)
-            mistake = groups.setdefault(mistake_key(message), Mistake(message))
+            mistake_id, first = failed[0]
+            mistake = groups.setdefault(mistake_id, Mistake(mistake_id, first.message or first.name))
             add_mistake(mistake, s, check, verdict, solutions.get(verdict.function, ""))
     failure_rows = [
-        {"check": check, "property": name, "message": entry["message"], "students": len(entry["students"])}
-        for (check, name, _), entry in failures.items()
+        {
+            "check": check,
+            "property": name,
+            "id": mistake_id,
+            "message": entry["message"],
+            "students": len(entry["students"]),
+        }
+        for (check, name, mistake_id), entry in failures.items()
     ]
     failure_rows.sort(key=lambda row: (-row["students"], graded.checks.index(row["check"]), row["property"]))
     return (

@@ -92,3 +92,87 @@ def test_a_quoted_exception_is_one_line_with_its_numbers_rounded_and_its_place_k
     )
     assert quoted("x" * 5000) == "x" * (QUOTED - 1) + "…"
     assert quoted("a\x0bb\u2028c") == "a …"  # every line break Python knows ends the line
+
+
+# --- every other outcome as data: named mistakes, the kernel's end, the blank notebook ----------------------
+
+
+def test_a_named_mistake_keeps_its_name_whatever_numbers_its_message_quotes():
+    from autograder.verdicts import Named, mistake_id, named_after
+
+    one = named_after("weights sum to 1 along axis 0, not along the last axis: softmax each row (axis=-1)")
+    other = named_after("weights sum to 1 along axis 2, not along the last axis: softmax each row (axis=-1)")
+    assert one == other == "weights-sum-to-along-axis-not-along-the"
+    assert named_after("the weights match unscaled scores: divide by sqrt(d)") == "the-weights-match-unscaled-scores"
+    named = Named("the weights match unscaled scores: divide by sqrt(d)", "unscaled")
+    assert mistake_id("check_attention", "values", named) == mistake_id("check_masked_attention", "x", named)
+    assert mistake_id("check_attention", "values", "values differ (largest 0.3)") == "check_attention.values"
+    with pytest.raises(ValueError, match="lowercase words joined by '-'"):
+        Named("text", "Not A Name")
+
+
+def test_a_property_stores_its_words_and_its_id_apart():
+    from autograder.verdicts import Named, mistake_id
+
+    message = Named("the output is weights @ keys: it is weights @ values", "output-uses-keys")
+    verdict = Verdict("c", "f", 0.0, 1.0, (Property("values", False, message, mistake_id("c", "values", message)),))
+    stored = verdict.to_dict()["properties"][0]
+    assert stored == {
+        "name": "values",
+        "passed": False,
+        "message": "the output is weights @ keys: it is weights @ values",
+        "mistake": "output-uses-keys",
+    }
+    assert type(Verdict.from_dict(verdict.to_dict()).properties[0].message) is str
+    assert Verdict.from_dict(verdict.to_dict()).mistakes() == [("output-uses-keys", verdict.properties[0])]
+
+
+def test_a_verdict_stored_before_mistakes_had_ids_reads_with_the_propertys_id():
+    stored = VERDICT.to_dict()
+    for item in stored["properties"]:
+        del item["mistake"]  # as a grader before ids stored it
+    old = Verdict.from_dict(stored)
+    assert [key for key, _ in old.mistakes()] == ["check_softmax.rows sum to 1", "check_softmax.values"]
+
+
+def test_a_kernel_end_is_stored_and_read_back_and_says_its_limit():
+    from autograder.verdicts import BUDGET, KERNEL, SIGNAL, KernelEnd, read_kernel_ends
+
+    ends = [KernelEnd(BUDGET, 7, limit=45), KernelEnd(SIGNAL, 9, signal="SIGSEGV")]
+    notebook = new_notebook(cells=[new_code_cell("x")])
+    notebook.metadata[KERNEL] = [end.to_dict() for end in ends]
+    again = nbformat.reads(nbformat.writes(notebook), as_version=4)
+    assert read_kernel_ends(again) == ends
+    assert ends[0].short() == "cell 7: stopped after 45 s, the notebook's budget; later cells not run"
+    assert "stopped after 45 s, the notebook's budget" in ends[0].text()
+    assert ends[1].text().startswith("the kernel crashed (SIGSEGV)") and ends[1].died and not ends[0].died
+    assert read_kernel_ends(new_notebook()) is None, "autograded before kernel ends were stored: unknown"
+    notebook.metadata[KERNEL] = []
+    assert read_kernel_ends(notebook) == []
+
+
+def test_a_kernel_end_or_blank_reason_of_an_unknown_kind_is_refused():
+    from autograder.verdicts import KERNEL, Blank, KernelEnd, read_kernel_ends
+
+    with pytest.raises(ValueError, match="a kernel's end is one of"):
+        KernelEnd("tired", 1)
+    with pytest.raises(ValueError, match="a blank notebook's reason is one of"):
+        Blank("lost")
+    with pytest.raises(ValueError, match="not a list"):
+        read_kernel_ends({"metadata": {KERNEL: "the kernel died"}})
+    with pytest.raises(ValueError, match="cannot be read"):
+        read_kernel_ends({"metadata": {KERNEL: [{"kind": "signal", "cell": 1, "colour": "red"}]}})
+
+
+def test_a_blank_reason_says_why_and_survives_the_ledgers_json():
+    import json
+
+    from autograder.verdicts import EMPTY, FORMAT_VERSION, NOT_NOTEBOOK, UNGRADABLE, Blank
+
+    assert Blank(EMPTY).text() == "the file is empty"
+    assert Blank(NOT_NOTEBOOK, "NotJSONError: x").text() == "the file is not a notebook: NotJSONError: x"
+    assert Blank(FORMAT_VERSION, "5").text().startswith("it is a notebook of format version 5")
+    assert Blank(UNGRADABLE, "KeyError: 'grade_id'").text() == "nbgrader could not grade it (KeyError: 'grade_id')"
+    blank = Blank(NOT_NOTEBOOK, "NotJSONError: x")
+    assert Blank.from_dict(json.loads(json.dumps(blank.to_dict()))) == blank
+    assert Blank.from_dict(None) is None

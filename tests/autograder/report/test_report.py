@@ -36,7 +36,20 @@ from autograder import report
 from autograder.report import ReportOptions
 from autograder.report.course import Student, graded_verdicts, read_autograded
 from autograder.service.attempts import Attempts
-from autograder.verdicts import KEY, Property, StaleVerdicts, Verdict
+from autograder.verdicts import (
+    EMPTY,
+    EXITED,
+    KERNEL,
+    KEY,
+    Blank,
+    KernelEnd,
+    Named,
+    Property,
+    StaleVerdicts,
+    Verdict,
+    mistake_id,
+    named_after,
+)
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 EXAMPLES = REPOSITORY / "examples"
@@ -111,6 +124,19 @@ FAILS = {  # student -> {check: {property: message}}
     },
 }
 BLANK_FAIL = "{function}(array of shape (3, 5)) failed: NotImplementedError:  (answer cell 1, line 4, in {function})"
+# the messages of FAILS that name a known mistake (checks.diagnose matched a wrong variant): the grader stores them
+# with the mistake's name as their id, the same in every check; the others' id is <check>.<property>
+KNOWN = {
+    "the weights are softmax of all scores with the masked ones zeroed afterwards: mask BEFORE softmax",
+    "the weights match unscaled scores: divide by sqrt(d)",
+    "the masked weights are zeroed after softmax",
+}
+
+
+def failed(check: str, name: str, message: str) -> Property:
+    """A failed property as the grader stores it (answers.grading.evaluate): its message and its mistake's id."""
+    said = Named(message, named_after(message)) if message in KNOWN else message
+    return Property(name, False, message, mistake_id(check, name, said))
 
 
 def make_verdict(student: str, check: str, function: str, points: float, fails: dict) -> Verdict:
@@ -118,9 +144,9 @@ def make_verdict(student: str, check: str, function: str, points: float, fails: 
     properties = []
     for name in PROPERTIES[check]:
         if student in ("blank_release", "unreadable"):
-            properties.append(Property(name, False, BLANK_FAIL.format(function=function)))
+            properties.append(failed(check, name, BLANK_FAIL.format(function=function)))
         elif name in fails:
-            properties.append(Property(name, False, fails[name]))
+            properties.append(failed(check, name, fails[name]))
         elif name == "matches recorded statistics" and student == "crashed":
             properties.append(Property(name, None, "the store's model is not available"))
         else:
@@ -194,7 +220,9 @@ def make_gradebook(course: Path, students: dict) -> None:
 
 def grade_cells(notebook: dict, student: str, like: str, fails: dict, stored: bool) -> None:
     """Each check cell's verdict (in its metadata when ``stored``, in words in its output always), nbclient's
-    timing of every code cell, and the crash of kernel_crash's notebook."""
+    timing of every code cell, and the crash of kernel_crash's notebook (its kernel's end in the notebook's
+    metadata when ``stored``, as SurvivingExecute stores it)."""
+    ends = []
     for number, cell in enumerate(notebook["cells"]):
         meta = cell["metadata"].get("nbgrader", {})
         if cell["cell_type"] == "code":
@@ -216,9 +244,13 @@ def grade_cells(notebook: dict, student: str, like: str, fails: dict, stored: bo
             ]
             cell["outputs"][1]["execution_count"] = 1
         if like == "kernel_crash" and cell["cell_type"] == "code" and "os._exit" in "".join(cell["source"]):
+            end = KernelEnd(EXITED, number + 1, code=1)
             cell["outputs"] = [
-                {"output_type": "error", "ename": "DeadKernelError", "evalue": "Kernel died", "traceback": []}
+                {"output_type": "error", "ename": "DeadKernelError", "evalue": end.text(), "traceback": []}
             ]
+            ends.append(end)
+    if stored:
+        notebook["metadata"][KERNEL] = [end.to_dict() for end in ends]
 
 
 def make_course(
@@ -247,10 +279,16 @@ def make_course(
         target = course / "autograded" / student / "attention"
         target.mkdir(parents=True)
         (target / "attention.ipynb").write_text(json.dumps(notebook))
-        note = "graded as blank: the file is empty" if student == "unreadable" else ""
+        blank = Blank(EMPTY) if student == "unreadable" else None
+        note = f"graded as blank: {blank.text()}" if blank else ""  # words for the table, read by nobody
         entry = {"student": student, "assignment": "attention", "fingerprint": "f", "note": note, "seconds": 150.0}
+        entry["blank"] = blank.to_dict() if blank else None
         (ledger / f"{student}.json").write_text(json.dumps({**entry, "worker": "here:1"}))
     return course
+
+
+def notebook_of(course: Path, student: str) -> dict:
+    return json.loads((course / "autograded" / student / "attention" / "attention.ipynb").read_text())
 
 
 @pytest.fixture(scope="module")
@@ -333,8 +371,16 @@ def test_named_mistakes_most_frequent_first(course, written):
 
 
 def test_problems_written_timing(course, written):
-    problems = {(row["student"], row["reason"].split(":")[0]) for row in table(course, "problems")}
-    assert problems == {("crashed", "the kernel died"), ("unreadable", "graded as blank")}
+    problems = {(row["student"], row["cell"].split(":")[0], row["reason"]) for row in table(course, "problems")}
+    crash = next(
+        number
+        for number, cell in enumerate(notebook_of(course, "crashed")["cells"], 1)
+        if "os._exit" in "".join(cell["source"])
+    )
+    assert problems == {
+        ("crashed", f"cell {crash}", "the kernel died (it exited, exit 1); later cells not run"),
+        ("unreadable", "the whole notebook", "the file is empty"),
+    }, "read from the kernel's ends and the ledger's blank reason, as stored"
     pending = table(course, "written")
     assert [row["student"] for row in pending] == ["full_solution"] * 4
     assert pending[0]["formgrader"].startswith("http://localhost:8888/formgrader/submissions/")

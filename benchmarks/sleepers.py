@@ -1,0 +1,157 @@
+"""A class with sleeping notebooks against the same class without them: the notebook's wall-clock budget at work.
+
+    .venv/bin/python benchmarks/sleepers.py                          # 200 students, 10 of them sleep (over an hour)
+    .venv/bin/python benchmarks/sleepers.py --students 40 --sleepers 2    # the same share, smaller
+    .venv/bin/python benchmarks/sleepers.py --quick                  # 4 students, 1 sleeps, a budget of 10 s
+
+A sleeping notebook is the full solution with SLEEPING_CELLS extra cells that each sleep an hour: each would be
+cut at the cell's limit (60 s), so without a budget for the whole notebook it holds a worker for 15 minutes. With
+the budget (autograder.notebook.kernel.NOTEBOOK_BUDGET, or a course's c.SurvivingExecute.notebook_timeout; here
+--budget) the kernel is stopped when it is spent. The hidden checks run outside the kernel, so a sleeper still gets
+the full solution's points.
+
+The class is generated from the bundled submissions (benchmarks/class_vs_nbgrader.py's mix); the sleepers are
+spread evenly through it. The same class is graded twice, from the same prepared course, with
+``autograder.grading.grade_class`` on --jobs workers (default 2) and the same seed: once with the sleepers' notebooks
+as plain full solutions, once sleeping. It prints both wall-clock times and sleepers / without (goal: at most
+1.25), each sleeper's seconds and the note the class's table shows for it (from the kernel's ends stored as data),
+and exits 1 when a sleeper's points differ from the same notebook without the sleeping cells or its note does not
+say that the budget stopped it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPOSITORY))
+sys.path.insert(0, str(REPOSITORY / "benchmarks"))
+GOAL = 1.25  # the class with sleepers over the class without them, wall-clock (issue 27)
+SLEEPING_CELLS = 15
+SEED = 20261201
+
+
+def sleeping(notebook: dict) -> dict:
+    """``notebook`` with SLEEPING_CELLS cells that sleep an hour each, after its first code cell (the setup)."""
+    first = next(number for number, cell in enumerate(notebook["cells"]) if cell["cell_type"] == "code")
+    cells = [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": f"sleep-{number}",
+            "metadata": {},
+            "outputs": [],
+            "source": "import time\ntime.sleep(3600)",
+        }
+        for number in range(SLEEPING_CELLS)
+    ]
+    if (notebook.get("nbformat"), notebook.get("nbformat_minor", 0)) < (4, 5):  # cell ids came with nbformat 4.5
+        for cell in cells:
+            del cell["id"]
+    notebook["cells"][first + 1 : first + 1] = cells
+    return notebook
+
+
+def sleeper_names(students: list[str], count: int) -> list[str]:
+    """``count`` of the full solutions among ``students``, spread evenly through the class."""
+    solutions = [s for s in students if s.endswith("_full_solution")]
+    if count > len(solutions):
+        raise SystemExit(f"--sleepers {count}: the class has only {len(solutions)} full solutions to make sleep")
+    step = len(solutions) / count if count else 1
+    return [solutions[int(i * step)] for i in range(count)]
+
+
+def grade(course: Path, students: list[str], jobs: int, budget: int | None) -> tuple[float, object]:
+    from autograder.grading import dispatch
+    from autograder.notebook.pipeline import ChainOptions
+
+    started = time.monotonic()
+    chain = ChainOptions(seed=SEED, notebook_budget=budget)
+    options = dispatch.ClassOptions(jobs=jobs, chain=chain, progress=False, forward_cache=True)
+    summary = dispatch.grade_class(course, "attention", students, options=options)
+    return time.monotonic() - started, summary
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=200)
+    parser.add_argument("--sleepers", type=int, default=10)
+    parser.add_argument("--jobs", type=int, default=2, help="local workers (default 2)")
+    parser.add_argument(
+        "--budget", type=int, default=None, help="the notebook's budget, s (default: the course's, else the chain's)"
+    )
+    parser.add_argument("--quick", action="store_true", help="the smallest sizes, to check that it runs (tests)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.students, args.sleepers, args.budget = 4, 1, args.budget or 10
+
+    from class_vs_nbgrader import generate_class, points, prepare
+
+    from autograder.course.assignments import Layout
+    from autograder.course.table import kernel_notes
+    from autograder.grading import dispatch
+    from autograder.grading.ledger import entries
+    from autograder.notebook.kernel import NOTEBOOK_BUDGET
+
+    budget = args.budget or NOTEBOOK_BUDGET
+    with tempfile.TemporaryDirectory(prefix="sleepers-benchmark-") as scratch:
+        scratch = Path(scratch)
+        kinds = generate_class(scratch / "submissions", args.students)
+        students = sorted(kinds)
+        sleepers = sleeper_names(students, args.sleepers)
+        print(
+            f"{len(students)} submissions on {args.jobs} workers, {len(sleepers)} of them sleeping "
+            f"({SLEEPING_CELLS} cells of time.sleep(3600) each); the notebook's budget: {budget} s"
+        )
+        prepare(scratch / "prepared", scratch / "submissions", students)
+        for side in ("without", "sleepers"):
+            shutil.copytree(scratch / "prepared", scratch / side, symlinks=True)
+        for student in sleepers:
+            path = scratch / "sleepers" / "submitted" / student / "attention" / "attention.ipynb"
+            path.write_text(json.dumps(sleeping(json.loads(path.read_text()))))
+
+        # the class's forward cache built before either side is timed (shared per user, keyed by its digests)
+        prepared = dispatch.load_assignment(scratch / "prepared", "attention")
+        dispatch.prepared(
+            scratch / "prepared", prepared, new=len(students), options=dispatch.ClassOptions(forward_cache=True)
+        )
+        seconds, summaries = {}, {}
+        for side in ("without", "sleepers"):
+            seconds[side], summaries[side] = grade(scratch / side, students, args.jobs, args.budget)
+            summary = summaries[side]
+            print(f"{side}: {seconds[side]:.1f} s (graded {len(summary.graded)}, failed {len(summary.failed)})")
+            for student, error in summary.failed.items():
+                print(f"  failed: {student}: {error}")
+
+        notes = kernel_notes(scratch / "sleepers", Layout("attention", "attention"), sleepers)
+        ledger = entries(scratch / "sleepers", "attention")
+        plain, slept = points(scratch / "without"), points(scratch / "sleepers")
+        wrong = []
+        for student in sleepers:
+            note = notes.get(student, "")
+            print(f"  {student}: {ledger.get(student, {}).get('seconds', float('nan')):.1f} s; table: {note}")
+            if (
+                plain.get(student) != slept.get(student)
+                or f"stopped after {budget} s, the notebook's budget" not in note
+            ):
+                wrong.append(student)
+    ratio = seconds["sleepers"] / seconds["without"]
+    print(f"without sleepers: {seconds['without']:.1f} s; with {len(sleepers)} sleepers: {seconds['sleepers']:.1f} s")
+    print(f"sleepers / without, wall-clock: {ratio:.2f} (goal <= {GOAL})")
+    if wrong:
+        print(f"sleepers whose points or note are wrong: {', '.join(wrong)}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -181,6 +181,9 @@ def test_hostile_arguments_to_the_callback_are_refused_and_said():
         verdicts = graded(f"def residual_block(x, f):\n    return x + {call}\n")
         assert verdicts["check_residual_block"].points == 0 and message in text(verdicts), (call, text(verdicts))
         assert verdicts["check_square"].points == 1
+    long_list = graded("def residual_block(x, f):\n    return x + f(list(range(10**6)))\n")
+    assert "called with" in text(long_list) and "bytes of numbers and lists outside arrays" in text(long_list)
+    assert long_list["check_square"].points == 1  # the grading went on
     huge = graded("def residual_block(x, f):\n    return x + f(np.zeros(2**23))[: x.size].reshape(x.shape)\n")
     assert f"layer(...) was asked for on {2**23:,} numbers" in text(huge), text(huge)
     assert huge["check_residual_block"].limit == "stand-in" and huge["check_square"].points == 1

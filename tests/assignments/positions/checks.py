@@ -1,9 +1,8 @@
-"""The hidden checks of a small second assignment, positions: rotary positions, the store's model's way of
-giving attention the order of the tokens (chapter: "attention needs explicit position information").
+"""positions' hidden checks written with the full check API (Check, calls, judges): the test bed of
+tests/autograder/test_validate.py, which makes each authoring mistake in a copy of this folder.
 
-It exists to show that the engine serves any assignment: it is released, graded and exported by the same
-commands as attention, into the same gradebook (tests/autograder/course/test_assignments.py). The yardstick is lib's
-rotary, as the store's model uses it (lib.transformer.rotary).
+The course's own positions assignment is source/positions/ (the same notebook, its checks in the simple tier,
+autograder.checks.compare). The yardstick here is lib's rotary, as the store's model uses it (lib.transformer.rotary).
 """
 
 from __future__ import annotations

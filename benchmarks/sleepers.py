@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/sleepers.py                          # 200 students, 10 of them sleep (over an hour)
     .venv/bin/python benchmarks/sleepers.py --students 40 --sleepers 2    # the same share, smaller
-    .venv/bin/python benchmarks/sleepers.py --quick                  # 4 students, 1 sleeps, a budget of 10 s
+    .venv/bin/python benchmarks/sleepers.py --quick                  # 2 students, 1 sleeps, a budget of 8 s
 
 A sleeping notebook is the full solution with SLEEPING_CELLS extra cells that each sleep an hour: each would be
 cut at the cell's limit (60 s), so without a budget for the whole notebook it holds a worker for 15 minutes. With
@@ -93,7 +93,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="the smallest sizes, to check that it runs (tests)")
     args = parser.parse_args(argv)
     if args.quick:
-        args.students, args.sleepers, args.budget = 4, 1, args.budget or 10
+        args.students, args.sleepers, args.budget = 2, 1, args.budget or 8
 
     from class_vs_nbgrader import generate_class, points, prepare
 

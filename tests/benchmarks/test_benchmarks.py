@@ -66,6 +66,10 @@ FIGURES = {
         ],
         [needs_bubblewrap, needs_model],
     ),
+    "sleepers.py": (
+        [r"without sleepers: [\d.]+ s; with \d+ sleepers: [\d.]+ s", r"sleepers / without, wall-clock: \d+\.\d\d"],
+        [needs_bubblewrap, needs_model],
+    ),
     "forward_vs_torch.py": (
         [r"--- summary", r"numpy \(\w+\) / torch \(float32\) tokens per second: \d+\.\d\d"],
         [needs_torch, needs_model],

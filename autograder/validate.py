@@ -94,6 +94,7 @@ HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*$(.*?)^[ \t]*### END HI
 SOLVED = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*$(.*?)^[ \t]*### END SOLUTION", re.M | re.S)
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN MARK SCHEME")
 DEFINES = r"^def[ \t]+{}[ \t]*\("
+WHAT_IS_HIDDEN = {assignments.CHECKS_FILE: "the hidden checks", assignments.REFERENCE_FILE: "the answer key"}
 SHORTEST_SECRET = 12  # characters: a shorter line of a solution (``return x``) may well be in the starter too
 
 
@@ -419,18 +420,23 @@ def release_findings(source_notebook, released, label: str) -> list[Finding]:
 
 
 def released_folder_findings(folder: Path, checks_path: Path, source_notebook, notebook_name: str) -> list[Finding]:
-    """A committed release folder (release/<assignment>/): its notebook, and no checks.py in it."""
+    """A committed release folder (release/<assignment>/): its notebook, and no copy of checks.py or of the
+    reference (reference.py) in it."""
     findings = []
+    hidden = [path for path in (checks_path, checks_path.parent / assignments.REFERENCE_FILE) if path.is_file()]
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and path.suffix == ".py" and path.read_bytes() == checks_path.read_bytes():
-            findings.append(
-                Finding(
-                    "release-holds-hidden",
-                    str(path),
-                    f"the release holds a copy of {checks_path} (the hidden checks and their reference): delete it; "
-                    "nbgrader's CourseDirectory.ignore keeps checks.py out of a release it makes",
+        if not (path.is_file() and path.suffix == ".py"):
+            continue
+        for secret in hidden:
+            if path.read_bytes() == secret.read_bytes():
+                findings.append(
+                    Finding(
+                        "release-holds-hidden",
+                        str(path),
+                        f"the release holds a copy of {secret} ({WHAT_IS_HIDDEN.get(secret.name, 'instructor-only')}):"
+                        f" delete it; nbgrader's CourseDirectory.ignore keeps {secret.name} out of a release it makes",
+                    )
                 )
-            )
     released = folder / notebook_name
     if released.is_file():
         findings += release_findings(source_notebook, nbformat.read(released, as_version=4), str(released))

@@ -3,15 +3,17 @@
     python -m autograder.course.scaffold --source source --assignment norms \\
         --functions "layer_norm(x, gain, bias, eps=1e-5), rms_norm(x, gain, eps=1e-5)"
 
-makes ``DIR/NAME/`` with the two files an assignment is (autograder.course.assignments):
+makes ``DIR/NAME/`` with the three files an assignment is (autograder.course.assignments):
 
 - ``NAME.ipynb``, the source notebook, each cell carrying nbgrader's metadata as the Create Assignment toolbar
   writes it (its cell id is its grade id): an introduction, a setup cell (``import numpy as np``), and per function
   a task (markdown), an answer cell (``### BEGIN SOLUTION`` / ``### END SOLUTION``) and a graded test cell
   ``check_<function>`` worth 1 point with room for visible asserts and an empty hidden-tests block;
-- ``checks.py``, the hidden checks in the simple tier (autograder.checks.compare): per function its reference and
-  how its inputs are drawn, and one compare(...) naming the test cell. The reference lives in checks.py, which
-  nbgrader's CourseDirectory.ignore keeps out of every release and which the student wheel never holds.
+- ``reference.py``, the answer key: each graded function written once, under its graded name;
+- ``checks.py``, the hidden checks in the simple tier (autograder.checks.compare): how each function's inputs are
+  drawn, and one compare(...) per function naming its test cell and its reference (``ref.<function>``, read with
+  ``assignments.reference``). nbgrader's CourseDirectory.ignore keeps both files out of every release, the student
+  wheel never holds them, and the process that runs a student's functions cannot reach them.
 
 Every place to fill in holds the words TO FILL IN; ``python -m autograder.validate`` lists each one with its place
 (``to-fill-in``) and grades nothing until none is left. A function given without parameters gets ``(x)``.
@@ -28,6 +30,8 @@ from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from autograder.course import assignments
 
 FILL_IN = "TO FILL IN"  # the marker of each place left to the instructor (autograder.validate reads it)
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")  # an assignment's name: a folder, a notebook, nbgrader's id
@@ -156,7 +160,7 @@ def notebook_for(assignment: str, functions: list[Function]):
     return notebook
 
 
-CHECKS_HEAD = '''"""The hidden checks of {assignment}: one compare(...) per graded function.
+CHECKS_HEAD = '''"""The hidden checks of {assignment}: one compare(...) per graded function, against reference.py.
 
 Made by python -m autograder.course.scaffold, in the simple tier of autograder.checks. Fill in each marked place;
 this lists those left, then grades the assignment:
@@ -166,17 +170,30 @@ docs/authoring.md says how; docs/checks-api.md lists what compare takes. This fi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from autograder.checks import Args, checks_by_id, compare
+from autograder.course import assignments
 
-# --- the references: a correct answer for each graded function, run in the grader's process ------------------
+ref = assignments.reference(Path(__file__).parent)  # reference.py: the answer key, never released
+'''
+
+REFERENCE_HEAD = '''"""The reference of {assignment}, the answer key: each graded function written once, under its name.
+
+Read by checks.py (``ref``), in the grader's process only; never released, never in the student wheel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
 '''
 
 REFERENCE = '''
 
 def {signature}:
-    """{fill_in}: {name}'s reference, a correct {name} (what the notebook's solution computes)."""
+    """{fill_in}: a correct {name}, as the notebook's solution computes it."""
     raise NotImplementedError("{name}'s reference is not written yet")
 '''
 
@@ -189,7 +206,7 @@ def {name}_inputs(rng: np.random.Generator):
 
 COMPARE = """    compare(
         "{check_id}",
-        {name},
+        ref.{name},
         points=1,
         inputs={{"values": {name}_inputs}},  # {{property: how its inputs are drawn}}: one property each
         mistakes={{}},  # {{"what the student did wrong, and what to do": a function computing that mistake}}
@@ -197,15 +214,20 @@ COMPARE = """    compare(
 """
 
 
-def checks_for(assignment: str, functions: list[Function], source: Path) -> str:
-    """checks.py in the simple tier: the references, the inputs, CHECKS."""
-    fields = {"assignment": assignment, "fill_in": FILL_IN, "source": source}
-    text = CHECKS_HEAD.format(**fields)
+def reference_for(assignment: str, functions: list[Function]) -> str:
+    """reference.py: a function to write per graded function, under its graded name."""
+    text = REFERENCE_HEAD.format(assignment=assignment)
     for function in functions:
-        text += REFERENCE.format(signature=function.signature, name=function.name, **fields)
+        text += REFERENCE.format(signature=function.signature, name=function.name, fill_in=FILL_IN)
+    return text
+
+
+def checks_for(assignment: str, functions: list[Function], source: Path) -> str:
+    """checks.py in the simple tier: how the inputs are drawn, and CHECKS against reference.py."""
+    text = CHECKS_HEAD.format(assignment=assignment, source=source)
     text += "\n\n# --- how each function's inputs are drawn at grading time " + "-" * 53 + "\n"
     for function in functions:
-        text += INPUTS.format(name=function.name, **fields)
+        text += INPUTS.format(name=function.name, fill_in=FILL_IN)
     text += "\n\nCHECKS = checks_by_id(\n"
     text += "".join(COMPARE.format(check_id=f.check_id, name=f.name) for f in functions)
     return text + ")\n"
@@ -223,7 +245,8 @@ def scaffold(source: Path, assignment: str, functions: list[Function]) -> Path:
         raise ScaffoldError(f"{folder} exists already: choose another name, or move it away first")
     folder.mkdir(parents=True)
     nbformat.write(notebook_for(assignment, functions), folder / f"{assignment}.ipynb")
-    (folder / "checks.py").write_text(checks_for(assignment, functions, Path(source)), encoding="utf-8")
+    (folder / assignments.REFERENCE_FILE).write_text(reference_for(assignment, functions), encoding="utf-8")
+    (folder / assignments.CHECKS_FILE).write_text(checks_for(assignment, functions, Path(source)), encoding="utf-8")
     return folder
 
 
@@ -245,7 +268,7 @@ def main(argv=None) -> int:
         print(f"scaffold: {error}", file=sys.stderr)
         return 1
     print(
-        f"made {folder}/{options.assignment}.ipynb and {folder}/checks.py. Fill in each place marked {FILL_IN}; "
+        f"made {folder}/{options.assignment}.ipynb, reference.py and checks.py. Fill in each place marked {FILL_IN}; "
         f"this lists them, then grades the assignment:\n"
         f"    python -m autograder.validate --source {options.source} --assignment {options.assignment}"
     )

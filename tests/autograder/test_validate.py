@@ -356,7 +356,7 @@ def test_a_named_mistake_no_draw_shows_and_one_that_raises(layer_norm_source):
     path = layer_norm_source / "layer_norm" / "checks.py"
     text = path.read_text()
     mistakes = """RMS_NORM_MISTAKES = {
-    "multiplies by gain twice": lambda x, gain, eps: rms_norm(x, gain, eps),
+    "multiplies by gain twice": lambda x, gain, eps: ref.rms_norm(x, gain, eps),
     "a typo": lambda x, gain, eps: x / undefined_name,
 """
     path.write_text(text.replace("RMS_NORM_MISTAKES = {\n", mistakes))
@@ -394,3 +394,13 @@ def test_a_place_left_to_fill_in_stops_a_class_run_before_anyone_is_graded(sourc
     replace_in_cell(source, "rotate_task", "Pair *i*", "TO FILL IN: how the pairs are made. Pair *i*")
     with pytest.raises(validate.AuthoringError, match=r"\[to-fill-in\] positions.ipynb, cell rotate_task, line 3"):
         validate.check_before_grading(source / "positions")
+
+
+def test_the_reference_left_in_the_release_is_found(layer_norm_source):
+    release = layer_norm_source.parent / "release" / "layer_norm"
+    release.mkdir(parents=True)
+    shutil.copy(layer_norm_source / "layer_norm" / "reference.py", release / "answers.py")
+    report = validate_assignment(source=layer_norm_source, assignment="layer_norm", seeds=1, blank=False)
+    (finding,) = only(report, "release-holds-hidden")
+    assert finding.place == str(release / "answers.py")
+    assert "reference.py (the answer key)" in finding.message

@@ -1,30 +1,16 @@
-"""The hidden checks of layer_norm (layer norm, RMS norm, the residual stream), in the simple tier: scaffolded by
-python -m autograder.course.scaffold, then filled in as docs/authoring.md says. Never released."""
+"""The hidden checks of layer_norm (layer norm, RMS norm, the residual stream) in the simple tier, against
+reference.py: scaffolded by python -m autograder.course.scaffold, filled in as docs/authoring.md says."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
 from autograder.checks import checks_by_id, compare
+from autograder.course import assignments
 
-# --- the references ------------------------------------------------------------------------------------------
-
-
-def layer_norm(x, gain, bias, eps=1e-5):
-    """Each row of x (its last axis) to mean 0 and variance 1, then scaled by gain and shifted by bias."""
-    mean, variance = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(variance + eps) * gain + bias
-
-
-def rms_norm(x, gain, eps=1e-5):
-    """Each row of x divided by its root mean square, then scaled by gain: no centring, no bias."""
-    return x / np.sqrt((x**2).mean(axis=-1, keepdims=True) + eps) * gain
-
-
-def residual_block(x, f):
-    """The residual stream: x plus what the block f computes from it."""
-    return x + f(x)
-
+ref = assignments.reference(Path(__file__).parent)  # reference.py: the answer key, never released
 
 # --- the inputs: rows with their own offset and spread, so that each mistake shows on every draw ----------------
 
@@ -81,11 +67,11 @@ LAYER_NORM_MISTAKES = {
     "divides by d - 1 (ddof=1): the variance is the mean of the squared deviations": (
         lambda x, gain, bias, eps: normed(x, eps, ddof=1) * gain + bias
     ),
-    "swaps gain and bias: scale by gain, then add bias": lambda x, gain, bias, eps: layer_norm(x, bias, gain, eps),
+    "swaps gain and bias: scale by gain, then add bias": lambda x, gain, bias, eps: ref.layer_norm(x, bias, gain, eps),
 }
 RMS_NORM_MISTAKES = {
     "subtracts the mean (that is layer norm): divide x itself by its root mean square": (
-        lambda x, gain, eps: layer_norm(x, gain, 0.0, eps)
+        lambda x, gain, eps: ref.layer_norm(x, gain, 0.0, eps)
     ),
     BATCH.replace("variance", "mean square"): lambda x, gain, eps: normed(x, eps, axis=0, centre=False) * gain,
     NO_EPS.replace("variance", "mean square"): lambda x, gain, eps: normed(x, 0.0, centre=False) * gain,
@@ -98,14 +84,14 @@ RMS_NORM_MISTAKES = {
 CHECKS = checks_by_id(
     compare(
         "check_layer_norm",
-        layer_norm,
+        ref.layer_norm,
         points=3,
         inputs={"rows of a matrix": matrix, "a batch of sequences": sequences, "eps inside the square root": flat_rows},
         mistakes=LAYER_NORM_MISTAKES,
     ),
     compare(
         "check_residual_block",
-        residual_block,
+        ref.residual_block,
         points=2,
         inputs={"adds f's output to x": stream},
         mistakes={"returns f(x) alone: the stream keeps x and adds f's output, x + f(x)": lambda x, f: f(x)},
@@ -113,7 +99,7 @@ CHECKS = checks_by_id(
     ),
     compare(
         "check_rms_norm",
-        rms_norm,
+        ref.rms_norm,
         points=2,
         inputs={"rows of a matrix": drop_bias(matrix), "eps inside the square root": drop_bias(flat_rows)},
         mistakes=RMS_NORM_MISTAKES,

@@ -13,6 +13,7 @@ import pytest
 
 from autograder import validate
 from autograder.course import assignments, scaffold
+from autograder.course.run import release_notebook
 
 
 def make(tmp_path, functions="double(x, times=2.0), total"):
@@ -44,9 +45,11 @@ def test_the_notebook_carries_nbgrader_s_metadata_cell_by_cell(tmp_path):
     assert "### BEGIN HIDDEN TESTS" in cells["check_total"] and "### END HIDDEN TESTS" in cells["check_total"]
 
 
-def test_checks_py_is_the_simple_tier_and_the_engine_loads_it(tmp_path):
+def test_checks_py_is_the_simple_tier_against_reference_py_and_the_engine_loads_both(tmp_path):
     source = make(tmp_path)
     checks = assignments.load(source / "doubling")
+    reference = assignments.reference(source / "doubling")
+    assert checks.checks["check_double"].reference is reference.double
     assert list(checks.checks) == ["check_double", "check_total"]
     assert checks.graded == ("double", "total")
     assert [check.points for check in checks.checks.values()] == [1, 1]
@@ -60,21 +63,20 @@ def test_validate_on_a_fresh_scaffold_names_each_place_to_fill_in_and_grades_not
     report = validate.validate_assignment(source=source, assignment="doubling", seeds=2)
     assert set(report.kinds) == {"to-fill-in"} and report.points == {}
     places = [finding.place for finding in report.findings]
-    checks_path = source / "doubling" / "checks.py"
-    lines = checks_path.read_text().splitlines()
-    marked = [f"{checks_path}:{n}" for n, line in enumerate(lines, start=1) if scaffold.FILL_IN in line]
+    marked = {name: marked_lines(source / "doubling" / name) for name in ("checks.py", "reference.py")}
     assert places == [
         "doubling.ipynb, cell intro, line 3",
         "doubling.ipynb, cell double_task, line 3",
         "doubling.ipynb, cell double, line 3",
         "doubling.ipynb, cell total_task, line 3",
         "doubling.ipynb, cell total, line 3",
-        *marked,
+        *marked["checks.py"],
+        *marked["reference.py"],
     ]
-    assert len(marked) == 4  # a reference and an inputs function per function
+    assert len(marked["checks.py"]) == len(marked["reference.py"]) == 2  # per function: its inputs, its reference
     said = {finding.place: finding.message for finding in report.findings}
     assert said["doubling.ipynb, cell double, line 3"].startswith("still to fill in: the solution of double (then")
-    assert "double's reference, a correct double" in said[marked[0]]
+    assert said[marked["reference.py"][0]].startswith("still to fill in: a correct double, as the notebook's")
     capsys.readouterr()
     assert validate.main(["--source", str(source), "--assignment", "doubling"]) == 1
     printed = capsys.readouterr()
@@ -83,6 +85,11 @@ def test_validate_on_a_fresh_scaffold_names_each_place_to_fill_in_and_grades_not
 
 
 SOLVED = "def {}:\n    ### BEGIN SOLUTION\n    return {}\n    ### END SOLUTION"
+
+
+def marked_lines(path) -> list[str]:
+    lines = path.read_text().splitlines()
+    return [f"{path}:{n}" for n, line in enumerate(lines, start=1) if scaffold.FILL_IN in line]
 
 
 def fill_in(source) -> None:
@@ -100,11 +107,11 @@ def fill_in(source) -> None:
     for cell in notebook["cells"]:
         cell["source"] = written.get(cell["id"], cell["source"])
     path.write_text(json.dumps(notebook))
-    checks = (folder / "checks.py").read_text()
-    checks = checks.replace('raise NotImplementedError("double\'s reference is not written yet")', "return x * times")
-    checks = checks.replace('raise NotImplementedError("total\'s reference is not written yet")', "return x.sum(-1)")
-    checks = checks.replace(f"{scaffold.FILL_IN}: ", "")
-    (folder / "checks.py").write_text(checks)
+    for name in ("reference.py", "checks.py"):
+        text = (folder / name).read_text().replace(f"{scaffold.FILL_IN}: ", "")
+        for function, body in (("double", "return x * times"), ("total", "return x.sum(-1)")):
+            text = text.replace(f'raise NotImplementedError("{function}\'s reference is not written yet")', body)
+        (folder / name).write_text(text)
 
 
 def test_a_scaffold_filled_in_validates_clean(tmp_path):
@@ -148,3 +155,13 @@ def test_functions_are_cut_at_the_commas_outside_their_parameters():
     assert [(f.name, f.parameters) for f in functions] == [
         ("layer_norm", "x, gain, bias, eps=1e-5"), ("rms_norm", "x"), ("f", "a=(1, 2)")
     ]  # fmt: skip
+
+
+def test_nbgrader_releases_the_notebook_alone_neither_the_checks_nor_the_reference(tmp_path):
+    source = make(tmp_path)
+    fill_in(source)
+    released = release_notebook(source / "doubling", tmp_path / "scratch").decode()
+    folder = tmp_path / "scratch" / "release" / "doubling"
+    assert sorted(path.name for path in folder.iterdir()) == ["doubling.ipynb"]
+    assert "def double(x, times=2.0):" in released and "np.asarray(x) * times" not in released
+    assert "double is not written yet: write it in this notebook" in released

@@ -209,12 +209,20 @@ class Verdict:
             lines.append(f"  {p.mark:<4} {p.name}" + (f": {message}" if message else ""))
         lines.extend(self.notes)
         if self.seed is not None:
-            lines.append(
-                f"Graded outside your notebook on inputs drawn at grading time (seed {self.seed}; grading again "
-                f"with seed={self.seed}, autograder.answers.grading.grade_answers(checks, sources, seed={self.seed}), "
-                "reproduces them)."
-            )
+            lines.append(self.reproduce())
         return "\n".join(lines)
+
+    def reproduce(self) -> str:
+        """How a student reproduces this verdict with what they have (the seed, and each failing call's inputs as
+        the lines above describe them: their shapes and numbers), never with the grader's code, which they lack."""
+        said = f"Graded outside your notebook on inputs drawn at grading time (seed {self.seed})."
+        if self.failed:
+            said += (
+                f" To see a failure yourself, call {self.function} in your notebook on inputs like the ones named "
+                "above: arrays of those shapes (np.random.default_rng(0).normal(size=shape) makes one) and the numbers"
+                " shown."
+            )
+        return said + " The seed draws these very inputs again: quote it to your instructor, who can grade with it."
 
 
 def cell_verdict(cell) -> Verdict | None:

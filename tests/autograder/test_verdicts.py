@@ -176,3 +176,21 @@ def test_a_blank_reason_says_why_and_survives_the_ledgers_json():
     blank = Blank(NOT_NOTEBOOK, "NotJSONError: x")
     assert Blank.from_dict(json.loads(json.dumps(blank.to_dict()))) == blank
     assert Blank.from_dict(None) is None
+
+
+def test_the_feedback_says_how_to_reproduce_a_grade_with_what_a_student_has():
+    """The seed and the failing calls' inputs as the verdict describes them; never the grader's API, which students
+    do not have."""
+    failing = VERDICT.text().splitlines()[-1]
+    assert failing.startswith("Graded outside your notebook on inputs drawn at grading time (seed 7). ")
+    assert "call softmax in your notebook on inputs like the ones named above" in failing
+    assert "np.random.default_rng(0).normal(size=shape)" in failing and "quote it to your instructor" in failing
+    assert "autograder" not in VERDICT.text() and "grade_answers" not in VERDICT.text()
+    passing = Verdict("check_softmax", "softmax", 2.0, 2.0, (Property("values", True),), seed=11)
+    assert passing.text().splitlines()[-1] == (
+        "Graded outside your notebook on inputs drawn at grading time (seed 11). The seed draws these very inputs "
+        "again: quote it to your instructor, who can grade with it."
+    )
+    assert Verdict("c", "f", 0.0, 1.0, (Property("values", False, "wrong"),)).text().splitlines()[-1] == (
+        "  FAIL values: wrong"
+    )  # no seed (a notebook not graded here): no sentence

@@ -897,8 +897,10 @@ def test_the_verdicts_words_are_the_ones_students_read():
         "  FAIL values: row 0 sums to 2\n"
         "  FAIL rows: the same failure as above\n"
         "  n/a  model: the model is missing\n"
-        "Graded outside your notebook on inputs drawn at grading time (seed 7; grading again with seed=7, "
-        "autograder.answers.grading.grade_answers(checks, sources, seed=7), reproduces them)."
+        "Graded outside your notebook on inputs drawn at grading time (seed 7). To see a failure yourself, call "
+        "softmax in your notebook on inputs like the ones named above: arrays of those shapes "
+        "(np.random.default_rng(0).normal(size=shape) makes one) and the numbers shown. The seed draws these very "
+        "inputs again: quote it to your instructor, who can grade with it."
     )
 
 

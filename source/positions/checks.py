@@ -1,51 +1,30 @@
 """The hidden checks of positions: rotary positions, how the store's model gives attention the order of the tokens,
-in the simple tier (autograder.checks.compare). This file is never released.
+in the simple tier (autograder.checks.compare). This file and reference.py beside it are never released.
 
-Each function is compared with its reference on inputs drawn at grading time, up to and past the model's window of
-160 positions; rotate and rotated_score are the store's model's own rotation (lib.transformer.rotary). While rotate
-is graded it calls the reference rotation_angles, and rotated_score the reference rotate (ISOLATE), so that one
-mistake costs one function's points.
+Each function is compared with its reference (reference.py, the store's model's rotation) on inputs drawn at
+grading time, up to and past the model's window of 160 positions. While rotate is graded it calls the reference
+rotation_angles, and rotated_score the reference rotate (ISOLATE), so that one mistake costs one function's points.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from autograder.checks import Args, checks_by_id, compare
-from lib import transformer
+from autograder.course import assignments
 
+ref = assignments.reference(Path(__file__).parent)  # reference.py, loaded in the grader's process
 WINDOW = 160  # the store's model's window: inputs reach past it
-
-# --- the references ------------------------------------------------------------------------------------------
-
-
-def rotation_angles(positions, size, base=10000.0):
-    """(positions, size // 2): pair i at position t turns by t * base ** (-2 i / size), as lib's rotary does."""
-    return np.arange(positions)[:, None] * base ** (-np.arange(0, size, 2) / size)[None, :]
-
-
-def rotate(x, base=10000.0):
-    """x (..., T, size) with pair i (number i of each half) turned by its angle at each position: lib's rotary."""
-    return transformer.rotary(np.asarray(x, dtype=float), base)
-
-
-def rotated_score(query, key, m, n, base=10000.0):
-    """query rotated as at position m, dotted with key rotated as at position n."""
-    positions = max(m, n) + 1
-    queries, keys = np.zeros((positions, len(query))), np.zeros((positions, len(key)))
-    queries[m], keys[n] = query, key
-    return float(rotate(queries, base)[m] @ rotate(keys, base)[n])
-
-
 ISOLATE = {"rotate": ("rotation_angles",), "rotated_score": ("rotate", "rotation_angles")}
-REFERENCES = {"rotation_angles": rotation_angles, "rotate": rotate}
 
 
 def stand_in(graded: str, name: str):
-    """What a graded function calls while it is graded, in place of the student's own (ISOLATE)."""
+    """What a graded function calls while it is graded, in place of the student's own (ISOLATE): the reference."""
     if name not in ISOLATE.get(graded, ()):
         raise KeyError(f"{graded} may not call a stand-in for {name}")
-    return REFERENCES[name]
+    return getattr(ref, name)
 
 
 # --- the inputs ----------------------------------------------------------------------------------------------
@@ -83,7 +62,7 @@ def far_positions(rng):  # past the window, a few positions apart
 def turned(x, base, interleaved=False, sign=1.0):
     """x turned by the reference angles: its halves paired (or neighbours, interleaved), one way or the other."""
     x = np.asarray(x, dtype=float)
-    cos, sin = (f(rotation_angles(x.shape[-2], x.shape[-1], base)) for f in (np.cos, np.sin))
+    cos, sin = (f(ref.rotation_angles(x.shape[-2], x.shape[-1], base)) for f in (np.cos, np.sin))
     if interleaved:
         first, second = x[..., 0::2], x[..., 1::2]
         return np.stack([first * cos - sign * second * sin, sign * first * sin + second * cos], -1).reshape(x.shape)
@@ -96,7 +75,7 @@ def positioned(query, key, m, n, base, turn_key=True):
     width = max(m, n) + 1
     queries, keys = np.zeros((width, len(query))), np.zeros((width, len(key)))
     queries[m], keys[n] = query, key
-    return float(rotate(queries, base)[m] @ (rotate(keys, base) if turn_key else keys)[n])
+    return float(ref.rotate(queries, base)[m] @ (ref.rotate(keys, base) if turn_key else keys)[n])
 
 
 ANGLES_MISTAKES = {
@@ -104,23 +83,23 @@ ANGLES_MISTAKES = {
         lambda positions, size, base=10000.0: np.arange(positions)[:, None] * base ** (-np.arange(size // 2) / size)
     ),
     "the positions start at 1: the first position does not turn, its angles are 0": (
-        lambda positions, size, base=10000.0: rotation_angles(positions + 1, size, base)[1:]
+        lambda positions, size, base=10000.0: ref.rotation_angles(positions + 1, size, base)[1:]
     ),
     "divides by the frequency: angle[t, i] = t * base ** (-2 * i / size), a negative power": (
         lambda positions, size, base=10000.0: np.arange(positions)[:, None] * base ** (np.arange(0, size, 2) / size)
     ),
-    "ignores base: use the base given": lambda positions, size, base=10000.0: rotation_angles(positions, size),
+    "ignores base: use the base given": lambda positions, size, base=10000.0: ref.rotation_angles(positions, size),
 }
 ROTATE_MISTAKES = {
     "the pairs are interleaved (0, 1), (2, 3): pair i is number i of the first half with number i of the second": (
         lambda x, base=10000.0: turned(x, base, interleaved=True)
     ),
     "turned the wrong way: (a, b) -> (a cos - b sin, a sin + b cos)": lambda x, base=10000.0: turned(x, base, sign=-1),
-    "ignores base: use the base given": lambda x, base=10000.0: rotate(x),
+    "ignores base: use the base given": lambda x, base=10000.0: ref.rotate(x),
 }
 SCORE_MISTAKES = {
     "the positions are swapped: rotate the query as at m and the key as at n": (
-        lambda query, key, m, n, base=10000.0: rotated_score(query, key, n, m, base)
+        lambda query, key, m, n, base=10000.0: ref.rotated_score(query, key, n, m, base)
     ),
     "only the query is rotated: rotate the key as at n too": (
         lambda query, key, m, n, base=10000.0: positioned(query, key, m, n, base, turn_key=False)
@@ -133,21 +112,21 @@ SCORE_MISTAKES = {
 CHECKS = checks_by_id(
     compare(
         "check_rotation_angles",
-        rotation_angles,
+        ref.rotation_angles,
         points=1,
         inputs={"a few positions": a_few_positions, "past the model's window, another base": past_the_window},
         mistakes=ANGLES_MISTAKES,
     ),
     compare(
         "check_rotate",
-        rotate,
+        ref.rotate,
         points=2,
         inputs={"one sequence": a_sequence, "a batch past the model's window, another base": a_batch_past_the_window},
         mistakes=ROTATE_MISTAKES,
     ),
     compare(
         "check_rotated_score",
-        rotated_score,
+        ref.rotated_score,
         points=2,
         inputs={"two positions in the window": two_positions, "two positions past the window": far_positions},
         mistakes=SCORE_MISTAKES,

@@ -210,18 +210,23 @@ def test_the_course_offers_both_assignments_and_releases_positions_as_committed(
     assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text and "autograder" not in text
 
 
-def test_the_reference_angles_are_the_store_s_model_s(tmp_path):
-    """The reference rotation_angles turns each pair as lib's rotary (the store's model's) does, past its window."""
-    checks = assignments.load(ASSIGNMENTS / "positions")
-    reference = checks.checks["check_rotation_angles"].reference
-    for positions, size, base in ((7, 8, 10000.0), (200, 6, 100.0)):
-        angles = reference(positions, size, base)
-        for pair in range(size // 2):
-            unit = np.zeros((positions, size))
+def test_the_reference_turns_as_the_store_s_model_does():
+    """positions' reference (source/positions/reference.py, written on its own) turns vectors exactly as the store's
+    model does (lib.transformer.rotary, inside every head), within its window and past it, with another base."""
+    ref = assignments.reference(ASSIGNMENTS / "positions")
+    rng = np.random.default_rng(7)
+    for shape, base in (((7, 8), 10000.0), ((2, 200, 6), 100.0), ((3, 5, 32), 10000.0)):
+        x = rng.normal(size=shape)
+        assert np.allclose(ref.rotate(x, base), transformer.rotary(x, base), rtol=0, atol=1e-12)
+        angles = ref.rotation_angles(shape[-2], shape[-1], base)
+        for pair in range(shape[-1] // 2):
+            unit = np.zeros(shape[-2:])
             unit[:, pair] = 1.0
             turned = transformer.rotary(unit, base)
-            assert np.allclose(turned[:, pair], np.cos(angles[:, pair]), atol=1e-12)
-            assert np.allclose(turned[:, size // 2 + pair], np.sin(angles[:, pair]), atol=1e-12)
+            assert np.allclose(turned[:, pair], np.cos(angles[:, pair]), rtol=0, atol=1e-12)
+            assert np.allclose(turned[:, shape[-1] // 2 + pair], np.sin(angles[:, pair]), rtol=0, atol=1e-12)
+    query, key = rng.normal(size=(2, 8))
+    assert np.isclose(ref.rotated_score(query, key, 9, 4), ref.rotated_score(query, key, 105, 100), rtol=0, atol=1e-9)
 
 
 def test_validate_finds_no_authoring_mistake_in_positions(capsys):

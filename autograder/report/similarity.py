@@ -20,6 +20,11 @@ part of one student's code that also appears in the other's (a student who copie
 nothing else scores high). Submissions with less than MINIMUM_CHARACTERS of their own code (blank, or nearly)
 are left out: a few lines of a short answer are the same for everyone.
 
+Each student's code is also compared, in the same way, with the answer keys (``key_matches``): the assignment's
+reference, ``source/<assignment>/reference.py`` (``reference_code``: every function it defines, never released,
+never in the student wheel), and the source notebook's solution; a match is listed on its own, with the key it
+matches, not among the pairs of students.
+
 A flag is a reason to look at the two notebooks, not a verdict: short answers that can only be written one way
 match by construction. The threshold was set on near-copies and on independently written solutions
 (tests/autograder/report/test_similarity.py).
@@ -32,6 +37,7 @@ import io
 import keyword
 import tokenize
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +45,7 @@ K = 20  # characters of normalised code in one fingerprint (copydetect's noise t
 WINDOW = 8  # fingerprints winnowed per window: every shared stretch of K + WINDOW - 1 characters is seen
 THRESHOLD = 0.6  # pairs at or above this score are listed
 MINIMUM_CHARACTERS = 200  # of normalised own code, for a submission to be compared at all
+REFERENCE = "(the reference)"  # the assignment's reference.py, compared with every student's as if a student's
 
 
 @dataclass
@@ -300,3 +307,45 @@ def all_pairs(prints: list[Fingerprint], floor: float = 0.0) -> list[Pair]:
 def similar_pairs(prints: list[Fingerprint], threshold: float = THRESHOLD) -> list[Pair]:
     """The pairs at or above ``threshold``, highest first."""
     return all_pairs(prints, floor=threshold)
+
+
+# --- the answer keys --------------------------------------------------------------------------------------
+
+
+def reference_code(path: Path) -> dict:
+    """{function: its code} of every top-level function of an assignment's reference (``reference.py``, the answer
+    key beside its checks), in the file's order; {} when there is no such file or it does not parse."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines = text.splitlines(keepends=True)
+    return {
+        node.name: "".join(lines[node.lineno - 1 : node.end_lineno])
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+
+
+def reference_key(path: Path, starter: dict) -> Fingerprint:
+    """The fingerprint of an assignment's reference, made like a student's (``starter``: the release's answer
+    cells, whose names are kept): its functions as one cell, so that a helper is written ``f`` where it is
+    defined and where it is called, as in a student's cell that holds the helpers it calls."""
+    code = reference_code(path)
+    return fingerprint(REFERENCE, {REFERENCE: "\n\n".join(code.values())} if code else {}, starter, set(starter))
+
+
+def key_matches(prints: dict, keys: list[Fingerprint], threshold: float = THRESHOLD) -> list[Pair]:
+    """For each comparable student of ``prints`` ({student: Fingerprint}), the answer key of ``keys`` (fingerprints
+    of a reference or a solution, made like a student's) that the student's code matches best, when its score is at
+    or above ``threshold``: Pair(student, key's name), highest first."""
+    found = []
+    for student in sorted(prints):
+        if not comparable([prints[student]]):
+            continue
+        scored = [compare(prints[student], key, lines=False) for key in keys if key.hashes]
+        best = max(scored, key=lambda pair: pair.score, default=None)
+        if best is not None and best.score >= threshold:
+            found.append(best)
+    return sorted(found, key=lambda pair: (-pair.score, pair.a))

@@ -37,7 +37,7 @@ class Similar:
     shown: list
     prints: dict
     compared: int
-    solution: list = field(default_factory=list)  # Pair(student, SOLUTION) at or above the threshold, highest first
+    solution: list = field(default_factory=list)  # Pair(student, the key it matches) from the threshold, highest first
 
 
 @dataclass
@@ -251,8 +251,8 @@ SOLUTION = "(the solution)"  # the source notebook's answers, compared with ever
 
 def similar_submissions(graded: GradedAssignment) -> Similar:
     """Pairs of answering students whose answer code is similar (autograder.report.similarity), highest first; and,
-    listed on their own, the students whose code matches the solution's (the source notebook's answers: the
-    answer key, which a student may have been handed)."""
+    listed on their own, the students whose code matches an answer key, which a student may have been handed: the
+    assignment's reference (source/<assignment>/reference.py) or the source notebook's answers."""
     starter, solution = {}, {}
     for notebook in graded.release.values():
         starter.update(answer_cells(notebook))
@@ -266,12 +266,11 @@ def similar_submissions(graded: GradedAssignment) -> Similar:
     }
     pairs = similarity.similar_pairs(list(prints.values()))
     shown = [similarity.compare(prints[p.a], prints[p.b]) for p in pairs[:SIMILAR_SHOWN]]
-    key = similarity.fingerprint(SOLUTION, {k: v for k, v in solution.items() if k in starter}, starter, set(starter))
-    matches = [similarity.compare(prints[student], key, lines=False) for student in sorted(prints)]
-    matches = sorted(
-        (pair for pair in matches if similarity.comparable([prints[pair.a]]) and pair.score >= similarity.THRESHOLD),
-        key=lambda pair: (-pair.score, pair.a),
-    )
+    keys = [
+        similarity.reference_key(graded.course / "source" / graded.name / "reference.py", starter),
+        similarity.fingerprint(SOLUTION, {k: v for k, v in solution.items() if k in starter}, starter, set(starter)),
+    ]
+    matches = similarity.key_matches(prints, keys)
     return Similar(pairs, shown, prints, len(similarity.comparable(list(prints.values()))), matches)
 
 
@@ -290,13 +289,18 @@ def similarity_table(similar: Similar) -> pd.DataFrame:
 
 
 def solution_table(similar: Similar) -> pd.DataFrame:
-    """The students whose answer code matches the solution's, highest first: the share of their code found in
-    the solution's (the pair's first share)."""
+    """The students whose answer code matches an answer key, highest first: the key (the reference or the solution)
+    and the share of their code found in it (the pair's first share)."""
     rows = [
-        {"student": pair.a, "score": round(pair.score, 3), "share_of_student": round(pair.shares[0], 3)}
+        {
+            "student": pair.a,
+            "key": {similarity.REFERENCE: "reference", SOLUTION: "solution"}.get(pair.b, pair.b),
+            "score": round(pair.score, 3),
+            "share_of_student": round(pair.shares[0], 3),
+        }
         for pair in similar.solution
     ]
-    return pd.DataFrame(rows, columns=["student", "score", "share_of_student"])
+    return pd.DataFrame(rows, columns=["student", "key", "score", "share_of_student"])
 
 
 def attempts_table(graded: GradedAssignment) -> pd.DataFrame:

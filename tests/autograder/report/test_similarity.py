@@ -4,8 +4,10 @@
   added) are flagged against the original.
 - Six solutions written independently, in different styles (loops; einsum; np.where; boolean indexing and
   in-place updates; helper functions; comprehensions), plus the course's own solution, are not flagged
-  against each other. Each of them is first shown to be correct: every function equals lib's reference on
-  random inputs, so these are real solutions of the assignment, not strawmen.
+  against each other. Each of them is first shown to be correct: every function equals the assignment's
+  reference (source/attention/reference.py) on random inputs, so these are real solutions, not strawmen.
+- The answer keys: code copied from the reference (renamed) is listed against it, on its own, with its key; the
+  course's solution against the notebook's solution; the independent solutions against neither.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from autograder.course import assignments
 from autograder.report import similarity
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 RELEASE = REPOSITORY / "release" / "attention" / "attention.ipynb"
+REFERENCE = REPOSITORY / "source" / "attention" / "reference.py"
 FULL_SOLUTION = REPOSITORY / "examples" / "submissions" / "full_solution" / "attention" / "attention.ipynb"
 FUNCTIONS = [
     "softmax",
@@ -808,10 +812,8 @@ def namespace_of(cells: dict) -> dict:
 
 @pytest.mark.parametrize("name", [*INDEPENDENT, "course"])
 def test_each_solution_is_correct(name):
-    """Every function of the solution equals lib's reference on random inputs (the near-copies too)."""
-    from lib import attention as ops
-    from lib import heads as stats
-
+    """Every function of the solution equals the assignment's reference on random inputs (the near-copies too)."""
+    ops = stats = assignments.reference(REFERENCE.parent)
     cells = solutions()[name]
     for space in (namespace_of(cells), namespace_of(near_copy(cells, "_copy"))):
         rng = np.random.default_rng(7)
@@ -933,3 +935,57 @@ def test_two_hundred_students_in_seconds(starter):
     for number, student in enumerate(cells):
         groups[student] = number % len(originals)
     assert all(groups[p.a] == groups[p.b] for p in pairs), "only copies of the same solution are flagged"
+
+
+# --- the answer keys --------------------------------------------------------------------------------------
+
+
+def test_the_reference_s_code_is_every_function_it_defines():
+    code = similarity.reference_code(REFERENCE)
+    defined = [node.name for node in ast.parse(REFERENCE.read_text()).body if isinstance(node, ast.FunctionDef)]
+    assert list(code) == defined and set(FUNCTIONS) - {"safe_softmax"} <= set(code)
+    for name, text in code.items():
+        assert text.startswith(f"def {name}(") and text.rstrip().splitlines()[-1].startswith("    ")
+    assert similarity.reference_code(REFERENCE.parent / "absent.py") == {}
+
+
+def without_docstrings(code: str) -> str:
+    skip = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.FunctionDef) and isinstance(node.body[0], ast.Expr):
+            skip.update(range(node.body[0].lineno, node.body[0].end_lineno + 1))
+    return "".join(line for number, line in enumerate(code.splitlines(True), start=1) if number not in skip)
+
+
+def copied_from_the_reference() -> dict:
+    """A student's answer cells copied from reference.py, each graded function's definition (safe_softmax is its
+    softmax, renamed), with the helpers they call; docstrings dropped, every variable renamed."""
+    code = {name: without_docstrings(text) for name, text in similarity.reference_code(REFERENCE).items()}
+    helpers = "\n\n".join(text for name, text in code.items() if name not in FUNCTIONS)
+    cells = {name: code[name] for name in FUNCTIONS if name in code}
+    cells["safe_softmax"] = code["softmax"].replace("def softmax(", "def safe_softmax(", 1)
+    cells["softmax"] = helpers + "\n\n" + cells["softmax"]
+    return near_copy({name: cells[name] for name in FUNCTIONS}, "_mine")
+
+
+def test_code_copied_from_the_reference_is_listed_with_its_key(starter):
+    """The keys are made as the report makes them (autograder.report.tables.similar_submissions): the reference
+    whole, the source notebook's solution; each student is listed with the key their code matches best."""
+    source = REPOSITORY / "source" / "attention" / "attention.ipynb"
+    solution = {
+        name: re.sub(r"^\s*### (BEGIN|END) SOLUTION\s*$\n?", "", code, flags=re.M)
+        for name, code in answer_cells(source).items()
+    }
+    keys = [
+        similarity.reference_key(REFERENCE, starter),
+        similarity.fingerprint("(the solution)", solution, starter, set(starter)),
+    ]
+    cells = {**solutions(), "copier": copied_from_the_reference()}
+    prints = {name: similarity.fingerprint(name, code, starter, set(starter)) for name, code in cells.items()}
+    matches = {pair.a: pair for pair in similarity.key_matches(prints, keys)}
+    print(f"\nanswer-key matches: { {name: (pair.b, round(pair.score, 3)) for name, pair in matches.items()} }")
+    assert sorted(matches) == ["copier", "course"], "the independent solutions match no key"
+    assert matches["copier"].b == similarity.REFERENCE and matches["copier"].score >= similarity.THRESHOLD
+    assert matches["course"].b == "(the solution)" and matches["course"].score == 1.0
+    alone = similarity.key_matches({"copier": prints["copier"]}, keys[1:])  # the solution alone misses the copier
+    assert alone == []

@@ -67,6 +67,28 @@ def test_a_bad_line_in_the_policy_is_refused_naming_it(tmp_path):
         assert expected in str(refused.value) and str(instructor) in str(refused.value)
 
 
+def test_the_notebooks_budget_is_the_courses_and_reaches_the_kernel(tmp_path):
+    """c.SurvivingExecute.notebook_timeout in the instructor's file is the course's budget (CourseSettings), which the
+    chain hands to the kernel's runner (ChainOptions.notebook_budget); without it, the chain's default holds."""
+    from autograder.notebook.kernel import NOTEBOOK_BUDGET, SurvivingExecute
+    from autograder.notebook.pipeline import ChainOptions, chain_config
+
+    course = tmp_path / "course"
+    prepare(course)
+    assert CourseSettings.read(course).notebook_budget is None
+    assert SurvivingExecute(config=chain_config()).notebook_timeout == NOTEBOOK_BUDGET
+    instructor = course / INSTRUCTOR_FILE
+    original = instructor.read_text()
+    instructor.write_text(original + "c.SurvivingExecute.notebook_timeout = 30\n")
+    budget = CourseSettings.read(course).notebook_budget
+    assert budget == 30
+    assert SurvivingExecute(config=chain_config(ChainOptions(notebook_budget=budget))).notebook_timeout == 30
+    for value in ("0", "'a minute'", "2.5", "True"):
+        instructor.write_text(original + f"c.SurvivingExecute.notebook_timeout = {value}\n")
+        with pytest.raises(SettingsError, match="notebook_timeout = .* is not a number of seconds: write a whole"):
+            CourseSettings.read(course)
+
+
 # --- every reader takes the course's gradebook: none assumes SQLite's gradebook.db --------------------------------
 
 

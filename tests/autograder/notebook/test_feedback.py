@@ -320,3 +320,63 @@ def test_an_outsized_cell_is_highlighted_without_being_remembered():
     before = highlighted.cache_info().currsize
     assert RememberedHighlight(pygments_lexer="ipython3")(source) == Highlight2HTML(pygments_lexer="ipython3")(source)
     assert highlighted.cache_info().currsize == before
+
+
+def test_the_kernels_end_is_listed_under_the_header_from_the_stored_data():
+    """KernelEnds then the course's template, on an in-memory notebook: the notebook's budget and a cell's limit,
+    stored in its metadata as SurvivingExecute stores them, are listed under the page's header with their kind and
+    cell; words in an error output that look like them list nothing."""
+    from nbconvert import HTMLExporter
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    from autograder.notebook.feedback import NBGRADER_TEMPLATES, TEMPLATE, TEMPLATE_PATHS, TEMPLATES, KernelEnds
+    from autograder.verdicts import BUDGET, CELL_TIME, KERNEL, KernelEnd
+
+    def page(notebook) -> str:
+        exporter = HTMLExporter(
+            template_name=TEMPLATE,
+            extra_template_basedirs=[str(TEMPLATES), str(NBGRADER_TEMPLATES)],
+            extra_template_paths=TEMPLATE_PATHS,
+        )
+        totals = {"pending": 0, "summary": "2 of 2 automatic"}
+        resources = {"nbgrader": {"notebook": "n", "score": 2, "max_score": 2, "late_penalty": 0, "totals": totals}}
+        notebook, resources = KernelEnds().preprocess(notebook, resources)
+        return exporter.from_notebook_node(notebook, resources=resources)[0]
+
+    forged = new_code_cell("raise SystemExit")
+    forged.outputs = [new_output("error", ename="NotebookTimeoutError", evalue="stopped after 1 s", traceback=[])]
+    assert 'class="kernel-end"' not in page(new_notebook(cells=[forged]))
+    ends = [KernelEnd(CELL_TIME, 2, limit=60), KernelEnd(BUDGET, 5, limit=45)]
+    notebook = new_notebook(cells=[new_code_cell("x = 1")])
+    notebook.metadata[KERNEL] = [end.to_dict() for end in ends]
+    assert kernel_ends(page(notebook)) == [
+        ("cell time", "2", "cell 2: timed out after 60 s, the cell's limit, and was interrupted"),
+        ("notebook budget", "5", "cell 5: stopped after 45 s, the notebook's budget; later cells not run"),
+    ]
+
+
+def kernel_ends(page: str) -> list[tuple[str, str, str]]:
+    """(kind, cell, text) of each <li class="kernel-end"> on ``page``, read by Python's HTML parser."""
+    from html.parser import HTMLParser
+
+    found = []
+
+    class Ends(HTMLParser):
+        inside = None
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag == "li" and attrs.get("class") == "kernel-end":
+                self.inside = [attrs["data-kind"], attrs["data-cell"], ""]
+
+        def handle_data(self, data):
+            if self.inside is not None:
+                self.inside[2] += data
+
+        def handle_endtag(self, tag):
+            if tag == "li" and self.inside is not None:
+                found.append(tuple(self.inside))
+                self.inside = None
+
+    Ends().feed(page)
+    return found

@@ -1,0 +1,55 @@
+"""autograder.course.table: the class table's kernel notes come from the kernel's ends stored as data, not from the
+words of the notebook's error outputs (in-memory course folders, nothing graded)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from autograder.course.assignments import Layout
+from autograder.course.table import kernel_notes
+from autograder.verdicts import BUDGET, CELL_TIME, KERNEL, PROCESSES, SIGNAL, KernelEnd
+
+LAYOUT = Layout("attention", "attention")
+
+
+def autograded(course: Path, student: str, ends: list[KernelEnd] | None, outputs: list | None = None) -> None:
+    """An autograded notebook of one code cell with ``outputs``; ``ends`` stored as SurvivingExecute stores them
+    (None: a notebook autograded before they were)."""
+    cell = {"cell_type": "code", "metadata": {}, "source": "x = 1", "outputs": outputs or [], "execution_count": 1}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    if ends is not None:
+        notebook["metadata"][KERNEL] = [end.to_dict() for end in ends]
+    path = course / "autograded" / student / "attention" / "attention.ipynb"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(notebook))
+
+
+def test_each_kernel_end_is_noted_from_the_stored_data(tmp_path):
+    autograded(tmp_path, "sleeper", [KernelEnd(CELL_TIME, 4, limit=60), KernelEnd(BUDGET, 9, limit=45)])
+    autograded(tmp_path, "forks", [KernelEnd(PROCESSES, 3, limit=16)])
+    autograded(tmp_path, "crash", [KernelEnd(SIGNAL, 2, signal="SIGSEGV")])
+    autograded(tmp_path, "fine", [])
+    notes = kernel_notes(tmp_path, LAYOUT, ["sleeper", "forks", "crash", "fine", "absent"])
+    assert notes == {
+        "sleeper": "cell 4: timed out after 60 s, the cell's limit, and was interrupted; "
+        "cell 9: stopped after 45 s, the notebook's budget; later cells not run",
+        "forks": "cell 3: the kernel was stopped: too many processes (more than 16); later cells not run",
+        "crash": "cell 2: the kernel died (crashed, SIGSEGV); later cells not run",
+        "absent": "not autograded",
+    }
+
+
+def test_words_in_the_outputs_are_not_read(tmp_path):
+    """A student's own error output that looks like the grader's (the ename and words the old table matched) gives
+    no note; only what SurvivingExecute stored does."""
+    forged = {"output_type": "error", "ename": "DeadKernelError", "evalue": "too many processes", "traceback": []}
+    autograded(tmp_path, "forger", [], [forged])
+    assert kernel_notes(tmp_path, LAYOUT, ["forger"]) == {}
+
+
+def test_a_notebook_autograded_before_the_ends_were_stored_says_to_regrade(tmp_path):
+    autograded(tmp_path, "old", None)
+    assert kernel_notes(tmp_path, LAYOUT, ["old"]) == {
+        "old": "autograded before the kernel's ends were stored: grade it again (--regrade)"
+    }

@@ -21,8 +21,9 @@ A function the grader passes as an argument (a callback, autograder.answers.stan
 and computed at most CALLBACK_CALLS times per call of the student's function.
 
 With the student's kernel: nbgrader's Execute (autograder.notebook.kernel.SurvivingExecute) runs the notebook
-under its own per-cell timeout and per-notebook ``notebook_timeout`` (900 s by the clock, set by the class
-engine), at the same time as the hidden checks (notebook_grading.StartVerdicts starts them before the kernel).
+under its own per-cell timeout and per-notebook wall-clock budget ``notebook_timeout`` (kernel.NOTEBOOK_BUDGET,
+45 s, or the course's), at the same time as the hidden checks (notebook_grading.StartVerdicts starts them before
+the kernel).
 So one notebook's grading ends within max(notebook_timeout, wall) plus the kernel's start and the judging:
 ExternalVerdicts waits for the early verdicts at most what is left of ``wall`` (+ JUDGING_SLACK), and
 says so in the feedback when they did not come.

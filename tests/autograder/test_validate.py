@@ -388,6 +388,8 @@ def test_checks_py_that_cannot_be_imported_is_named_with_its_line(source, capsys
     printed = capsys.readouterr()
     assert "positions: nothing graded" in printed.out and "[checks-cannot-load]" in printed.out
     assert "Traceback" not in printed.out + printed.err
+    with pytest.raises(validate.AuthoringError, match=r"\[checks-cannot-load\] .*checks.py:\d+: importing"):
+        validate.check_before_grading(source / "positions")  # a class run stops before anyone is graded
 
 
 def test_a_place_left_to_fill_in_stops_a_class_run_before_anyone_is_graded(source, tmp_path):

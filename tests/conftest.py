@@ -154,7 +154,8 @@ def graded_class(tmp_path_factory) -> GradedClass:
     started = time.monotonic()
     # 30 s a cell, not the course's 60: never_ends's loop is interrupted after 30 s of a worker's time, not 60; the
     # slowest cell of a correct notebook takes under 3 s (the report's slow_cells.csv), the memory bomb's about 11
-    run = grade_folder(course, submissions, chain=ChainOptions(cell_timeout=30))
+    # and a budget of 90 s for the notebook, not the course's 45: the rest of never_ends runs after its loop
+    run = grade_folder(course, submissions, chain=ChainOptions(cell_timeout=30, notebook_budget=90))
     seconds = time.monotonic() - started
     print(f"\nclass of {len(list(submissions.iterdir()))} graded in {seconds:.0f} s")
     return GradedClass(

@@ -19,9 +19,10 @@ SurvivingExecute is nbgrader's Execute step made to survive whatever a student's
 - output is capped while it arrives (``max_cell_output``, ``max_output`` characters), so a notebook that
   prints gigabytes cannot fill the grader's memory; the cap is noted in the cell;
 - the whole notebook has a wall-clock budget (``notebook_timeout``, NOTEBOOK_BUDGET seconds unless the course sets
-  ``c.SurvivingExecute.notebook_timeout``) besides nbgrader's per-cell ``timeout``: each cell gets at most what is
-  left of it, and once it is spent the cell running is interrupted and no later cell runs. No student extends it:
-  a cell that sleeps, or swallows the interrupt, is cut when the budget is spent, and the grader then stops the kernel.
+  ``c.SurvivingExecute.notebook_timeout``), counted from its first cell (the kernel's start is the grader's), besides
+  nbgrader's per-cell ``timeout``: each cell gets at most what is left of it, and once it is spent the cell running
+  is interrupted and no later cell runs. No student extends it: a cell that sleeps is cut when the budget is spent,
+  one that swallows the interrupt stops the notebook there, and the grader then stops the kernel.
 
 How the kernel ended, when it ended early, is data (autograder.verdicts.KernelEnd: a cell's limit, the notebook's
 budget, an exit, a signal, memory, the process limit): a list in the notebook's metadata (verdicts.KERNEL), which
@@ -230,7 +231,7 @@ class SurvivingExecute(Execute):
         nb.metadata.pop(verdicts.KERNEL, None)  # only what this step records, never the student's own
         self.ends: list[KernelEnd] = []
         self._stopped = False  # the kernel died or the budget is spent: no cell runs any more
-        self._started = time.monotonic()
+        self._started = None  # when the first cell started: the kernel's start (the grader's) is not the notebook's
         self._output_size = {}
         self._capped = set()
         try:
@@ -239,6 +240,8 @@ class SurvivingExecute(Execute):
             nb.metadata[verdicts.KERNEL] = [end.to_dict() for end in self.ends]
 
     def _left(self) -> float:
+        if self._started is None:
+            self._started = time.monotonic()
         return self.notebook_timeout - (time.monotonic() - self._started)
 
     def _cell_timeout(self, cell) -> int:

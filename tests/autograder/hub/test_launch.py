@@ -523,7 +523,9 @@ def test_the_round_trip_in_a_browser(tmp_path, open_state):
     state, shots = open_state, Shots(tmp_path / "screenshots")
     students = list(HANDED_IN)
     due = datetime.datetime.now() - datetime.timedelta(days=1)  # every submission is late: the columns are filled
-    course = hub.prepare(state, students, due)
+    source = tmp_path / "source"  # the attention assignment alone: Formgrader's table has its one row
+    shutil.copytree(REPOSITORY / "source" / "attention", source / "attention", ignore=shutil.ignore_patterns("__*"))
+    course = hub.prepare(state, students, due, source=source)
     with open(course / "nbgrader_config.py", "a") as config:  # the instant checks' policy (autograder.service.instant)
         config.write(
             "\nc.InstantChecks.attempts = 2  # per hour: student1's third Submit waits\n"
@@ -748,7 +750,9 @@ def shown_within(page, url: str, words: str, seconds: float = 120) -> float:
 def lab_notification(page, words: str, seconds: float = 120):
     """The notification in ``page``'s JupyterLab that says ``words`` (labextension/: the verdict of the newest Submit),
     once it is shown."""
-    return page.wait_for_selector(f".Toastify__toast:has-text({words!r})", timeout=seconds * 1000)
+    toast = page.locator(f".Toastify__toast:has-text({words!r})").last
+    toast.wait_for(timeout=seconds * 1000)
+    return toast
 
 
 def fetch_outcome(page, url: str) -> str:

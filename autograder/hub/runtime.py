@@ -164,7 +164,8 @@ def build_lab_extension(python: Path, folder: Path = LAB_EXTENSION) -> str | Non
     subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=folder, check=True)
     where = "import jupyterlab, pathlib; print(pathlib.Path(jupyterlab.__file__).parent / 'staging')"
     core = subprocess.run([str(python), "-c", where], capture_output=True, text=True, check=True).stdout.strip()
-    shutil.rmtree(folder / "attention_checks" / "labextension", ignore_errors=True)
+    for made in (folder / "attention_checks" / "labextension", folder / "build"):  # no file of an earlier build
+        shutil.rmtree(made, ignore_errors=True)
     subprocess.run([node, str(BUILDER), "--core-path", core, "."], cwd=folder, check=True, stdout=subprocess.DEVNULL)
     install = [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(folder)]
     subprocess.run(install, check=True)

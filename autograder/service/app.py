@@ -393,12 +393,20 @@ class ServiceError(RuntimeError):
     """The service cannot start; the message says what is missing and what to do."""
 
 
+def said_if_failed(warming) -> None:
+    """A warm-up that failed is logged (the first Submit then pays for the start, and its check says why if the
+    cause stays)."""
+    if warming.exception() is not None:
+        log.warning("a worker's warm-up failed: %s", warming.exception())
+
+
 def serve(options: ServiceOptions) -> None:
     if sandbox.bubblewrap() is None and not sandbox.unsandboxed_allowed():
         raise ServiceError(sandbox.refusal())
     checker = make_checker(options)
     pool = make_pool(options)
-    checker.warm(pool)  # the workers started and ready now, not at the first Submit
+    for warming in checker.warm(pool):  # the workers started and ready now, not at the first Submit
+        warming.add_done_callback(said_if_failed)
     thread = CheckerThread(checker, pool)
     thread.start()
     app = make_app(options, checker)

@@ -71,6 +71,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="the smallest sizes, to check that it runs (tests)")
     args = parser.parse_args(argv)
+    warm = not args.quick  # --quick: no unmeasured first grade and run (its figures are not judged)
     if args.quick:
         args.rounds = 1
 
@@ -93,8 +94,9 @@ def main(argv=None) -> int:
         cache = forward.shared_forward_cache(declared, course=course)
         in_class = dataclasses.replace(assignment, chain=dataclasses.replace(assignment.chain, forward_cache=cache))
         submission = task.Submission(args.student, {"attention.ipynb": notebook.read_bytes()}, "benchmark")
-        worker.grade_submission(assignment, submission)  # warm: the model's measurements, imports, caches
-        execute_only(notebook, folder)
+        if warm:
+            worker.grade_submission(assignment, submission)  # warm: the model's measurements, imports, caches
+            execute_only(notebook, folder)
         ratios, plain, class_ratios = [], [], []  # with the feedback page; the grade alone; as in a class run
         sides = ["execute", "grade", "class"]
         for round_number in range(args.rounds):

@@ -260,9 +260,25 @@ def latest_values(checker: Checker, student: str, now: datetime.datetime) -> dic
         "words": status_words(newest, reopens),
         "waiting": newest.waiting,
         "score": row["score"],
-        "lost": [{k: f[k] for k in ("function", "points", "failed")} for f in row["functions"] if not f["full"]],
+        "lost": lost_points(newest.verdicts, shown) if row["score"] is not None else [],
     }
     return answer
+
+
+def lost_points(verdicts, shown: str) -> list[dict]:
+    """The functions that lost points, each once (a function several checks judge, such as attention, with the
+    points of its checks added up), in the order the checks come; what failed when the policy shows it."""
+    functions: dict[str, list[Verdict]] = {}
+    for verdict in verdicts:
+        functions.setdefault(verdict.function, []).append(verdict)
+    lost = []
+    for function, judged in functions.items():
+        if all(verdict.passed for verdict in judged):
+            continue
+        points, top = sum(v.points for v in judged), sum(v.max_points for v in judged)
+        failed = [line for v in judged for line in shown_function(v, shown)["failed"]]
+        lost.append({"function": function, "points": f"{points:g} of {top:g}", "failed": list(dict.fromkeys(failed))})
+    return lost
 
 
 class Latest(Page):

@@ -33,7 +33,8 @@ def hostile_check(*, source, notebook_path, **_):
     scaled = Property("scaled", False, "the weights match unscaled scores <script>x=1</script>")
     attention = Verdict("check_attention", "attention", 2.4, 4.0, (scaled, Property("shape", True)))
     softmax = Verdict("check_softmax", "softmax", 2.0, 2.0, (Property("rows sum to 1", True),))
-    return 27.4, 29.0, [attention, softmax]
+    masked = Verdict("check_masked_attention", "attention", 3.0, 4.0, (scaled, Property("masked", False, "")))
+    return 25.4, 29.0, [attention, softmax, masked]
 
 
 @pytest.fixture
@@ -185,9 +186,10 @@ def test_a_students_lab_reads_their_newest_submit_its_score_and_what_lost_points
     assert status == 200 and answer["student"] == "cy" and answer["assignment"] == "attention", answer
     newest = answer["newest"]
     assert newest["status"] == "done" and newest["words"] == "checked" and not newest["waiting"]
-    assert newest["score"] == "27.4 / 29"
-    failed = ["the weights match unscaled scores <script>x=1</script>"]  # JSON: the Lab shows it as text
-    assert newest["lost"] == [{"function": "attention", "points": "2.4 of 4", "failed": failed}]  # softmax: full
+    assert newest["score"] == "25.4 / 29"
+    failed = ["the weights match unscaled scores <script>x=1</script>", "masked"]  # JSON: the Lab shows it as text
+    # attention once, its two checks' points added up, each failure said once; softmax kept its points: not named
+    assert newest["lost"] == [{"function": "attention", "points": "5.4 of 8", "failed": failed}]
     status, answer = latest(running, "ada")  # ada's newest waits for her window: when it is checked, in words
     assert answer["newest"]["status"] == "queued" and answer["newest"]["waiting"]
     assert re.fullmatch(r"queued: checked when your window reopens, at \d\d:\d\d UTC", answer["newest"]["words"])
@@ -205,7 +207,7 @@ def test_the_lab_json_is_the_asking_students_own_and_no_other_origin_reads_it(ru
         assert "Access-Control-Allow-Origin" not in response.headers  # a page of bo's origin cannot read cy's
         assert response.headers["Cache-Control"] == "no-store"
     status, body = get(running + "api/latest", "nobody")  # not logged in through the hub: sent to log in
-    assert status != 200 and "27.4" not in body
+    assert status != 200 and "25.4" not in body
 
 
 def test_the_lab_json_shows_what_the_policy_shows(running, monkeypatch):

@@ -4,16 +4,16 @@ A decoder-only transformer, pre-norm, trained once by ``recordings/transformer.p
 
     x = embedding[ids]                                   # (T, D)
     for each layer:
-        x = x + attention_block(norm1(x))                # rotary positions inside every head
+        x = x + _attention_layer(norm1(x))               # rotary positions inside every head
         x = x + mlp(norm2(x))                            # D -> 4D -> D, GELU (tanh form)
     logits = norm(x) @ embedding.T                       # (T, V), the embedding is tied
 
 Each layer's attention is one function, ``_attention_layer``: the projections, rotary positions, causal
 scaled dot-product attention in every head, the heads joined and projected back, written out together
-(lib holds no function of its own for any operation the course's students write: those live with the
-grader, source/attention/reference.py). ``forward(..., attention=f)`` puts ``f`` in place of the
-attention step, so a student's attention can drive the real model. Weights are stored in the ``x @ W``
-convention, the chapter's: ``queries = x @ w_query``.
+(lib holds no function of its own for any operation the course's students write, attention's or rotary
+positions': those live with the grader, source/<assignment>/reference.py). ``forward(..., attention=f)``
+puts ``f`` in place of the attention step, so a student's attention can drive the real model. Weights are
+stored in the ``x @ W`` convention, the chapter's: ``queries = x @ w_query``.
 
 ``recorded`` is a hook: when set, ``forward`` with lib's own attention first asks ``recorded(ids, folder)``
 for passes computed earlier and computes only when it answers None. Nobody needs it to learn or use the model;
@@ -47,7 +47,6 @@ __all__ = [
     "load",
     "forward",
     "product_ids",
-    "rotary",
     "recorded",
     "PRECISIONS",
 ]
@@ -127,14 +126,6 @@ def _angles(positions: int, size: int, base: float):
     return np.cos(angles), np.sin(angles)
 
 
-def rotary(x, base: float = 10000.0):
-    """Rotate each head's first and second halves by position-dependent angles. x: (heads, T, size)."""
-    size = x.shape[-1]
-    cos, sin = _angles(x.shape[-2], size, base)  # (T, size/2) each
-    first, second = x[..., : size // 2], x[..., size // 2 :]
-    return np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)
-
-
 def _attention_layer(x, weights, prefix, settings, attention=None):
     """One layer's multi-head attention on normalised input x (T, D): returns output (T, D) and pattern
     (heads, T, T). The heads are each head's share of the numbers (head h: columns h*d:(h+1)*d); each
@@ -147,7 +138,10 @@ def _attention_layer(x, weights, prefix, settings, attention=None):
     queries = (x @ weights[prefix + "query"]).reshape(shape).swapaxes(0, 1)  # (heads, T, d)
     keys = (x @ weights[prefix + "key"]).reshape(shape).swapaxes(0, 1)  # (heads, T, d)
     values = (x @ weights[prefix + "value"]).reshape(shape).swapaxes(0, 1)  # (heads, T, d)
-    queries, keys = rotary(queries, settings["rotary_base"]), rotary(keys, settings["rotary_base"])
+    cos, sin = _angles(positions, size, settings["rotary_base"])  # (T, d/2) each: position t turns by t * frequency
+    both = np.stack([queries, keys])  # (2, heads, T, d)
+    first, second = both[..., : size // 2], both[..., size // 2 :]
+    queries, keys = np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)  # rotary
     seen = np.tril(np.ones((positions, positions), dtype=bool))  # (T, T): True where j <= i
     if attention is None:
         scores = queries @ keys.swapaxes(-1, -2) / np.sqrt(size)  # (heads, T, T)

@@ -29,7 +29,8 @@ from autograder.course.run import release_notebook
 from lib import experiments, store, transformer
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE = ROOT / "source" / "attention"
+COURSE = ROOT / "source"  # the course's assignments, each with its checks.py and its reference.py
+SOURCE = COURSE / "attention"
 SCAN = Path(__file__).resolve().parent / "wheel_scan.py"
 _spec = importlib.util.spec_from_file_location("student_wheel", ROOT / "packaging" / "student_wheel.py")
 student_wheel = importlib.util.module_from_spec(_spec)
@@ -203,7 +204,9 @@ def test_the_graders_sandboxed_kernel_imports_the_course_lib(tmp_path):
 def graded_cases(checks, seeds=range(3)) -> list:
     """(graded function, args, kwargs, the reference's result) for every plain call the hidden checks make on
     ``seeds`` (a call the grader drives, or one reading the model's patterns from a file, is left out)."""
-    yardstick = inspect.getmodule(checks.stand_in).reference  # checks.py's own: graded function -> its reference
+    own = getattr(inspect.getmodule(checks.stand_in), "reference", None)  # checks.py's: graded function -> reference
+    key = assignments.reference(checks.folder)
+    yardstick = own or (lambda function: getattr(key, function))  # else reference.py's function of the same name
     cases = []
     for seed in seeds:
         for check in checks.checks.values():
@@ -236,16 +239,18 @@ def scan(site: Path, cases: list, tmp_path: Path) -> dict:
     return report
 
 
-@pytest.fixture(scope="module")
-def checks():
-    return assignments.load(SOURCE)
+@pytest.fixture(scope="module", params=assignments.names(COURSE))
+def checks(request):
+    """Each assignment of the course, in turn: attention, and positions (whose rotate the store's model computes)."""
+    return assignments.load(COURSE / request.param)
 
 
-def test_no_module_of_the_wheel_defines_or_holds_a_graded_function_s_name(wheel, members, checks, tmp_path):
-    """Every graded function's name, looked for in the source of each module (a def, a class, an assignment, an
-    attribute set, an import) and among the names each installed module holds; none is found."""
-    graded = set(checks.graded)
-    assert len(graded) == 15 and {"softmax", "attention", "safe_softmax", "far_back_weight"} <= graded
+def test_no_module_of_the_wheel_defines_or_holds_a_graded_function_s_name(wheel, members, tmp_path):
+    """Every graded function's name, of every assignment of the course, looked for in the source of each module
+    (a def, a class, an assignment, an attribute set, an import) and among the names each installed module holds;
+    none is found."""
+    graded = {name for course in assignments.names(COURSE) for name in assignments.load(COURSE / course).graded}
+    assert len(graded) >= 18 and {"softmax", "attention", "safe_softmax", "rotate", "rotation_angles"} <= graded
     modules = {name: content for name, content in members.items() if name.endswith(".py")}
     assert "lib/transformer.py" in modules and "lib/attention.py" not in modules and "lib/heads.py" not in modules
     for name, content in modules.items():
@@ -299,9 +304,9 @@ def test_the_build_refuses_a_module_holding_a_reference_s_name(tmp_path):
 
 def test_no_function_of_the_wheel_computes_a_graded_function(wheel, checks, tmp_path):
     """Every callable of every module of the installed wheel, public or private, is called with each graded
-    function's inputs from the hidden checks (where its signature takes them): none gives the reference's results.
-    The same search, with the reference planted in the installed lib, finds all 15 (it looks at what a function
-    computes, not at its name)."""
+    function's inputs from the assignment's hidden checks (where its signature takes them): none gives the
+    reference's results. The same search, with the reference planted in the installed lib, finds every graded
+    function (it looks at what a function computes, not at its name)."""
     cases = graded_cases(checks)
     assert {case[0] for case in cases} == set(checks.graded)
     site = install(wheel, tmp_path / "site")
@@ -309,23 +314,24 @@ def test_no_function_of_the_wheel_computes_a_graded_function(wheel, checks, tmp_
     assert report["equal"] == [], f"the wheel computes graded functions: {report['equal']}"
     assert len(report["callables"]) >= 30  # lib's functions were looked at...
     assert "lib.transformer._attention_layer" in report["callables"]
-    assert sum(report["called"].values()) >= 15  # ...and called with the checks' inputs where they fit
+    assert sum(report["called"].values()) >= len(checks.graded)  # ...and called with the checks' inputs where they fit
 
-    (site / "lib" / "_tools.py").write_bytes((SOURCE / "reference.py").read_bytes())  # an answer key, planted
+    (site / "lib" / "_tools.py").write_bytes((checks.folder / "reference.py").read_bytes())  # an answer key, planted
     (tmp_path / "planted").mkdir()
     found = scan(site, cases, tmp_path / "planted")["equal"]
     assert {graded for where, graded in found if where.startswith("lib._tools.")} == set(checks.graded)
 
 
-def test_no_release_holds_the_reference(tmp_path):
+def test_no_release_holds_the_reference(checks, tmp_path):
     """nbgrader's generate_assignment, run as the class command runs it, releases the notebook alone: not the
     reference beside it, nor the checks; and the released notebook holds none of the reference's code."""
-    release_notebook(SOURCE, tmp_path)
+    name, (notebook,) = checks.name, assignments.notebooks(checks.folder)
+    release_notebook(checks.folder, tmp_path)
     released = sorted(path.relative_to(tmp_path / "release") for path in (tmp_path / "release").rglob("*"))
-    assert released == [Path("attention"), Path("attention") / "attention.ipynb"]
-    assert (SOURCE / "reference.py").is_file() and (tmp_path / "source" / "attention" / "reference.py").is_file()
-    text = (tmp_path / "release" / "attention" / "attention.ipynb").read_text()
-    tree = ast.parse((SOURCE / "reference.py").read_text())
+    assert released == [Path(name), Path(name) / f"{notebook}.ipynb"]
+    assert (checks.folder / "reference.py").is_file() and (tmp_path / "source" / name / "reference.py").is_file()
+    text = (tmp_path / "release" / name / f"{notebook}.ipynb").read_text()
+    tree = ast.parse((checks.folder / "reference.py").read_text())
     bodies = [ast.unparse(node.body[-1]) for node in tree.body if isinstance(node, ast.FunctionDef)]
-    assert len(bodies) >= 15
+    assert len(bodies) >= len(checks.graded) - 1  # safe_softmax's reference is softmax
     assert not [body for body in bodies if json.dumps(body)[1:-1] in text]

@@ -2,33 +2,37 @@
 tests/autograder/test_validate.py, which makes each authoring mistake in a copy of this folder.
 
 The course's own positions assignment is source/positions/ (the same notebook, its checks in the simple tier,
-autograder.checks.compare). The yardstick here is lib's rotary, as the store's model uses it (lib.transformer.rotary).
+autograder.checks.compare). The yardstick here is that assignment's reference of rotate (source/positions/reference.py:
+lib holds no rotate of its own, the store's model's rotary positions are fused inside its attention).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from autograder import REPOSITORY
 from autograder.checks import Call, Check, close, describe_call, diagnose, largest_difference, scalar
-from lib import transformer
+from autograder.course import assignments
 
-ISOLATE = {"rotated_score": ("rotate",)}  # rotated_score may build on rotate: graded with lib's while it is
+rotary = assignments.reference(REPOSITORY / "source" / "positions").rotate  # the yardstick: the course's reference
+
+ISOLATE = {"rotated_score": ("rotate",)}  # rotated_score may build on rotate: graded with the reference's while it is
 
 
 def stand_in(graded: str, name: str):
     if name not in ISOLATE.get(graded, ()):
         raise KeyError(f"{graded} may not call a stand-in for {name}")
-    return transformer.rotary
+    return rotary
 
 
-def lib_angles(positions: int, size: int, base: float) -> tuple[np.ndarray, np.ndarray]:
-    """(cos, sin) of lib's rotation angles, (positions, size // 2): read off lib's rotary of unit vectors."""
+def reference_angles(positions: int, size: int, base: float) -> tuple[np.ndarray, np.ndarray]:
+    """(cos, sin) of the rotation angles, (positions, size // 2): read off the reference's rotate of unit vectors."""
     cos = np.empty((positions, size // 2))
     sin = np.empty((positions, size // 2))
     for pair in range(size // 2):
         unit = np.zeros((positions, size))
         unit[:, pair] = 1.0
-        turned = transformer.rotary(unit, base)
+        turned = rotary(unit, base)
         cos[:, pair], sin[:, pair] = turned[:, pair], turned[:, size // 2 + pair]
     return cos, sin
 
@@ -49,7 +53,7 @@ def angles_values(out):
     for number, call in enumerate(out.calls):
         positions, size = call.args
         actual = out.value(number)
-        cos, sin = lib_angles(positions, size, call.kwargs["base"])
+        cos, sin = reference_angles(positions, size, call.kwargs["base"])
         if actual.shape != cos.shape:
             return f"{describe_call(call)} returned shape {actual.shape}, expected (positions, size // 2) = {cos.shape}"
         if not (
@@ -92,10 +96,10 @@ def rotate_shape(out):
 def rotate_values(out):
     for number, call in enumerate(out.calls):
         x, base = call.args[0], call.kwargs.get("base", 10000.0)
-        actual, expected = out.value(number), transformer.rotary(x, base)
+        actual, expected = out.value(number), rotary(x, base)
         if not close(actual, expected, out.tolerance(number)):
             half = x.shape[-1] // 2
-            cos, sin = lib_angles(x.shape[-2], x.shape[-1], base)
+            cos, sin = reference_angles(x.shape[-2], x.shape[-1], base)
             return diagnose(
                 actual,
                 [
@@ -116,7 +120,7 @@ def rotate_values(out):
                         ),
                     ),
                 ],
-                f"{describe_call(call)}: {largest_difference(actual, expected)} from lib's rotary",
+                f"{describe_call(call)}: {largest_difference(actual, expected)} from the reference's rotate",
                 out.tolerance(number),
             )
     return None
@@ -143,7 +147,7 @@ def expected_score(query, key, m, n, base=10000.0) -> float:
     positions = max(m, n) + 1
     queries, keys = np.zeros((positions, query.size)), np.zeros((positions, key.size))
     queries[m], keys[n] = query, key
-    return float(transformer.rotary(queries, base)[m] @ transformer.rotary(keys, base)[n])
+    return float(rotary(queries, base)[m] @ rotary(keys, base)[n])
 
 
 def score_values(out):

@@ -212,17 +212,36 @@ def test_the_course_offers_both_assignments_and_releases_positions_as_committed(
 
 def test_the_reference_turns_as_the_store_s_model_does():
     """positions' reference (source/positions/reference.py, written on its own) turns vectors exactly as the store's
-    model does (lib.transformer.rotary, inside every head), within its window and past it, with another base."""
+    model does: the first layer's attention patterns that lib.transformer.forward returns (its rotary positions are
+    fused inside its attention, the wheel holding no rotate of its own) are recomputed from the weights with the
+    reference's rotate, on texts of 12 to 160 tokens. Past the window and with another base, rotate turns each pair
+    of numbers by the reference's own angles."""
     ref = assignments.reference(ASSIGNMENTS / "positions")
+    weights, _, manifest = transformer.load()
+    settings = manifest["settings"]
+    heads, base = settings["heads"], settings["rotary_base"]
     rng = np.random.default_rng(7)
-    for shape, base in (((7, 8), 10000.0), ((2, 200, 6), 100.0), ((3, 5, 32), 10000.0)):
-        x = rng.normal(size=shape)
-        assert np.allclose(ref.rotate(x, base), transformer.rotary(x, base), rtol=0, atol=1e-12)
-        angles = ref.rotation_angles(shape[-2], shape[-1], base)
+    for positions in (12, 77, settings["longest"]):
+        ids = rng.integers(3, len(weights["embedding"]), size=positions)
+        x = weights["embedding"][ids]
+        normed = transformer.layer_norm(
+            x, weights["layers.0.norm1.weight"], weights["layers.0.norm1.bias"], settings["norm_eps"]
+        )
+        split = [
+            (normed @ weights[f"layers.0.{m}"]).reshape(positions, heads, -1).swapaxes(0, 1) for m in ("query", "key")
+        ]
+        queries, keys = (ref.rotate(part, base) for part in split)  # (heads, T, d)
+        scores = queries @ keys.swapaxes(-1, -2) / np.sqrt(queries.shape[-1])
+        scores = np.where(np.tril(np.ones((positions, positions), dtype=bool)), scores, -np.inf)
+        pattern = np.exp(scores - scores.max(-1, keepdims=True))
+        pattern /= pattern.sum(-1, keepdims=True)
+        assert np.allclose(pattern, transformer.forward(ids, keep=True)[1][0], rtol=0, atol=1e-12)
+    for shape, other in (((7, 8), 10000.0), ((2, 200, 6), 100.0), ((3, 5, 32), 10000.0)):
+        angles = ref.rotation_angles(shape[-2], shape[-1], other)
         for pair in range(shape[-1] // 2):
             unit = np.zeros(shape[-2:])
             unit[:, pair] = 1.0
-            turned = transformer.rotary(unit, base)
+            turned = ref.rotate(unit, other)
             assert np.allclose(turned[:, pair], np.cos(angles[:, pair]), rtol=0, atol=1e-12)
             assert np.allclose(turned[:, shape[-1] // 2 + pair], np.sin(angles[:, pair]), rtol=0, atol=1e-12)
     query, key = rng.normal(size=(2, 8))

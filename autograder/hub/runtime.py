@@ -161,14 +161,22 @@ def build_lab_extension(python: Path, folder: Path = LAB_EXTENSION) -> str | Non
             "npm is missing (apt-get install nodejs npm): the students' JupyterLab will not show their verdicts "
             "after Submit (the grading service's page still does); run make install-hub again once it is there"
         )
-    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=folder, check=True)
     where = "import jupyterlab, pathlib; print(pathlib.Path(jupyterlab.__file__).parent / 'staging')"
-    core = subprocess.run([str(python), "-c", where], capture_output=True, text=True, check=True).stdout.strip()
-    for made in (folder / "attention_checks" / "labextension", folder / "build"):  # no file of an earlier build
-        shutil.rmtree(made, ignore_errors=True)
-    subprocess.run([node, str(BUILDER), "--core-path", core, "."], cwd=folder, check=True, stdout=subprocess.DEVNULL)
-    install = [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(folder)]
-    subprocess.run(install, check=True)
+    try:
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=folder, check=True)
+        core = subprocess.run([str(python), "-c", where], capture_output=True, text=True, check=True).stdout.strip()
+        for made in (folder / "attention_checks" / "labextension", folder / "build"):  # no file of an earlier build
+            shutil.rmtree(made, ignore_errors=True)
+        build = [node, str(BUILDER), "--core-path", core, "."]
+        subprocess.run(build, cwd=folder, check=True, stdout=subprocess.DEVNULL)
+        install = [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(folder)]
+        subprocess.run(install, check=True)
+    except subprocess.CalledProcessError as error:  # npm's registry out of reach, a build that fails
+        return (
+            f"the verdict in JupyterLab was not built ({' '.join(map(str, error.cmd[:3]))} exited with "
+            f"{error.returncode}, above): the students' JupyterLab will not show their verdicts after Submit (the "
+            "grading service's page still does); run make install-hub again once the cause is fixed"
+        )
     return None
 
 

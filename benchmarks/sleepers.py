@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -90,6 +91,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--budget", type=int, default=None, help="the notebook's budget, s (default: the course's, else the chain's)"
     )
+    parser.add_argument("--rounds", type=int, default=1, help="rounds of both sides, in alternating order")
     parser.add_argument("--quick", action="store_true", help="the smallest sizes, to check that it runs (tests)")
     args = parser.parse_args(argv)
     if args.quick:
@@ -114,28 +116,42 @@ def main(argv=None) -> int:
             f"({SLEEPING_CELLS} cells of time.sleep(3600) each); the notebook's budget: {budget} s"
         )
         prepare(scratch / "prepared", scratch / "submissions", students)
-        for side in ("without", "sleepers"):
-            shutil.copytree(scratch / "prepared", scratch / side, symlinks=True)
-        for student in sleepers:
-            path = scratch / "sleepers" / "submitted" / student / "attention" / "attention.ipynb"
-            path.write_text(json.dumps(sleeping(json.loads(path.read_text()))))
-
         # the class's forward cache built before either side is timed (shared per user, keyed by its digests)
         prepared = dispatch.load_assignment(scratch / "prepared", "attention")
         dispatch.prepared(
             scratch / "prepared", prepared, new=len(students), options=dispatch.ClassOptions(forward_cache=True)
         )
-        seconds, summaries = {}, {}
-        for side in ("without", "sleepers"):
-            seconds[side], summaries[side] = grade(scratch / side, students, args.jobs, args.budget)
-            summary = summaries[side]
-            print(f"{side}: {seconds[side]:.1f} s (graded {len(summary.graded)}, failed {len(summary.failed)})")
-            for student, error in summary.failed.items():
-                print(f"  failed: {student}: {error}")
+        seconds, worker_seconds = {"without": 0.0, "sleepers": 0.0}, {"without": 0.0, "sleepers": 0.0}
+        for round_number in range(args.rounds):  # sides alternate (A B, B A, ...): a load that drifts cancels
+            order = ("without", "sleepers") if round_number % 2 == 0 else ("sleepers", "without")
+            for side in order:
+                course = scratch / f"{side}-{round_number}"
+                shutil.copytree(scratch / "prepared", course, symlinks=True)
+                for student in sleepers if side == "sleepers" else []:
+                    path = course / "submitted" / student / "attention" / "attention.ipynb"
+                    path.write_text(json.dumps(sleeping(json.loads(path.read_text()))))
+                took, summary = grade(course, students, args.jobs, args.budget)
+                seconds[side] += took
+                worker_seconds[side] += sum(e["seconds"] for e in entries(course, "attention").values())
+                print(f"round {round_number + 1}, {side}: {took:.1f} s (graded {len(summary.graded)}, failed "
+                      f"{len(summary.failed)})", flush=True)  # fmt: skip
+                for student, error in summary.failed.items():
+                    print(f"  failed: {student}: {error}")
 
-        notes = kernel_notes(scratch / "sleepers", Layout("attention", "attention"), sleepers)
-        ledger = entries(scratch / "sleepers", "attention")
-        plain, slept = points(scratch / "without"), points(scratch / "sleepers")
+        last = args.rounds - 1
+        without, slept_course = scratch / f"without-{last}", scratch / f"sleepers-{last}"
+        notes = kernel_notes(slept_course, Layout("attention", "attention"), sleepers)
+        ledger = entries(slept_course, "attention")
+        plain_seconds = [entry["seconds"] for entry in entries(without, "attention").values()]
+        median = statistics.median(plain_seconds)
+        print(
+            f"a worker's seconds per notebook without sleepers (the ledger): median {median:.1f}, "
+            f"max {max(plain_seconds):.1f}; workers' seconds in all, sleepers / without: "
+            f"{worker_seconds['sleepers'] / worker_seconds['without']:.2f}"
+        )
+        extra = sum(ledger.get(student, {}).get("seconds", 0.0) - median for student in sleepers) / args.jobs
+        predicted = 1 + extra / (seconds["without"] / args.rounds)
+        plain, slept = points(without), points(slept_course)
         wrong = []
         for student in sleepers:
             note = notes.get(student, "")
@@ -147,6 +163,9 @@ def main(argv=None) -> int:
                 wrong.append(student)
     ratio = seconds["sleepers"] / seconds["without"]
     print(f"without sleepers: {seconds['without']:.1f} s; with {len(sleepers)} sleepers: {seconds['sleepers']:.1f} s")
+    # what the sleepers cost, from the workers' own seconds: each sleeper's seconds over a plain notebook's, spread
+    # over the workers, against the class's wall-clock (less noisy than two wall-clocks on a shared machine)
+    print(f"from the ledger: 1 + sleepers' extra seconds / workers / the class's time = {predicted:.2f}")
     print(f"sleepers / without, wall-clock: {ratio:.2f} (goal <= {GOAL})")
     if wrong:
         print(f"sleepers whose points or note are wrong: {', '.join(wrong)}")

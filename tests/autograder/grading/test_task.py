@@ -32,28 +32,31 @@ def test_the_chain_s_modules_decide_a_grade_and_the_class_command_s_do_not():
 
 def test_a_module_the_chain_starts_to_import_joins_the_fingerprint(tmp_path, monkeypatch):
     root = tmp_path / "repository"
-    (root / "autograder" / "grading").mkdir(parents=True)
+    for package in ("grading", "notebook"):
+        (root / "autograder" / package).mkdir(parents=True)
+        (root / "autograder" / package / "__init__.py").write_text("")
     (root / "lib").mkdir()
     (root / "nbgrader_config.py").write_text("")
     (root / "autograder" / "__init__.py").write_text("")
-    (root / "autograder" / "grading" / "__init__.py").write_text("")
-    (root / "autograder" / "grading" / "worker.py").write_text("from autograder import pipeline\n")
-    (root / "autograder" / "pipeline.py").write_text("def chain():\n    return 1\n")
+    (root / "autograder" / "grading" / "worker.py").write_text("from autograder.notebook import pipeline\n")
+    pipeline = root / "autograder" / "notebook" / "pipeline.py"
+    pipeline.write_text("def chain():\n    return 1\n")
     (root / "autograder" / "new_step.py").write_text("STEP = 1\n")
-    (root / "autograder" / "report.py").write_text("from autograder import pipeline\n")
+    (root / "autograder" / "report.py").write_text("from autograder.notebook import pipeline\n")
     monkeypatch.setattr(task, "REPOSITORY", root)
     before = task.grader_fingerprint()
     assert relative(task.grader_files()) == {
         "autograder/__init__.py",
         "autograder/grading/__init__.py",
         "autograder/grading/worker.py",
+        "autograder/notebook/__init__.py",
         "autograder/notebook/pipeline.py",
         "nbgrader_config.py",
     }
-    (root / "autograder" / "report.py").write_text("from autograder import pipeline  # changed\n")
+    (root / "autograder" / "report.py").write_text("from autograder.notebook import pipeline  # changed\n")
     assert task.grader_fingerprint() == before, "a module outside the chain changed the fingerprint"
 
-    (root / "autograder" / "pipeline.py").write_text("def chain():\n    from autograder.new_step import STEP\n")
+    pipeline.write_text("def chain():\n    from autograder.new_step import STEP\n")
     assert "autograder/new_step.py" in relative(task.grader_files())
     changed = task.grader_fingerprint()
     assert changed != before

@@ -7,10 +7,10 @@ A benchmark, not a test: it needs torch (``pip install -e '.[train]'``) and the 
 prints numbers. What it measures, and how:
 
 - The texts are the first 300 validation products, ``lib.products.product_texts("validation", 300)``,
-  fed one text at a time, as the notebooks and lib.heads use the model. Tokens per second is the
+  fed one text at a time, as the notebooks and the head statistics use the model. Tokens per second is the
   number of tokens of all the texts over the seconds one pass over them takes.
 - NumPy, both of lib's paths: ``lib.transformer.forward(ids)``, the float64 reference (its weights are
-  the recorded float32 weights widened to float64; lib.attention converts everything to float64), and
+  the recorded float32 weights widened to float64; the float64 path computes everything in float64), and
   ``forward(ids, dtype=np.float32)``, the fused fast path in float32, PyTorch's own precision. The
   headline is the float32 path; the float64 path's ratio is printed on the line before it.
 - PyTorch: ``recordings/transformer.py``'s ``Model`` (loaded with importlib from its file), the very

@@ -65,6 +65,53 @@ class GradedClass:
     students: list = field(default_factory=list)
 
 
+# --- the suite on two processes (pytest-xdist, --dist loadgroup in pyproject.toml) ---------------------------------
+
+HUB_ACCOUNTS = (  # start a hub: they make and use the same system accounts (instructor, student1..), one at a time
+    "tests/autograder/hub/",
+    "tests/autograder/lms/lti/test_identity.py",
+    "tests/autograder/lms/lti/test_tool.py",
+)
+
+
+def xdist_group(path: str, fixtures: set) -> str:
+    """The worker group of a test module: every module that reads the graded class in one (the class is graded
+    once per worker that asks for it), every module that starts a hub in another, else the module itself (its
+    module-scoped fixtures, such as the mutants' grading, built once)."""
+    if fixtures & {"graded_class", "graded_course_copy"}:
+        return "graded_class"
+    if path.startswith(HUB_ACCOUNTS):
+        return "hub"
+    return path
+
+
+LONGEST_FIRST = (  # the groups that take longest, handed out first (--no-loadscope-reorder): none is left for last
+    "tests/benchmarks/test_benchmarks.py",
+    "hub",
+    "graded_class",
+    "tests/benchmarks/test_service_rounds.py",
+    "tests/autograder/answers/test_grading.py",
+    "tests/autograder/grading/test_dispatch.py",
+    "tests/source/test_mutants.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Each test marked with its module's xdist_group: with --dist loadgroup a group runs whole on one worker. On
+    xdist's workers the longest groups come first (a stable sort: each module keeps its order)."""
+    modules, groups = {}, {}
+    for item in items:
+        path = Path(os.path.relpath(item.path, REPOSITORY)).as_posix()
+        modules.setdefault(path, set()).update(getattr(item, "fixturenames", ()))
+    for item in items:
+        path = Path(os.path.relpath(item.path, REPOSITORY)).as_posix()
+        groups[item.nodeid] = xdist_group(path, modules[path])
+        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        rank = {group: number for number, group in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(groups[item.nodeid], len(rank)))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def trusted_code_may_run_unsandboxed():
     """On a machine without bubblewrap the suite runs only trusted code unsandboxed (the course's examples and the
@@ -81,11 +128,17 @@ def trusted_code_may_run_unsandboxed():
 @pytest.fixture(scope="session", autouse=True)
 def private_forward_cache(tmp_path_factory):
     """The class's forward cache in this session's temporary folder, not the user's ~/.cache: the suite leaves
-    nothing behind (autograder.grading.forward.forward_cache_home)."""
+    nothing behind (autograder.grading.forward.forward_cache_home). On pytest-xdist's workers, one folder for all of
+    them (beside their own temporary folders): the cache is built once for the run, its lock makes the others wait."""
     from autograder.grading.forward import FORWARD_CACHE_HOME
 
     previous = os.environ.get(FORWARD_CACHE_HOME)
-    os.environ[FORWARD_CACHE_HOME] = str(tmp_path_factory.mktemp("forward-cache"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "forward-cache"
+        shared.mkdir(exist_ok=True)
+        os.environ[FORWARD_CACHE_HOME] = str(shared)
+    else:
+        os.environ[FORWARD_CACHE_HOME] = str(tmp_path_factory.mktemp("forward-cache"))
     yield
     if previous is None:
         os.environ.pop(FORWARD_CACHE_HOME, None)

@@ -105,8 +105,12 @@ def pytest_collection_modifyitems(config, items):
         modules.setdefault(path, set()).update(getattr(item, "fixturenames", ()))
     for item in items:
         path = Path(os.path.relpath(item.path, REPOSITORY)).as_posix()
-        groups[item.nodeid] = xdist_group(path, modules[path])
-        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+        groups[item.nodeid] = group = xdist_group(path, modules[path])
+        item.add_marker(pytest.mark.xdist_group(group))
+        if getattr(config.option, "loadgroup", False) and not item.nodeid.endswith(f"@{group}"):
+            # xdist's own hook, which puts a test's group in its id, runs before this one on the workers
+            groups[f"{item.nodeid}@{group}"] = group
+            item._nodeid = f"{item.nodeid}@{group}"
     if os.environ.get("PYTEST_XDIST_WORKER"):
         rank = {group: number for number, group in enumerate(LONGEST_FIRST)}
         items.sort(key=lambda item: rank.get(groups[item.nodeid], len(rank)))

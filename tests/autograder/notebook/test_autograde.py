@@ -214,7 +214,8 @@ def test_autograde_stores_the_external_verdicts_in_the_gradebook(tmp_path):
     (root / "source" / "ps1").mkdir(parents=True)
     (root / "nbgrader_config.py").write_text(textwrap.dedent(CONFIG.format(root=str(root), seed=SEED)))
     nbformat.write(course_notebook(), str(root / "source" / "ps1" / "ps1.ipynb"))
-    (root / "source" / "ps1" / "checks.py").write_bytes((NOTEBOOK.parent / "checks.py").read_bytes())  # its checks
+    for name in ("checks.py", "reference.py"):  # its hidden checks and the answer key they compare with
+        (root / "source" / "ps1" / name).write_bytes((NOTEBOOK.parent / name).read_bytes())
     nbgrader(root, "generate_assignment", "ps1", "--force")
 
     submission = nbformat.read(str(root / "release" / "ps1" / "ps1.ipynb"), as_version=4)

@@ -326,7 +326,7 @@ class KernelEnd:
             EXITED: f"the kernel died (it exited, exit {self.code}); later cells not run",
             SIGNAL: f"the kernel died (crashed, {self.signal}); later cells not run",
             MEMORY: f"the kernel died (killed for memory, {self.signal or 'SIGKILL'}); later cells not run",
-            PROCESSES: f"the kernel was stopped: too many processes (more than {limit}); later cells not run",
+            PROCESSES: f"too many processes (more than {limit}): the kernel was stopped; later cells not run",
             STUCK: f"went on past its limit of {limit} s, ignoring the interrupt; later cells not run",
             DIED: "the kernel died; later cells not run",
         }[self.kind]

@@ -233,7 +233,8 @@ def test_the_line_survives_the_class_runs_and_hub_restarts_and_the_service_appli
         prepare(course)
     assert hub.prepare(state, ["student1"], due) == course
     assert (course / INSTRUCTOR_FILE).read_text().endswith(POLICY_LINES)
-    options = service.ServiceOptions(course=course, exchange=state / "exchange" / hub.COURSE_ID)
+    exchange = state / "exchange" / hub.COURSE_ID
+    options = service.ServiceOptions(course=course, exchange=exchange, assignment="attention")  # the hub names it
     checker = service.make_checker(options)
     assert (checker.policy.attempts, checker.policy.due_date()) == (5, due)
     assert service.instructor_values(checker)["policy"][0].startswith("Up to 5 Submits")

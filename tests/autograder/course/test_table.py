@@ -34,7 +34,7 @@ def test_each_kernel_end_is_noted_from_the_stored_data(tmp_path):
     assert notes == {
         "sleeper": "cell 4: timed out after 60 s, the cell's limit, and was interrupted; "
         "cell 9: stopped after 45 s, the notebook's budget; later cells not run",
-        "forks": "cell 3: the kernel was stopped: too many processes (more than 16); later cells not run",
+        "forks": "cell 3: too many processes (more than 16): the kernel was stopped; later cells not run",
         "crash": "cell 2: the kernel died (crashed, SIGSEGV); later cells not run",
         "absent": "not autograded",
     }

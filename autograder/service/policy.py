@@ -50,8 +50,8 @@ class InstantChecks(Configurable):
         hours = self.period / 3600
         period = f"{hours:g} hour" + ("s" if hours != 1 else "") if self.period >= 3600 else f"{self.period:g} s"
         lines = [
-            f"Up to {self.attempts} Submits are checked per {period}; later ones are queued and checked when "
-            "the window reopens.",
+            f"Up to {self.attempts} Submit{'s are' if self.attempts != 1 else ' is'} checked per {period}; later "
+            "ones are queued and checked when the window reopens.",
             f"Before the due date a checked Submit shows {explain(self.before_due)}; after it, "
             f"{explain(self.after_due)}.",
         ]

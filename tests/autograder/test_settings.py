@@ -173,7 +173,7 @@ def test_a_changed_policy_and_due_date_apply_without_a_restart(tmp_path, service
     checker.step(NoChecks())
     assert (checker.policy.attempts, checker.policy.before_due, checker.policy.due_date()) == (1, "nothing", later)
     page = service.instructor_values(checker)
-    assert page["policy"][0].startswith("Up to 1 Submits are checked per 1 hour")
+    assert page["policy"][0].startswith("Up to 1 Submit is checked per 1 hour")
     assert "after the due date (2026-12-21 16:00 UTC) are not checked" in page["policy"][2]
     assert page["policy_file"] == str(course.absolute() / INSTRUCTOR_FILE) and page["settings_error"] == ""
 

@@ -104,7 +104,7 @@ def test_a_student_sees_their_verdicts_as_text_and_the_queued_submit(running):
     assert re.search(r"queued: checked when your window reopens, at \d\d:\d\d UTC", page), page
     assert re.search(r"not checked: your later Submit \(received \d\d:\d\d:\d\d UTC\) is checked in its", page)
     assert '<meta http-equiv="refresh" content="5">' in page  # a Submit waits: the page refreshes itself
-    assert "Up to 1 Submits are checked per 1 hour" in page
+    assert "Up to 1 Submit is checked per 1 hour" in page
 
 
 def test_a_student_cannot_open_another_students_attempts(running):

@@ -1,5 +1,6 @@
-"""A class run against faults and odd input (issue 12, parts 3 and 7): the course lock, uploads that are not
-laid out as nbgrader expects, student ids that are globs or the grader's own names, a full disk and a failed
+"""A class run against faults and odd input (issue 12, parts 3 and 7; the lock and the uploads alone are tested in
+tests/autograder/grading/test_lock.py and tests/autograder/course/test_uploads.py): a course that is a file, student
+ids that are globs or the grader's own names, a full disk and a failed
 record, the private folders of killed workers, Dask workers that cannot import the project, a scheduler
 without workers. The coordinator is the real one (grade_class on a Dask cluster); the grading task is an
 instant one with synthetic results, so no kernel runs.
@@ -9,11 +10,9 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import hostile
@@ -22,11 +21,9 @@ from gradebooks import hand_in, instant, scores, synthetic_course
 
 from autograder.course import run as steps
 from autograder.course.assignments import Layout
-from autograder.course.uploads import collect, survey
 from autograder.grading import dispatch, task, worker
 from autograder.grading import gradebook as gradebook_writer
 from autograder.grading import ledger as books
-from autograder.grading.lock import CourseLock
 from autograder.notebook.pipeline import ChainOptions
 
 ATTENTION = Layout("attention", "attention")  # the assignment these grade
@@ -35,123 +32,7 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 ASSIGNMENT = NOTEBOOK = "attention"
 
 
-# --- the course lock ------------------------------------------------------------------------------------------
-
-
-def test_a_second_run_is_refused_naming_the_first_and_waits_with_wait(tmp_path):
-    course = tmp_path / "course"
-    read, write = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the first run: holds the lock for a second
-        try:
-            with CourseLock(course, say=lambda _: None):
-                os.write(write, b"held")
-                time.sleep(1.0)
-        finally:
-            os._exit(0)
-    assert os.read(read, 4) == b"held"
-    with pytest.raises(task.GradingError) as refused:
-        CourseLock(course).__enter__()
-    assert f"process {child} on {socket.gethostname()}, since 20" in str(refused.value)
-    assert "--wait" in str(refused.value)
-
-    said = []
-    started = time.monotonic()
-    with CourseLock(course, wait=True, say=said.append, poll=0.05) as lock:
-        waited = time.monotonic() - started
-        assert lock.holder()["pid"] == os.getpid()
-    os.waitpid(child, 0)
-    assert waited > 0.3 and said and f"process {child}" in said[0], said
-    assert lock.took_over is None, "a run that finished cleanly is not a stopped one"
-
-
-def test_the_lock_of_a_killed_run_is_taken_over(tmp_path):
-    course = tmp_path / "course"
-    read, write = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - a run killed while it holds the lock
-        with CourseLock(course, say=lambda _: None):
-            os.write(write, b"held")
-            time.sleep(60)
-        os._exit(0)
-    assert os.read(read, 4) == b"held"
-    os.kill(child, signal.SIGKILL)
-    os.waitpid(child, 0)
-    said = []
-    with CourseLock(course, say=said.append) as lock:
-        assert lock.took_over["pid"] == child
-    assert "taking over" in said[0] and f"process {child}" in said[0]
-
-
-# --- uploads and ids ---------------------------------------------------------------------------------------
-
-
-REFUSED_X1 = (
-    "the folder name 'x[1]' is not a student id (a letter or a digit, then up to 63 letters, digits, '.', '_' or '-'): "
-    "rename the folder, e.g. to 'x1'"
-)
-
-
-def test_every_upload_is_graded_or_said_why_not(tmp_path):
-    submissions = tmp_path / "submissions"
-    layout = {
-        "ada/attention/attention.ipynb": "1",
-        "ada/attention/attention (1).ipynb": "old",
-        "ada/attention/data.csv": "x",
-        "bo/Attention/Attention.ipynb": "2",  # another case
-        "cy/attention/attention (1).ipynb": "3",  # a browser's copy, the only notebook
-        "di/attention.ipynb": "4",
-        "di/notes.txt": "n",  # one level up
-        "ed/attention/homework.ipynb": "x",
-        "ed/attention/readme.md": "r",  # no notebook of the assignment
-        "fay/.keep": "",  # an empty folder (hidden files are not uploads)
-        "gus/attention/attention.ipynb": "5",
-        "gus/attention/scratch.ipynb": "s",
-        "loose.ipynb": "x",  # not in a student's folder
-        "x[1]/attention/attention.ipynb": "6",  # not a student id (autograder.course.students)
-        ".ipynb_checkpoints/attention-checkpoint.ipynb": "x",
-    }
-    for path, text in layout.items():
-        (submissions / path).parent.mkdir(parents=True, exist_ok=True)
-        (submissions / path).write_text(text)
-    uploads = survey(submissions, ATTENTION)
-    assert uploads.students == ["ada", "bo", "cy", "di", "gus"]
-    assert uploads.not_graded == {
-        "ada/attention/attention (1).ipynb": "another copy of the notebook (attention.ipynb is graded)",
-        "ed": "no attention.ipynb (found attention/homework.ipynb, attention/readme.md)",
-        "fay": "no attention.ipynb (the folder is empty)",
-        "gus/attention/scratch.ipynb": "not the assignment's notebook (attention.ipynb is graded)",
-        "loose.ipynb": "not in a student's folder (expected <student>/attention/attention.ipynb)",
-        "x[1]": REFUSED_X1,
-    }
-    assert uploads.students_not_graded == {
-        "ed": "not graded: no attention.ipynb (found attention/homework.ipynb, attention/readme.md)",
-        "fay": "not graded: no attention.ipynb (the folder is empty)",
-        "x[1]": f"not graded: {REFUSED_X1}",
-    }
-    assert (
-        uploads.notes()["ada"]
-        == "not graded: attention/attention (1).ipynb: another copy of the notebook (attention.ipynb is graded)"
-    )
-
-    course = tmp_path / "course"
-    assert sorted(collect(course, submissions, ATTENTION, uploads)) == uploads.students
-    submitted = {s: sorted(p.name for p in (course / "submitted" / s / ASSIGNMENT).iterdir()) for s in uploads.students}
-    assert submitted == {
-        "ada": ["attention.ipynb", "data.csv"],
-        "bo": ["attention.ipynb"],
-        "cy": ["attention.ipynb"],
-        "di": ["attention.ipynb", "notes.txt"],
-        "gus": ["attention.ipynb"],
-    }
-    assert [(course / "submitted" / s / ASSIGNMENT / "attention.ipynb").read_text() for s in uploads.students] == [
-        "1",
-        "2",
-        "3",
-        "4",
-        "5",
-    ]
-    assert collect(course, submissions, ATTENTION, uploads) == [], "unchanged uploads are not copied again"
+# --- a course that is a file; ids that are globs ---------------------------------------------------------------------
 
 
 def test_a_course_that_is_a_file_is_refused_with_a_message(tmp_path):

@@ -743,23 +743,6 @@ def test_formgrader_url_must_be_http():
         ReportOptions(formgrader_url="javascript:alert(1)")
 
 
-def test_csv_cells_a_spreadsheet_would_run_are_quoted():
-    import pandas as pd
-
-    from autograder.report.tables import spreadsheet_safe
-
-    frame = pd.DataFrame(
-        {
-            "student": ['=HYPERLINK("http://x")', "ada", "@SUM(A1)", "+1", "-2+3", "\tcmd", None],
-            "score": [-1.0, 2.0, 0.5, 1.0, float("nan"), 3.0, 4.0],
-        }
-    )
-    safe = spreadsheet_safe(frame)
-    assert list(safe["student"][:6]) == ['\'=HYPERLINK("http://x")', "ada", "'@SUM(A1)", "'+1", "'-2+3", "'\tcmd"]
-    assert pd.isna(safe["student"][6])
-    assert safe["score"].tolist()[:4] == [-1.0, 2.0, 0.5, 1.0], "numbers are numbers"
-
-
 def test_instant_checks_per_student_beside_the_graded_score(course, tmp_path):
     copy = tmp_path / "course"
     shutil.copytree(course, copy)

@@ -34,7 +34,6 @@ from conftest import CHROMIUM, playwright_or_skip
 
 from autograder import report
 from autograder.report import ReportOptions
-from autograder.report.course import Student, graded_verdicts, read_autograded
 from autograder.service.attempts import Attempts
 from autograder.verdicts import (
     EMPTY,
@@ -45,7 +44,6 @@ from autograder.verdicts import (
     KernelEnd,
     Named,
     Property,
-    StaleVerdicts,
     Verdict,
     mistake_id,
     named_after,
@@ -550,69 +548,6 @@ def test_bundled_class_report_in_a_browser(graded_class, tmp_path):
     assert "leak test: a later token leaves earlier outputs unchanged" in properties, "a name with a colon, whole"
     for student in ("kernel_crash", "never_ends"):
         assert student in whole_text.split("Notebooks that timed out", 1)[1].split("Written answers", 1)[0]
-
-
-# --- verdicts read as data, on in-memory notebooks --------------------------------------------------------------
-
-
-def code_cell(source: str, nbgrader: dict | None = None, verdict: Verdict | None = None) -> dict:
-    metadata = {"nbgrader": nbgrader} if nbgrader else {}
-    if verdict is not None:
-        metadata[KEY] = verdict.to_dict()
-    return {"cell_type": "code", "metadata": metadata, "source": source, "outputs": [], "execution_count": 1}
-
-
-SOFTMAX_ANSWER = {"solution": True, "grade": False, "grade_id": "softmax"}
-SOFTMAX_CHECK = {"solution": False, "grade": True, "grade_id": "check_softmax", "points": 2}
-
-
-def softmax_verdict(points: float, message: str = "row 0 sums to 2.0") -> Verdict:
-    values = Property("values", True) if points >= 2 else Property("values", False, message)
-    properties = (Property("shape", True), values)
-    return Verdict("check_softmax", "softmax", points, 2.0, properties, seed=3)
-
-
-def test_verdicts_come_from_the_check_cells_metadata_only():
-    """A verdict a student planted in their answer cell's metadata (nbgrader restores only the check cells) is
-    not read; the check cell's is, whatever its output's words say."""
-    planted = softmax_verdict(2.0)
-    stored = softmax_verdict(0.5, "row 0 sums to <b>2.0</b>")
-    notebook = {
-        "cells": [
-            code_cell("def softmax(x):\n    return x", SOFTMAX_ANSWER, verdict=planted),
-            code_cell("check_softmax()", SOFTMAX_CHECK, verdict=stored),
-        ]
-    }
-    notebook["cells"][1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "check_softmax: 2 / 2"}]
-    verdicts = graded_verdicts(notebook)
-    assert list(verdicts) == ["check_softmax"]
-    assert verdicts["check_softmax"].points == 0.5
-    assert verdicts["check_softmax"].failed[0].message == "row 0 sums to <b>2.0</b>"
-
-
-def test_a_notebook_graded_before_verdicts_were_stored_is_stale():
-    words = "check_softmax (softmax): 2 / 2 points\n  PASS shape\n  PASS values\n"
-    cell = code_cell("check_softmax()", SOFTMAX_CHECK)
-    cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": words}]
-    notebook = {"cells": [code_cell("def softmax(x):\n    return x", SOFTMAX_ANSWER), cell]}
-    with pytest.raises(StaleVerdicts, match="--regrade"):
-        graded_verdicts(notebook)
-    student = Student("ada", submitted=True, state="answered")
-    read_autograded(student, notebook, release={"cells": [code_cell("raise NotImplementedError", SOFTMAX_ANSWER)]})
-    assert student.verdicts == {} and "python -m autograder.course --regrade" in student.stale
-    assert student.state == "answered" and student.problems == []
-
-
-def test_a_stored_verdict_that_is_not_one_is_a_problem_not_a_crash():
-    broken = softmax_verdict(1.0).to_dict()
-    broken["properties"] = [{"name": "shape", "passed": True, "colour": "red"}]
-    cell = code_cell("check_softmax()", SOFTMAX_CHECK)
-    cell["metadata"][KEY] = broken
-    student = Student("ada", submitted=True, state="answered")
-    read_autograded(student, {"cells": [cell]}, release={})
-    assert student.verdicts == {} and not student.stale
-    [(where, reason)] = student.problems
-    assert "a stored verdict cannot be read" in reason and "--regrade --student ada" in reason
 
 
 # --- a course graded before verdicts were stored ------------------------------------------------------------------

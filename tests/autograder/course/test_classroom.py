@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -190,47 +189,6 @@ def test_bundled_submissions_are_up_to_date(tmp_path):
     assert sorted(fresh) == sorted(bundled)
     stale = [path for path in fresh if fresh[path] != bundled[path]]
     assert not stale, f"stale examples/submissions (run .venv/bin/python examples/make_submissions.py): {stale}"
-
-
-@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission, with SQLAlchemy 2
-def test_checks_export_rows_for_every_kind_of_grade(tmp_path, monkeypatch):
-    """ChecksExport on a small gradebook: automatic, manual, pending and missing grades; the --student filter."""
-    from autograder.course.export import COLUMNS, ChecksExport
-
-    # a new gradebook runs `alembic` from PATH: the one next to this Python
-    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
-
-    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
-        gradebook.add_assignment("ps1")
-        gradebook.add_notebook("problems", "ps1")
-        gradebook.add_grade_cell("check_b", "problems", "ps1", max_score=2, cell_type="code")
-        gradebook.add_grade_cell("answer_a", "problems", "ps1", max_score=1, cell_type="markdown")
-        for student in ("ada", "bob", "cy"):
-            gradebook.add_student(student)
-        for student in ("ada", "cy"):
-            gradebook.add_submission("ps1", student)
-        check = gradebook.find_grade("check_b", "problems", "ps1", "ada")
-        check.auto_score, check.needs_manual_grade = 1.5, False
-        written = gradebook.find_grade("answer_a", "problems", "ps1", "ada")
-        written.manual_score, written.needs_manual_grade = 1.0, False
-        gradebook.db.commit()
-        ChecksExport(to=str(tmp_path / "all.csv")).export(gradebook)
-        ChecksExport(to=str(tmp_path / "bob.csv"), student=["bob"]).export(gradebook)
-
-    with open(tmp_path / "all.csv", newline="") as handle:
-        reader = csv.DictReader(handle)
-        assert reader.fieldnames == COLUMNS
-        rows = {(row["student_id"], row["grade_id"]): row for row in reader}
-    assert len(rows) == 6
-    picked = lambda row, *keys: tuple(row[key] for key in keys)  # noqa: E731
-    keys = ("score", "max_score", "auto_score", "manual_score", "needs_manual_grade", "graded_by")
-    assert picked(rows["ada", "check_b"], *keys) == ("1.5", "2.0", "1.5", "", "False", "auto")
-    assert picked(rows["ada", "answer_a"], *keys) == ("1.0", "1.0", "", "1.0", "False", "manual")
-    assert picked(rows["cy", "check_b"], *keys) == ("0.0", "2.0", "", "", "True", "pending")
-    assert picked(rows["bob", "answer_a"], *keys) == ("0.0", "1.0", "", "", "False", "not submitted")
-    assert rows["ada", "answer_a"]["cell_type"] == "markdown"
-    with open(tmp_path / "bob.csv", newline="") as handle:
-        assert {row["student_id"] for row in csv.DictReader(handle)} == {"bob"}
 
 
 def test_a_course_refuses_a_folder_it_did_not_make(tmp_path):

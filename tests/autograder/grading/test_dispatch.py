@@ -1,4 +1,4 @@
-"""autograder.grading (dispatch, ledger, forward): a Dask cluster of separate processes, re-runs that grade only
+"""autograder.grading (dispatch, ledger): a Dask cluster of separate processes, re-runs that grade only
 what changed, a run killed half-way, and the gradebook written one whole submission at a time.
 
 The class here is small and quick (notebooks whose kernel stops early or whose answers are stubs), so the
@@ -21,7 +21,7 @@ from gradebooks import DIES_ONCE, dies_once, synthetic_course
 from nbgrader.api import Gradebook
 
 from autograder.course.assignments import Layout
-from autograder.grading import dispatch, forward, task
+from autograder.grading import dispatch, task
 from autograder.grading import gradebook as gradebook_writer
 from autograder.grading import ledger as books
 
@@ -261,55 +261,6 @@ def test_record_in_gradebook_is_all_or_nothing(tmp_path, monkeypatch):
     outcome.grades[1]["name"] = "check_b"
     gradebook_writer.record_in_gradebook(course, outcome)
     assert automatic_points(course) == {"ada": {"check_a": 2.0, "check_b": 1.0}}
-
-
-def test_the_forward_cache_is_shared_per_model_and_built_only_for_a_class_it_pays_for(tmp_path, monkeypatch):
-    """class_forward_cache: one cache per model and texts (the assignment's declared forward_texts) for every
-    course of the user (in forward_cache_home()), built only from FORWARD_CACHE_FROM new submissions (or on
-    request), used whenever it exists; none for an assignment that declares no texts; half-written caches,
-    long-unused caches and the course-local copy of earlier versions are removed."""
-    from autograder import model
-    from autograder.grading import recorded
-    from lib import transformer
-
-    built = []
-
-    def fake_write(path, texts, folder=None):  # the real one takes ~20 s: what is decided is all that is tested here
-        built.append(path)
-        path.mkdir()
-        (path / "index.json").write_text("{}")
-        return path
-
-    home = tmp_path / "home"
-    monkeypatch.setenv(forward.FORWARD_CACHE_HOME, str(home))
-    monkeypatch.setattr(model, "available", lambda: True)
-    monkeypatch.setattr(forward, "write_forward_cache", fake_write)
-    texts = [[1, 2, 3], [4, 5]]
-    declared = lambda: texts  # noqa: E731 - what an assignment's checks.py declares
-    digest = forward.cache_name(texts)
-    assert digest.startswith(recorded.model_digest(str(transformer.MODEL_DIR)))
-    ada, bob = tmp_path / "ada", tmp_path / "bob"
-    (ada / ".grading" / "forward" / "old").mkdir(parents=True)  # where earlier versions kept it
-    (home / "half-written").mkdir(parents=True)
-    for other, days in (("old-model", forward.FORWARD_CACHE_KEPT_DAYS + 1), ("recent-model", 0)):
-        (home / other).mkdir()
-        (home / other / "index.json").write_text("{}")
-        os.utime(home / other / "index.json", (time.time() - days * 86400,) * 2)
-
-    def cache(course, new, wanted):
-        return forward.class_forward_cache(declared, course=course, new=new, wanted=wanted)
-
-    enough = forward.FORWARD_CACHE_FROM
-    assert cache(ada, enough - 1, None) is None and not built, "built for a class too small to pay"
-    assert not (ada / ".grading" / "forward").exists()
-    assert sorted(p.name for p in home.iterdir()) == [".lock", "recent-model"]
-    assert cache(ada, enough, False) is None and not built
-    assert cache(ada, enough, None) == str(home / digest)
-    assert cache(bob, 1, None) == str(home / digest), "another course does not reuse it"
-    assert cache(bob, 1, True) == str(home / digest)
-    assert built == [home / digest], "built more than once"
-    assert forward.class_forward_cache(None, course=bob, new=100, wanted=True) is None, "no texts declared: none"
-    assert forward.cache_name([[1, 2]]) != digest, "another assignment's texts get a cache of their own"
 
 
 def test_a_worker_that_dies_is_started_again_and_given_work(tmp_path, monkeypatch):

@@ -937,4 +937,3 @@ def test_a_crash_names_its_signal_not_an_exit(solution):
     text = verdicts["check_even_marker_weight"].text()
     assert verdicts["check_even_marker_weight"].points == 0
     assert "crashed (SIGSEGV: a segmentation fault)" in text and "exit(" not in text, text
-

@@ -11,6 +11,8 @@ order, scores and written answers, the ledger's blank reason, an autograded note
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -180,6 +182,12 @@ def test_the_stale_notice_names_ten_students_then_counts_the_rest():
 # --- a gradebook on tmp_path ------------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def alembic_on_path(monkeypatch):
+    """A new gradebook runs `alembic` from PATH: the one next to this Python."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+
+
 def small_course(tmp_path: Path) -> tuple[Path, str]:
     """A course with check_b before check_a in its source notebook, ada graded (ledger: fine), bob graded as the
     blank release (the ledger says the file was empty), cy with no autograded notebook, dee who submitted nothing."""
@@ -216,6 +224,8 @@ def small_course(tmp_path: Path) -> tuple[Path, str]:
     return course, url
 
 
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's add_submission, SQLAlchemy 2
+@pytest.mark.usefixtures("alembic_on_path")
 def test_read_course_from_a_gradebook(tmp_path):
     course, url = small_course(tmp_path)
     assert assignments_of(course=course, db=url) == [ASSIGNMENT]
@@ -234,6 +244,8 @@ def test_read_course_from_a_gradebook(tmp_path):
     assert [s.id for s in read_course(course=course, assignment=ASSIGNMENT, db=url, only={"cy"}).students] == ["cy"]
 
 
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
+@pytest.mark.usefixtures("alembic_on_path")
 def test_a_ledger_blank_reason_that_cannot_be_read_is_a_problem(tmp_path):
     course, url = small_course(tmp_path)
     (course / ".grading" / "ada.json").write_text(json.dumps({"student": "ada", "fingerprint": "1", "blank": "x"}))

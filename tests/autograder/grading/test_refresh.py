@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lms_course import HOSTILE, make_gradebook
 from nbgrader.api import Gradebook
 
 from autograder.grading import refresh
 from autograder.grading.ledger import ledger, ledger_path, write_json
 from autograder.grading.refresh import FIELD, NO_HAND_GRADES, Pages, hand_digest, hand_grades
-from tests.lms_course import HOSTILE, make_gradebook
 
 ADA = [("manual_score", "problems", "answer_a", 1.0)]  # tests/lms_course.py's one hand grade of ada
 X = [("manual_score", "problems", "answer_a", 0.0)]  # and of the hostile id

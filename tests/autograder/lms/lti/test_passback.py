@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 import requests
+from lms_course import HOSTILE, make_gradebook
 from pylti1p3.exception import LtiException, LtiServiceException
 
 from autograder.lms.lti import passback
@@ -33,7 +34,6 @@ from autograder.lms.lti.passback import (
     why_not_sent,
 )
 from autograder.lms.lti.store import LINKS_FILE
-from tests.lms_course import HOSTILE, make_gradebook
 
 ISSUER = "https://lms.example.edu"
 CONTEXT = {"issuer": ISSUER, "deployment_id": "d1", "id": "course-7"}

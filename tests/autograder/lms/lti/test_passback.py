@@ -152,9 +152,12 @@ def test_the_class_run_queues_each_launched_students_score(course):
 
 def test_a_score_the_lms_has_is_not_queued_again(course):
     sent = {"ada/ps1": [2.5, "FullyGraded", lineitem()["lineitem"]], "cy/ps1": [2.0, "FullyGraded", "old"]}
-    outbox = {"pending": {"ada/ps1": {"score": 1.0}}, "sent": sent}
+    failing = {"score": 1.0, "attempts": 2, "last_error": "the LMS could not be reached: Timeout"}
+    outbox = {"pending": {"ada/ps1": {"score": 1.0}, "cy/ps1": failing}, "sent": sent}
     queue_scores(SimpleNamespace(course=course), None, outbox, PassbackResult())
     assert sorted(outbox["pending"]) == ["cy/ps1"]  # ada's stale pending score gives way to the one sent
+    cy = outbox["pending"]["cy/ps1"]  # the newest score, with the count of tries kept
+    assert (cy["score"], cy["progress"], cy["attempts"]) == (2.0, "PendingManual", 2)
 
 
 def test_the_outbox_keeps_what_fails_and_drops_what_is_taken(tmp_path, monkeypatch):

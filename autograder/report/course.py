@@ -144,6 +144,8 @@ def cell_label(number: int, cell: dict) -> str:
 
 def cell_seconds(cell: dict) -> float | None:
     timing = cell.get("metadata", {}).get("execution", {})
+    if not isinstance(timing, dict):  # a cell nbclient did not run (markdown, empty) keeps the student's metadata
+        return None
     start, end = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
     if not (start and end):
         return None

@@ -3,9 +3,10 @@ gradebook on tmp_path (nothing is graded).
 
 Pinned here: verdicts are read from the check cells' metadata only (a planted one in an answer cell is not), a
 notebook graded before verdicts were stored is stale with the regrade command, a broken verdict or kernel end is a
-problem and not a crash; answer cells, solution markers, cell labels and timing; blank against answered; the
-stale notice (ten names, then a count); and read_course on a gradebook: the grade cells in the source notebook's
-order, scores and written answers, the ledger's blank reason, an autograded notebook that is missing.
+problem and not a crash; answer cells, solution markers, cell labels and timing (a student's planted execution
+metadata is no time, not a crash); blank against answered; the stale notice (ten names, then a count); and
+read_course on a gradebook: the grade cells in the source notebook's order, scores and written answers, the
+ledger's blank reason, an autograded notebook that is missing.
 """
 
 from __future__ import annotations
@@ -132,6 +133,15 @@ def test_cell_labels_and_seconds():
     cell["metadata"]["execution"]["shell.execute_reply"] = "yesterday"
     assert cell_seconds(cell) is None, "an unreadable time is no time"
     assert cell_seconds(code_cell("never ran")) is None
+
+
+def test_a_students_own_execution_metadata_is_no_time_and_no_crash():
+    """nbclient rewrites the timing of the code cells it runs; a markdown cell keeps whatever metadata the student
+    wrote, which must not stop the class's report."""
+    planted = [{"cell_type": "markdown", "metadata": {"execution": value}, "source": "hi"} for value in ("x", [1])]
+    student = Student("mallory", submitted=True, state="answered")
+    read_autograded(student, {"cells": planted, "metadata": {}}, release={})
+    assert student.cells_seconds == {} and student.problems == []
 
 
 def test_the_starter_text_unchanged_is_blank_whatever_its_spacing():

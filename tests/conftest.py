@@ -85,6 +85,42 @@ def xdist_group(path: str, fixtures: set) -> str:
     return path
 
 
+def hub_accounts_leftovers() -> list:
+    """The processes still running as an account the hub made (autograder.hub.launch.ACCOUNT_NOTE): what an earlier
+    hub test left behind that its hub did not start (the instructor's class run, its Dask workers)."""
+    import pwd  # here: only the hub's tests need it
+
+    import psutil  # here: only the hub's tests need it (Dask's dependency, present wherever the suite runs)
+
+    from autograder.hub.launch import ACCOUNT_NOTE  # here: only the hub's tests need it
+
+    uids = {entry.pw_uid for entry in pwd.getpwall() if entry.pw_gecos == ACCOUNT_NOTE}
+    found = []
+    for process in psutil.process_iter(["uids"]):
+        try:
+            if process.info["uids"] and process.info["uids"].real in uids:
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_hub_leftovers(request):
+    """Before each test of a module that starts a hub, nothing runs as the hub's accounts: a hub moves its accounts'
+    homes (usermod), which an account's running process refuses. Leftovers get 15 s to end, then SIGKILL."""
+    if request.node.nodeid.startswith(HUB_ACCOUNTS):
+        deadline = time.monotonic() + 15
+        while (left := hub_accounts_leftovers()) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        for process in left:
+            try:
+                process.kill()
+            except Exception:  # noqa: BLE001 - it ended meanwhile, or is not ours to kill: usermod will say
+                pass
+    yield
+
+
 LONGEST_FIRST = (  # the groups that take longest, handed out first (--no-loadscope-reorder): none is left for last
     "tests/benchmarks/test_benchmarks.py",
     "hub",

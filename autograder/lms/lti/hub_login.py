@@ -81,7 +81,11 @@ class LtiHandoffAuthenticator(Authenticator):
     async def authenticate(self, handler, data):
         try:
             claims = jwt.decode(
-                data.get("token", ""), read_secret(self.secret_file), algorithms=["HS256"], audience=AUDIENCE
+                data.get("token", ""),
+                read_secret(self.secret_file),
+                algorithms=["HS256"],
+                audience=AUDIENCE,
+                options={"require": ["exp", "jti", "sub"]},  # a token without them is refused, never a 500
             )
         except (jwt.InvalidTokenError, ConfigError) as error:
             return self.refuse(data, REFUSED, str(error))

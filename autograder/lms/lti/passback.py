@@ -72,6 +72,8 @@ def read_outbox(course: Path) -> dict:
         return {"pending": {}, "sent": {}}
     except ValueError as error:
         raise ValueError(f"{course / OUTBOX_FILE} is not JSON ({error}): restore it or delete it") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{course / OUTBOX_FILE} is not a JSON object: restore it or delete it")
     return {"pending": data.get("pending", {}), "sent": data.get("sent", {})}
 
 

@@ -77,6 +77,14 @@ def test_a_token_not_as_the_tool_makes_it_is_refused(secret, change):
     assert sign_in(hub, token_for(secret, **change)) == (None, REFUSED)
 
 
+@pytest.mark.parametrize("claim", ["exp", "jti", "sub"])
+def test_a_signed_token_that_lacks_a_claim_is_refused_not_an_error(secret, claim):
+    made = jwt.decode(token_for(secret), options={"verify_signature": False})
+    del made[claim]
+    hub = LtiHandoffAuthenticator(secret_file=str(secret))
+    assert sign_in(hub, jwt.encode(made, secret.read_text(), algorithm="HS256")) == (None, REFUSED)
+
+
 def test_a_forged_or_unsigned_token_is_refused(secret):
     hub = LtiHandoffAuthenticator(secret_file=str(secret))
     forged = handoff_token("another-secret-of-more-than-32-characters", "ada", "ps1", COOKIE)

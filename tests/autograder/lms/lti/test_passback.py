@@ -84,6 +84,9 @@ def test_the_outbox_reads_empty_when_missing_and_refuses_a_broken_one(tmp_path):
     (tmp_path / OUTBOX_FILE).write_text("{half")
     with pytest.raises(ValueError, match=r"lti-outbox.json is not JSON .*: restore it or delete it"):
         read_outbox(tmp_path)
+    (tmp_path / OUTBOX_FILE).write_text("[]")
+    with pytest.raises(ValueError, match=r"lti-outbox.json is not a JSON object: restore it or delete it"):
+        read_outbox(tmp_path)
 
 
 def test_why_a_score_was_not_sent_is_said():

@@ -600,8 +600,16 @@ def fetched_headers(page, url: str) -> dict:
     return page.evaluate(f"async (url) => Object.fromEntries((await fetch(url, {AS_LAB})).headers)", url)
 
 
-def fetched_json(page, url: str):
-    return page.evaluate(f"async (url) => (await fetch(url, {AS_LAB})).json()", url)
+def fetched_json(page, url: str, tries: int = 3):
+    """``url`` fetched by ``page`` itself, as JSON; its own origin's reads only (never an attack's outcome), so a
+    network error of a busy machine ("Failed to fetch") is tried again, twice, 2 s apart."""
+    for attempt in range(tries):
+        try:
+            return page.evaluate(f"async (url) => (await fetch(url, {AS_LAB})).json()", url)
+        except Exception as error:  # playwright's Error (re-raised): only a network error is tried again
+            if "Failed to fetch" not in str(error) or attempt == tries - 1:
+                raise
+            time.sleep(2)
 
 
 # A page of the attacking student's (student3's origin). Whatever student3's server serves is in student3's hands (it

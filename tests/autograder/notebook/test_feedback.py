@@ -137,6 +137,16 @@ def test_a_verdict_box_is_marked_from_the_stored_verdict_not_its_words():
     assert 'data-check="check_softmax"' in attributes and 'data-points="1"' in attributes
     assert 'data-max-points="2"' in attributes and "&lt;script&gt;" in attributes and "<script>" not in attributes
     assert "FAIL" in page and "&lt;b&gt;off&lt;/b&gt;" in page
+    contents = re.search(r'<div id="toc">(.*?)</div>', page, re.S).group(1)
+    assert re.findall(r'<li><a href="#([^"]+)">([^<]+)</a> \(([^)]*)\)', contents) == [
+        ("check_softmax", "softmax", "Score: 1 / 2")
+    ], "the contents name the function a check grades, and its score"
+    second = Verdict("check_masked_attention", "attention", 4.0, 4.0, (Property("rows sum to 1", True),), seed=3)
+    flags = {**flags, "grade_id": "check_masked_attention", "points": 4, "score": 4}
+    masked = new_code_cell("pass", metadata={"nbgrader": flags, KEY: second.to_dict()})
+    page, _ = exporter.from_notebook_node(new_notebook(cells=[check, masked]), resources=resources)
+    contents = re.search(r'<div id="toc">(.*?)</div>', page, re.S).group(1)
+    assert re.findall(r'<a href="#[^"]+">([^<]+)</a>', contents) == ["softmax", "attention (masked attention)"]
 
 
 def images_of(page: str) -> list[dict]:

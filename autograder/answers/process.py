@@ -44,6 +44,20 @@ CRASHES = {  # signal -> (what it likely means, the limit hit)
 }
 
 
+def start_runner(work: Path, files: tuple = ()) -> subprocess.Popen:
+    """A runner process in its sandbox, working in ``work``, its pipe on stdin and stdout (stderr discarded), in a
+    session of its own."""
+    return subprocess.Popen(
+        runner_command(work, files),
+        cwd=work,
+        env=runner_environment(work),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
 class RunnerDied(Exception):
     """The runner was killed (a limit) or exited; ``reason`` says why in a sentence, ``step`` where it was,
     ``fatal`` that no runner may start again for this notebook, ``limit`` which limit was hit ("" for none)."""
@@ -128,15 +142,7 @@ class Runner:
         work.mkdir()
         self.budget = budget
         self.files = tuple(str(path) for path in files)  # the calls' input files, numbered as the runner sees them
-        self.process = subprocess.Popen(
-            runner_command(work, self.files),
-            cwd=work,
-            env=runner_environment(work),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        self.process = start_runner(work, self.files)
         self.writing, self.reading = self.process.stdin.fileno(), self.process.stdout.fileno()
         os.set_blocking(self.writing, False)  # a runner that stops reading cannot block the grader
         self.step, self.seconds, self.cpu_at, self.clock_at = {"start": True}, None, 0.0, time.monotonic()

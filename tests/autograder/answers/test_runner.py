@@ -26,6 +26,7 @@ import pytest
 
 from autograder import sandbox
 from autograder.answers import runner as answer_runner
+from autograder.answers.process import start_runner
 from autograder.answers.runner import (
     HEADER_LIMIT,
     NO_LIB,
@@ -33,7 +34,6 @@ from autograder.answers.runner import (
     CallTimedOut,
     StandInRefused,
 )
-from autograder.answers.sandbox import runner_command, runner_environment
 
 needs_bubblewrap = pytest.mark.skipif(
     sandbox.bubblewrap() is None,
@@ -478,15 +478,7 @@ class Process:
     def __init__(self, tmp_path):
         work = tmp_path / "work"
         work.mkdir()
-        self.process = subprocess.Popen(
-            runner_command(work),
-            cwd=work,
-            env=runner_environment(work),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        self.process = start_runner(work)
 
     def send(self, header, arrays=()):
         answer_runner.send(self.process.stdin.fileno(), header, arrays)

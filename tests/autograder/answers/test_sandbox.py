@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import select
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 
 from autograder import REPOSITORY, sandbox
 from autograder.answers import runner as answer_runner
+from autograder.answers.process import start_runner
 from autograder.answers.sandbox import (
     FILES_INSIDE,
     RUNNER,
@@ -151,15 +151,7 @@ def test_a_real_runner_sees_numpy_and_its_inputs_but_not_the_course(tmp_path):
     np.save(inputs, np.arange(3.0))
     work = tmp_path / "work"
     work.mkdir()
-    process = subprocess.Popen(
-        runner_command(work, (inputs,)),
-        cwd=work,
-        env=runner_environment(work),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    process = start_runner(work, (inputs,))
 
     def read(fd, n):
         assert select.select([fd], [], [], 60)[0], "the runner said nothing for 60 s"

@@ -499,6 +499,11 @@ def declared_wrong(checks: assignments.AssignmentChecks, solution: list[str]) ->
     return versions, findings
 
 
+def counted(points: float) -> str:
+    """'1 point', '0.5 points', '2 points'."""
+    return f"{points:g} point" + ("" if points == 1 else "s")
+
+
 def wrong_line(checks: assignments.AssignmentChecks) -> int:
     text = (checks.folder / assignments.CHECKS_FILE).read_text(encoding="utf-8")
     return line_of(text, "WRONG_VERSIONS") or 1
@@ -681,13 +686,13 @@ def grading_findings(checks, graded: dict, maximum: dict, wrong: list[Wrong], no
                 expected = "some points"
             else:
                 wrong_amount = abs(amount - float(wanted)) > 0.01
-                expected = f"{float(wanted):g} points"
+                expected = counted(float(wanted))
             if wrong_amount:
                 findings.append(
                     Finding(
                         "wrong-version-points",
                         f"{place}, cell {check_id}",
-                        f"it loses {amount:g} points on {check_id}, where it should lose {expected}: make the check "
+                        f"it loses {counted(amount)} on {check_id}, where it should lose {expected}: make the check "
                         "see this mistake (and only it), or correct what the wrong version says it loses",
                     )
                 )

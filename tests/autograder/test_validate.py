@@ -102,8 +102,8 @@ def test_the_positions_assignment_is_clean_and_the_command_says_so(capsys):
     printed = capsys.readouterr().out
     assert status == 0, printed
     assert "positions: no authoring mistake found" in printed
-    assert "check_rotate " in printed and "total" in printed
-    assert printed.splitlines()[-3].split() == ["total", "5", "5", "0"]
+    assert "check_rotate " in printed and "turns the wrong way" in printed.splitlines()[1]
+    assert printed.splitlines()[-3].split() == ["total", "5", "5", "0", "4"]  # the wrong version checks.py names
 
 
 # --- one test per authoring mistake --------------------------------------------------------------------------
@@ -242,15 +242,13 @@ def test_a_check_whose_points_change_with_the_seed(source):
 
 
 def test_wrong_versions_lose_the_points_they_say(source, tmp_path):
-    with (source / "positions" / "checks.py").open("a") as checks:
-        checks.write(
-            f"\n\nWRONG_VERSIONS = {{\n"
-            f"    'turns the wrong way': {{'answers': {{'rotate': {WRONG_ROTATE!r}}},"
-            f" 'loses': {{'check_rotate': 1}}}},\n"
-            f"    'said to lose the angles': {{'answers': {{'rotate': {WRONG_ROTATE!r}}},"
-            f" 'loses': {{'check_rotation_angles': 1}}}},\n"
-            f"}}\n"
-        )
+    replace_in_checks(  # beside the one checks.py names, 'turns the wrong way' (check_rotate: 1)
+        source,
+        "WRONG_VERSIONS = {",
+        "WRONG_VERSIONS = {\n"
+        f"    'said to lose the angles': {{'answers': {{'rotate': {WRONG_ROTATE!r}}},"
+        " 'loses': {'check_rotation_angles': 1}},",
+    )
     wrong = tmp_path / "wrong"
     wrong.mkdir()
     notebook = json.loads(notebook_path(source).read_text())
@@ -269,14 +267,17 @@ def test_wrong_versions_lose_the_points_they_say(source, tmp_path):
     ]
     assert not [f for f in found if "'turns the wrong way'" in f.place]
     (claimed,) = [finding for finding in found if "claims_too_much" in finding.place]
-    assert "it loses 1 points on check_rotate, where it should lose 2 points" in claimed.message
+    assert "it loses 1 point on check_rotate, where it should lose 2 points" in claimed.message
     header = report.table().splitlines()[0]
     assert "turns the wrong way" in header and "claims_too_much" in header and "blank" not in header
 
 
 def test_a_wrong_version_of_no_graded_function(source):
-    with (source / "positions" / "checks.py").open("a") as checks:
-        checks.write("\n\nWRONG_VERSIONS = {'typo': {'answers': {'rotat': 'def rotat(x):\\n    return x'}}}\n")
+    replace_in_checks(
+        source,
+        "WRONG_VERSIONS = {",
+        "WRONG_VERSIONS = {'typo': {'answers': {'rotat': 'def rotat(x):\\n    return x'}},",
+    )
     report = run(source, seeds=1, blank=False)
     (finding,) = only(report, "wrong-version-invalid")
     assert finding.place == f"{source / 'positions' / 'checks.py'}:{line_of(source, 'WRONG_VERSIONS')}"
@@ -342,8 +343,36 @@ def test_the_layer_norm_assignment_is_clean_and_its_wrong_versions_lose_what_the
     points = {"check_layer_norm": 3.0, "check_residual_block": 2.0, "check_rms_norm": 2.0}
     assert report.points["solution"] == {check_id: (top,) * SEEDS for check_id, top in points.items()}
     assert report.points["blank"] == {check_id: (0.0,) * SEEDS for check_id in points}
-    forgets_eps = {"check_layer_norm": 2.0, "check_residual_block": 2.0, "check_rms_norm": 1.0}
-    assert report.points["forgets eps"] == {check_id: (got,) * SEEDS for check_id, got in forgets_eps.items()}
+    earned = {  # what each wrong version checks.py names earns: full points but for the checks it says it loses
+        "forgets eps": {"check_layer_norm": 2.0, "check_rms_norm": 1.0},
+        "variance over axis 0 as batch norm does": {"check_layer_norm": 0.0},
+        "residual_block returns f(x) without adding x": {"check_residual_block": 1.0},  # it keeps x's shape
+    }
+    assert set(report.points) == {"solution", "blank", *earned}
+    for name, losses in earned.items():
+        assert report.points[name] == {
+            check_id: (losses.get(check_id, top),) * SEEDS for check_id, top in points.items()
+        }
+
+
+def test_a_wrong_version_that_claims_a_loss_it_does_not_get_fails_validate(layer_norm_source, capsys):
+    path = layer_norm_source / "layer_norm" / "checks.py"
+    text = path.read_text()
+    claimed = '"loses": {"check_residual_block": 1}'
+    assert claimed in text
+    path.write_text(text.replace(claimed, '"loses": {"check_residual_block": 2, "check_rms_norm": 1}'))
+    report = validate_assignment(source=layer_norm_source, assignment="layer_norm", seeds=2)
+    assert report.kinds == ["wrong-version-points", "wrong-version-points"], report.text()
+    name = "wrong version 'residual_block returns f(x) without adding x'"
+    short, unseen = sorted(report.findings, key=lambda finding: finding.place)
+    assert short.place == f"{name}, cell check_residual_block"
+    assert "it loses 1 point on check_residual_block, where it should lose 2 points" in short.message
+    assert unseen.place == f"{name}, cell check_rms_norm"
+    assert "it loses 0 points on check_rms_norm, where it should lose 1 point" in unseen.message
+    assert validate.main(["--source", str(layer_norm_source), "--assignment", "layer_norm", "--seeds", "1"]) == 1
+    printed = capsys.readouterr().out
+    assert f"[wrong-version-points] {name}, cell check_residual_block: it loses 1 point on" in printed
+    assert "layer_norm: no authoring mistake found" not in printed
 
 
 @pytest.fixture

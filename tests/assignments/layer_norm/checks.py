@@ -106,13 +106,24 @@ CHECKS = checks_by_id(
     ),
 )
 
-WRONG_VERSIONS = {  # graded by python -m autograder.validate: each must lose exactly these points
-    "forgets eps": {
+WRONG_VERSIONS = {  # graded by python -m autograder.validate: each must lose exactly these points, on every seed
+    "forgets eps": {  # both norms: only the property whose rows are as flat as eps sees it
         "answers": {
             "layer_norm": "def layer_norm(x, gain, bias, eps=1e-5):\n    return (x - x.mean(-1)[..., None]) / "
             "x.std(-1)[..., None] * gain + bias\n",
             "rms_norm": "def rms_norm(x, gain, eps=1e-5):\n    return x / np.sqrt((x**2).mean(-1)[..., None]) * gain\n",
         },
         "loses": {"check_layer_norm": 1, "check_rms_norm": 1},
+    },
+    "variance over axis 0 as batch norm does": {  # every property of layer_norm, nothing else
+        "answers": {
+            "layer_norm": "def layer_norm(x, gain, bias, eps=1e-5):\n    return (x - x.mean(0)) / "
+            "np.sqrt(x.var(0) + eps) * gain + bias\n"
+        },
+        "loses": {"check_layer_norm": 3},
+    },
+    "residual_block returns f(x) without adding x": {  # f(x) keeps x's shape: only the values are wrong
+        "answers": {"residual_block": "def residual_block(x, f):\n    return f(x)\n"},
+        "loses": {"check_residual_block": 1},
     },
 }

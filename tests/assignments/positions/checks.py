@@ -186,3 +186,16 @@ CHECKS = {
         ),
     ]
 }
+
+TURNED_BACK = """def rotate(x, base=10000.0):
+    x = np.asarray(x, dtype=float)
+    half = x.shape[-1] // 2
+    angles = rotation_angles(x.shape[-2], x.shape[-1], base)
+    cos, sin = np.cos(angles), np.sin(angles)
+    first, second = x[..., :half], x[..., half:]
+    return np.concatenate([first * cos + second * sin, -first * sin + second * cos], axis=-1)
+"""
+WRONG_VERSIONS = {  # graded by python -m autograder.validate: each must lose exactly these points, on every seed
+    # the values, not the shape; rotated_score is graded with the reference's rotate (ISOLATE), so it keeps its 2
+    "turns the wrong way": {"answers": {"rotate": TURNED_BACK}, "loses": {"check_rotate": 1}},
+}

@@ -335,7 +335,7 @@ def fill_in_findings(notebook, notebook_name: str, checks_path: Path) -> list[Fi
 
 def load_finding(error: Exception, checks_path: Path) -> Finding:
     """Why checks.py cannot be imported, at its place (the line of a syntax error, else the frame in checks.py)."""
-    if isinstance(error, SyntaxError) and error.lineno:
+    if isinstance(error, (SyntaxError, assignments.ChecksMistake)) and error.lineno:
         place = f"{checks_path}:{error.lineno}"
     else:
         place = raise_place(error, checks_path)

@@ -55,6 +55,22 @@ class NoReference(FileNotFoundError):
     """The assignment's folder has no reference.py."""
 
 
+class ChecksMistake(ValueError):
+    """checks.py imports but holds a mistake of its author's (``lineno``: its line, or None)."""
+
+    def __init__(self, message: str, lineno: int | None = None):
+        super().__init__(message)
+        self.lineno = lineno
+
+
+def line_of(path: Path, name: str) -> int | None:
+    """The line of ``path`` that assigns ``name`` at its top level (None when none does)."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.startswith(f"{name} =") or line.startswith(f"{name}:"):
+            return number
+    return None
+
+
 _loaded: dict[tuple, AssignmentChecks] = {}
 _modules: dict[tuple, ModuleType] = {}
 
@@ -101,6 +117,13 @@ def load(folder: Path | str) -> AssignmentChecks:
         module = _module(path, "")
         if not isinstance(getattr(module, "CHECKS", None), dict) or not module.CHECKS:
             raise NoChecks(f"{path} defines no CHECKS (a dict of grade id -> autograder.checks.Check)")
+        if getattr(module, "ISOLATE", None) and not callable(getattr(module, "stand_in", None)):
+            raise ChecksMistake(  # else every isolated call fails, as if the student's: "not computed for you"
+                f"{path} names ISOLATE but defines no function stand_in(graded, name): define it, returning what "
+                "runs in place of the student's own function while another is graded (the reference's: "
+                "return getattr(ref, name)), or remove ISOLATE",
+                line_of(path, "ISOLATE"),
+            )
         _loaded[key] = AssignmentChecks(
             folder.name,
             folder,

@@ -421,6 +421,18 @@ def test_checks_py_that_cannot_be_imported_is_named_with_its_line(source, capsys
         validate.check_before_grading(source / "positions")  # a class run stops before anyone is graded
 
 
+def test_isolate_without_stand_in_is_the_instructor_s_mistake_at_its_line(source):
+    # Without stand_in every isolated call was refused as if the student's ("not computed for you"): the solution
+    # lost the points of rotated_score, with no word of the cause.
+    path = replace_in_checks(source, "def stand_in(graded: str, name: str):", "def grader_rotary(graded, name):")
+    report = run(source)
+    assert report.kinds == ["checks-cannot-load"]
+    assert report.findings[0].place == f"{path}:{line_of_file(path, 'ISOLATE = ')}"
+    assert "names ISOLATE but defines no function stand_in(graded, name)" in report.findings[0].message
+    with pytest.raises(validate.AuthoringError, match=r"\[checks-cannot-load\] .*checks.py:\d+: importing"):
+        validate.check_before_grading(source / "positions")
+
+
 def test_a_place_left_to_fill_in_stops_a_class_run_before_anyone_is_graded(source, tmp_path):
     replace_in_cell(source, "rotate_task", "Pair *i*", "TO FILL IN: how the pairs are made. Pair *i*")
     with pytest.raises(validate.AuthoringError, match=r"\[to-fill-in\] positions.ipynb, cell rotate_task, line 3"):

@@ -50,11 +50,16 @@ def test_role_configurations_give_students_no_instructor_tools():
         assert disabled[f"@jupyter/nbgrader:{plugin}"] is True
     instructor = json.loads((REPOSITORY / "hub/instructor/jupyter_server_config.json").read_text())["ServerApp"]
     assert instructor["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is True
-    # the verdict in JupyterLab (labextension/): a student's server asks the service for them; an instructor's not
+    # the verdict in JupyterLab (labextension/): a student's server asks the service for them; an instructor's not,
+    # and the instructor's Lab leaves the verdict's plugin out (the feedback and Validate plugins stay); the
+    # instructor's server states Generate's and Collect's result first (attention_checks.formgrader)
     assert student["jpserver_extensions"]["attention_checks"] is True
     assert "attention_checks" not in instructor["jpserver_extensions"]
+    assert instructor["jpserver_extensions"]["attention_checks.formgrader"] is True
+    assert "attention_checks.formgrader" not in student["jpserver_extensions"]
     teacher_page = json.loads((REPOSITORY / "hub/instructor/labconfig/page_config.json").read_text())
-    assert teacher_page["disabledExtensions"]["@attention-course/checks"] is True
+    assert teacher_page["disabledExtensions"]["@attention-course/checks:verdict"] is True
+    assert not any(name.startswith("@attention-course/") for name, off in disabled.items() if off)
 
 
 def mode(path: Path) -> int:

@@ -163,7 +163,11 @@ const feedback = {
       for (const path of pages) {
         const tab = window.open(filesUrl(base, path), '_blank');
         if (tab) {
-          tab.opener = null; // the page is the person's own, but it needs nothing of this one
+          try {
+            tab.opener = null; // the page is the person's own, but it needs nothing of this one
+          } catch (error) {
+            // already another origin's (the page is served sandboxed): it cannot reach this one anyway
+          }
         } else {
           app.commands.execute('docmanager:open', { path, factory: 'HTML Viewer' }); // the new tab was blocked
         }

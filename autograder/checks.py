@@ -132,6 +132,7 @@ class Outputs:
         self.calls, self.results = calls, results
 
     def arg(self, number: int, position: int = 0):
+        """Argument ``position`` of call ``number``, as the check drew it (the grader's own, never the student's)."""
         return self.calls[number].args[position]
 
     def numbers(self, *roles: str) -> list[int]:
@@ -159,6 +160,8 @@ class Outputs:
         return result.values[item]
 
     def dtype(self, number: int, item: int = 0) -> str:
+        """The dtype of item ``item`` of call ``number`` as the student returned it ("bool", "int64", "float32"),
+        before it became float64; raises Broken as ``value`` does."""
         self.value(number, item)
         return self.results[number].returned[item]["dtype"]
 

@@ -12,8 +12,8 @@ starts JupyterHub with this file; it sets:
     ATTENTION_HUB_COURSE_ID    the course's name: its folder in the exchange and in the instructor's home
     ATTENTION_HUB_INSTRUCTOR   the instructor's account
     ATTENTION_HUB_STUDENTS     the students' accounts, comma-separated
-    ATTENTION_HUB_INSTANT      (optional) the assignment whose Submits the grading service checks: it checks one;
-                               default the first of the course's source/ by name (the others: the class command)
+
+The grading service (below) checks the Submits of every assignment of the course, each by its own checks.
 
 Each account is a system account (autograder.hub.launch makes them with useradd) and JupyterHub's LocalProcessSpawner
 starts its server as that account, in its home (mode 700): nobody reads another's files, the instructor's course
@@ -62,7 +62,6 @@ import pwd
 import sys
 from pathlib import Path
 
-from autograder.course.assignments import names as assignment_names
 from autograder.lms.lti.hub_login import enable_if_configured
 
 c = get_config()  # noqa: F821 (JupyterHub provides it)
@@ -231,10 +230,9 @@ c.Spawner.pre_spawn_hook = give_role
 # A service the hub starts, as the instructor's account (it reads the exchange's inbound folder and writes its
 # attempts into the course's database, beside nbgrader's gradebook), on 127.0.0.1 behind the proxy at
 # /services/grading/. The hub's OAuth tells it who asks: a student sees their own attempts, the instructor all.
+# It checks every assignment of the course's source/, each Submit by its own assignment's checks
+# (autograder.service.checkers); an assignment whose own checks fail holds its Submits and stops no other.
 course_folder = state / "home" / instructor / course_id
-# the service checks one assignment's Submits (and leaves the inbound's others alone); with several in the course,
-# ATTENTION_HUB_INSTANT names it, else the first by name (the hub runs as root, which reads the instructor's course)
-instant = os.environ.get("ATTENTION_HUB_INSTANT") or next(iter(assignment_names(course_folder / "source")), None)
 c.JupyterHub.services = [
     {
         "name": "grading",
@@ -248,7 +246,6 @@ c.JupyterHub.services = [
             "-m",
             "autograder.service",
             *("--course", str(course_folder), "--exchange", str(state / "exchange" / course_id)),
-            *(("--assignment", instant) if instant else ()),
             *("--instructors", instructor, "--students", ",".join(students), "--port", str(service_port)),
         ],
         "environment": {

@@ -1,13 +1,18 @@
 """The grading service: a JupyterHub service that checks each Submit and shows the verdicts within seconds.
 
-    python -m autograder.service --course DIR --exchange DIR/<course id> [--assignment NAME] [--workers 2]
+    python -m autograder.service --course DIR --exchange DIR/<course id> [--workers 2]
+    python -m autograder.service ... --assignment attention --assignment positions   # only these (or a,b)
     python -m autograder.service ... --scheduler tcp://10.0.0.5:8786      # the checks on a Dask cluster
 
-Pages: ``/services/grading/`` (the reader's own: the instructor's queue and class, or the student's Submits),
-``students/<id>`` and ``students/<id>/feedback``, and one JSON answer, ``api/latest``: the asking student's own
-newest Submit and its verdicts as the policy shows them (a student's JupyterLab shows it after Submit, through
-the server extension in labextension/, which asks as the student with their server's JupyterHub token; no
-parameter names another student, and no CORS header lets another origin read it).
+It checks every assignment of the course's source/ (autograder.service.checkers: a checker per assignment, each
+with its own checks, reference and policy, on one pool of workers); ``--assignment`` keeps only those named.
+
+Pages: ``/services/grading/`` (the reader's own: the instructor's queue and class per assignment, or the student's
+Submits under each assignment's name), ``students/<id>`` and ``students/<id>/feedback[/<assignment>]``, and one JSON
+answer, ``api/latest``: the asking student's own newest Submit, of any assignment (``?assignment=NAME``: of that
+one), and its verdicts as the policy shows them (a student's JupyterLab shows it after Submit, through the server
+extension in labextension/, which asks as the student with their server's JupyterHub token; no parameter names
+another student, and no CORS header lets another origin read it).
 
 The hub starts it (``c.JupyterHub.services``, see hub/jupyterhub_config.py) and authenticates every request with
 its OAuth: a student sees only their own attempts (another student's page answers 403), an instructor (the hub's
@@ -40,8 +45,9 @@ from tornado import ioloop, web
 from autograder import sandbox
 from autograder.course import assignments, students
 from autograder.hub import collect
-from autograder.service.attempts import Attempt, Attempts, utcnow
-from autograder.service.instant import Checker, CheckerThread, window_reopens
+from autograder.service.attempts import WAITING, Attempt, Attempts, utcnow
+from autograder.service.checkers import Checkers, authoring_trouble
+from autograder.service.instant import SHOWN_REFUSED, Broken, Checker, CheckerThread, window_reopens
 from autograder.service.policy import explain
 from autograder.settings import LiveSettings, SettingsError
 from autograder.verdicts import Verdict
@@ -54,7 +60,7 @@ log = logging.getLogger("autograder.service.app")
 class ServiceOptions:
     course: Path  # the instructor's course folder: source/<assignment>/, nbgrader_config.py, the gradebook
     exchange: Path  # the exchange's folder of this course (holding inbound/)
-    assignment: str | None = None  # default: the only one in the course's source/
+    assignments: tuple[str, ...] = ()  # the assignments checked (default: every one of the course's source/)
     db: str | None = None  # the course database's URL (default: the course's settings', autograder.settings)
     workers: int = 2  # checks at the same time on this machine
     scheduler: str | None = None  # a Dask scheduler's address: the checks run on its workers
@@ -89,8 +95,11 @@ def make_pool(options: ServiceOptions):
 # --- what a page shows ------------------------------------------------------------------------------
 
 
-def status_words(attempt: Attempt, reopens: datetime.datetime | None = None) -> str:
-    """The attempt's status in words; a queued one says when the student's window reopens (``reopens``, UTC)."""
+def status_words(attempt: Attempt, reopens: datetime.datetime | None = None, broken: Broken | None = None) -> str:
+    """The attempt's status in words; a queued one says when the student's window reopens (``reopens``, UTC); one
+    waiting while its assignment's own checks fail (``broken``) says so."""
+    if broken is not None and attempt.status in WAITING:
+        return f"cannot be checked now: {broken.student}; it is checked once the instructor has fixed them"
     if attempt.status == "queued":
         when = f", at {reopens:%H:%M} UTC" if reopens is not None else ""
         return f"queued: checked when your window reopens{when}"
@@ -182,23 +191,47 @@ def released_feedback(checker: Checker, student: str) -> Path | None:
     return page if page.is_file() else None
 
 
-def student_values(checker: Checker, student: str, now: datetime.datetime, viewer: str | None = None) -> dict:
-    """What a student's page shows: the policy, the attempts newest first, the latest checked one's verdicts;
-    ``viewer``, who reads it (the student themselves when None: "your Submits"; else "<student>'s Submits")."""
+def assignment_values(checker: Checker, student: str, now: datetime.datetime) -> dict:
+    """One assignment's part of a student's page: its policy, the student's attempts newest first, the latest
+    checked one's verdicts, whether its checks cannot run now (in the students' words) and its released feedback."""
     shown = checker.policy.shown(now)
     attempts = checker.store.select(student=student)
     reopens = window_reopens([a.started for a in attempts if a.started is not None], checker.policy, now)
-    rows = [shown_attempt(a, shown) | {"status": status_words(a, reopens)} for a in reversed(attempts)]
+    rows = [shown_attempt(a, shown) | {"status": status_words(a, reopens, checker.broken)} for a in reversed(attempts)]
     return {
-        "student": student,
-        "own": viewer is None or viewer == student,
         "assignment": checker.assignment,
         "rows": rows,
-        "waiting": any(a.waiting for a in attempts),
+        "newest": attempts[-1] if attempts else None,
+        "waiting": any(a.waiting for a in attempts) and checker.broken is None,
         "latest": next((row for row in rows if row["score"] is not None), None),
         "policy": checker.policy.describe(),
         "shown": explain(shown),
+        "broken": checker.broken.student if checker.broken is not None else "",
         "feedback": released_feedback(checker, student) is not None,
+    }
+
+
+def newest_first(sections: list[dict]) -> list[dict]:
+    """The assignments with a Submit, the newest Submit's first, then the others by name."""
+    submitted = [section for section in sections if section["newest"] is not None]
+    submitted.sort(key=lambda section: (section["newest"].submitted, section["newest"].id), reverse=True)
+    return submitted + sorted((s for s in sections if s["newest"] is None), key=lambda s: s["assignment"])
+
+
+def student_values(checkers: Checkers, student: str, now: datetime.datetime, viewer: str | None = None) -> dict:
+    """What a student's page shows: each assignment's part (assignment_values), the assignment of their newest
+    Submit first (the one their JupyterLab's notification tells of: its part keeps the page's ids, #latest,
+    #verdicts, #attempts, #feedback; the others' carry their assignment's name, #verdicts-positions);
+    ``viewer``, who reads it (the student themselves when None: "your Submits"; else "<student>'s Submits")."""
+    sections = newest_first([assignment_values(checker, student, now) for checker in checkers])
+    for number, section in enumerate(sections):
+        section["suffix"] = "" if number == 0 else f"-{section['assignment']}"
+    return {
+        "student": student,
+        "own": viewer is None or viewer == student,
+        "assignments": [section["assignment"] for section in sections],
+        "sections": sections,
+        "waiting": any(section["waiting"] for section in sections),
     }
 
 
@@ -213,8 +246,9 @@ def settings_values(checker: Checker) -> dict:
     }
 
 
-def instructor_values(checker: Checker) -> dict:
-    """What the instructor's page shows: the queue, each student's attempts and scores, the policy in force."""
+def assignment_summary(checker: Checker) -> dict:
+    """One assignment's part of the instructor's page: whether its checks run (what to fix when they do not), its
+    queue, each student's attempts and scores, the policy in force."""
     attempts = checker.store.select()
     students: dict[str, list[Attempt]] = {}
     for attempt in attempts:
@@ -229,27 +263,50 @@ def instructor_values(checker: Checker) -> dict:
         for name, items in sorted(students.items())
     ]
     queue = [a for a in attempts if a.waiting]
-    refused_count, refused = checker.refused_entries()
     return {
         "assignment": checker.assignment,
         "queue": queue,
         "summary": summary,
-        "refused_count": refused_count,
-        "refused": refused,
+        "broken": checker.broken.instructor if checker.broken is not None else "",
+        "probing": checker.probing is not None,
         "trouble": checker.trouble,
-        "wall": checker.wall,
         **settings_values(checker),
     }
 
 
-def latest_values(checker: Checker, student: str, now: datetime.datetime) -> dict:
-    """The JSON a student's JupyterLab shows after Submit: their newest Submit (its status in words, and its score
-    and the functions that lost points as the policy shows them), or none yet. Only ``student``'s own."""
+def instructor_values(checkers: Checkers) -> dict:
+    """What the instructor's page shows: each assignment's part (assignment_summary), by name, and the inbound's
+    entries that are no Submit checked here."""
+    refused_count, refused = checkers.refused_entries(SHOWN_REFUSED)
+    return {
+        "assignments": [assignment_summary(checker) for checker in checkers],
+        "names": checkers.names,
+        "refused_count": refused_count,
+        "refused": refused,
+        "trouble": checkers.trouble,
+        "wall": max(checker.wall for checker in checkers),
+    }
+
+
+def latest_values(checkers: Checkers, student: str, now: datetime.datetime, assignment: str | None = None) -> dict:
+    """The JSON a student's JupyterLab shows after Submit: their newest Submit, of any assignment (``assignment``:
+    of that one), its assignment, its status in words, and its score and the functions that lost points as that
+    assignment's policy shows them; or none yet. Only ``student``'s own."""
+    checkers = Checkers.of(checkers)
+    chosen = [checkers[assignment]] if assignment is not None else list(checkers)
+    found = [(checker, checker.store.select(student=student)) for checker in chosen]
+    found = [(checker, attempts) for checker, attempts in found if attempts]
+    if not found:
+        checker = chosen[0]
+        return {
+            "student": student,
+            "assignment": checker.assignment,
+            "shown": checker.policy.shown(now),
+            "newest": None,
+        }
+    checker, attempts = max(found, key=lambda pair: (pair[1][-1].submitted, pair[1][-1].id))
     shown = checker.policy.shown(now)
-    attempts = checker.store.select(student=student)
     answer = {"student": student, "assignment": checker.assignment, "shown": shown, "newest": None}
-    if not attempts:
-        return answer
     reopens = window_reopens([a.started for a in attempts if a.started is not None], checker.policy, now)
     newest = attempts[-1]
     row = shown_attempt(newest, shown)
@@ -257,7 +314,7 @@ def latest_values(checker: Checker, student: str, now: datetime.datetime) -> dic
         "id": newest.id,
         "received": f"{newest.submitted:%H:%M:%S} UTC",
         "status": newest.status,
-        "words": status_words(newest, reopens),
+        "words": status_words(newest, reopens, checker.broken),
         "waiting": newest.waiting,
         "score": row["score"],
         "lost": lost_points(newest.verdicts, shown) if row["score"] is not None else [],
@@ -282,14 +339,18 @@ def lost_points(verdicts, shown: str) -> list[dict]:
 
 
 class Latest(Page):
-    """``api/latest``: the asking student's own newest Submit as JSON (nobody else's: no parameter names one)."""
+    """``api/latest``: the asking student's own newest Submit as JSON, of any assignment or of the one
+    ``?assignment=NAME`` names (nobody else's: no parameter names a student)."""
 
     @web.authenticated
     def get(self):
         user = self.get_current_user()
+        checkers, assignment = self.app["checkers"], self.get_query_argument("assignment", None)
+        if assignment is not None and assignment not in checkers:
+            raise web.HTTPError(404, f"no assignment {assignment!r} is checked here: {', '.join(checkers.names)}")
         self.set_header("Content-Type", "application/json; charset=utf-8")
         self.set_header("Cache-Control", "no-store")
-        self.finish(json.dumps(latest_values(self.app["checker"], user["name"], utcnow())))
+        self.finish(json.dumps(latest_values(checkers, user["name"], utcnow(), assignment)))
 
 
 class Home(Page):
@@ -299,9 +360,9 @@ class Home(Page):
     def get(self):
         user = self.get_current_user()
         if self.is_instructor(user):
-            self.render_page("instructor.html.j2", **instructor_values(self.app["checker"]))
+            self.render_page("instructor.html.j2", **instructor_values(self.app["checkers"]))
         else:
-            self.render_page("student.html.j2", **student_values(self.app["checker"], user["name"], utcnow()))
+            self.render_page("student.html.j2", **student_values(self.app["checkers"], user["name"], utcnow()))
 
 
 class StudentPage(Page):
@@ -311,19 +372,28 @@ class StudentPage(Page):
     def get(self, student: str):
         self.only_for(student, "attempts")
         viewer = self.get_current_user()["name"]
-        self.render_page("student.html.j2", **student_values(self.app["checker"], student, utcnow(), viewer))
+        self.render_page("student.html.j2", **student_values(self.app["checkers"], student, utcnow(), viewer))
 
 
 class FeedbackPage(Page):
-    """A student's released feedback page, one click from their checks (theirs and the instructors' only).
+    """A student's released feedback page of an assignment, one click from their checks (theirs and the
+    instructors' only); without an assignment's name, that of the first assignment on their page (the newest
+    Submit's) whose feedback is released.
 
     The page was made from the autograded notebook, whose student content was made inert when it was graded
     (autograder.notebook.sanitise); it is served in a sandbox (its own origin, no script) all the same."""
 
     @web.authenticated
-    def get(self, student: str):
+    def get(self, student: str, assignment: str | None = None):
         self.only_for(student, "feedback")
-        page = released_feedback(self.app["checker"], student)
+        checkers = self.app["checkers"]
+        if assignment is not None and assignment not in checkers:
+            raise web.HTTPError(404, f"no assignment {assignment!r} is checked here")
+        if assignment is None:
+            order = [section["assignment"] for section in student_values(checkers, student, utcnow())["sections"]]
+        else:
+            order = [assignment]
+        page = next((found for name in order if (found := released_feedback(checkers[name], student))), None)
         if page is None:
             raise web.HTTPError(404, "no feedback has been released to you yet")
         self.set_header("Content-Type", "text/html; charset=utf-8")
@@ -334,16 +404,18 @@ class FeedbackPage(Page):
         self.finish(page.read_bytes())
 
 
-def make_app(options: ServiceOptions, checker: Checker) -> web.Application:
+def make_app(options: ServiceOptions, checkers: Checkers | Checker) -> web.Application:
+    """The service's pages over ``checkers`` (every assignment's, or one Checker's)."""
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/grading/")
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
-    grading = {"options": options, "checker": checker, "templates": templates, "prefix": prefix}
+    grading = {"options": options, "checkers": Checkers.of(checkers), "templates": templates, "prefix": prefix}
     return web.Application(
         [
             (prefix, Home),
             (url_path_join(prefix, "api", "latest"), Latest),
             (url_path_join(prefix, "students", r"([^/]+)"), StudentPage),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback"), FeedbackPage),
+            (url_path_join(prefix, "students", r"([^/]+)", "feedback", r"([^/]+)"), FeedbackPage),
             (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
         ],
         cookie_secret=os.urandom(32),
@@ -354,9 +426,9 @@ def make_app(options: ServiceOptions, checker: Checker) -> web.Application:
 def lms_sender(options: ServiceOptions, policy):
     """None, or a function that sends a checked attempt's score to the LMS on a thread of its own (an LMS that is
     slow or down never holds the checks; what is not taken waits in the course's outbox), when the policy in
-    force (``policy()``, read when the score is ready) asks for it. Only a Submit checked as its student's own
-    (own_submissions_only) is sent: under --any-owner a folder made in a classmate's name would put a score on
-    their LMS grade, so nothing is sent then."""
+    force for its assignment (``policy(assignment)``, read when the score is ready) asks for it. Only a Submit
+    checked as its student's own (own_submissions_only) is sent: under --any-owner a folder made in a classmate's
+    name would put a score on their LMS grade, so nothing is sent then."""
     if not options.lti:
         return None
     if not options.own_submissions_only:
@@ -368,7 +440,7 @@ def lms_sender(options: ServiceOptions, policy):
     config, sending = load_config(options.lti), concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="lms")
 
     def send(attempt):
-        if not policy().lms:
+        if not policy(attempt.assignment).lms:
             return
 
         def work():
@@ -388,21 +460,49 @@ def lms_sender(options: ServiceOptions, policy):
     return send
 
 
-def make_checker(options: ServiceOptions) -> Checker:
+def checked_names(source: Path, chosen: tuple[str, ...] = ()) -> list[str]:
+    """The assignments the service checks: every one of the course's ``source`` folder (a folder with a notebook
+    and its checks.py), or those ``chosen`` (each must be there). Raises assignments.NoAssignment saying which
+    are there."""
+    found = assignments.names(source)
+    if not found:
+        raise assignments.NoAssignment(
+            f"{source} holds no assignment (a folder with its notebook and its {assignments.CHECKS_FILE}): "
+            "make the course first (python -m autograder.course, or the hub)"
+        )
+    unknown = [name for name in chosen if name not in found]
+    if unknown:
+        raise assignments.NoAssignment(
+            f"no assignment {', '.join(map(repr, unknown))} in {source}; there: {', '.join(found)}"
+        )
+    return [name for name in found if not chosen or name in chosen]
+
+
+def make_checkers(options: ServiceOptions) -> Checkers:
+    """A checker per assignment (checked_names), each with its own checks, policy and attempts, on one database;
+    each assignment's checks tried before its first Submit (authoring_trouble)."""
     source_root = options.course / "source"
-    layout = assignments.find(source_root, options.assignment)
-    settings = LiveSettings(options.course, layout.name, db=options.db)  # read again each round (Checker.step)
-    return Checker(
-        source=source_root / layout.name,
-        inbound=options.exchange / "inbound",
-        store=Attempts(settings.db),
-        policy=settings.policy(),
-        settings=settings,
-        students=course_students(settings.db, options.students),
-        slots=options.workers,
-        admit=collect.refusal if options.own_submissions_only else None,
-        checked=lms_sender(options, lambda: settings.current),
-    )
+    names = checked_names(source_root, options.assignments)
+    live = {name: LiveSettings(options.course, name, db=options.db) for name in names}  # read again each round
+    db = live[names[0]].db
+    store, students = Attempts(db), course_students(db, options.students)
+    send = lms_sender(options, lambda assignment: live[assignment].current)
+    checkers = {
+        name: Checker(
+            source=source_root / name,
+            inbound=options.exchange / "inbound",
+            store=store.scoped(name),
+            policy=settings.policy(),
+            settings=settings,
+            students=students,
+            slots=options.workers,
+            admit=collect.refusal if options.own_submissions_only else None,
+            checked=send,
+            probe=authoring_trouble,
+        )
+        for name, settings in live.items()
+    }
+    return Checkers(checkers, slots=options.workers)
 
 
 class ServiceError(RuntimeError):
@@ -419,13 +519,13 @@ def said_if_failed(warming) -> None:
 def serve(options: ServiceOptions) -> None:
     if sandbox.bubblewrap() is None and not sandbox.unsandboxed_allowed():
         raise ServiceError(sandbox.refusal())
-    checker = make_checker(options)
+    checkers = make_checkers(options)
     pool = make_pool(options)
-    for warming in checker.warm(pool):  # the workers started and ready now, not at the first Submit
+    for warming in checkers.warm(pool):  # the workers started and ready now, not at the first Submit
         warming.add_done_callback(said_if_failed)
-    thread = CheckerThread(checker, pool)
+    thread = CheckerThread(checkers, pool)
     thread.start()
-    app = make_app(options, checker)
+    app = make_app(options, checkers)
     url = os.environ.get("JUPYTERHUB_SERVICE_URL", f"http://127.0.0.1:{options.port or 10101}")
     port = options.port or int(url.rsplit(":", 1)[1].split("/")[0])
     app.listen(port, address="127.0.0.1")
@@ -443,7 +543,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.service", description=__doc__.splitlines()[0])
     parser.add_argument("--course", type=Path, required=True, help="the instructor's course folder")
     parser.add_argument("--exchange", type=Path, required=True, help="the exchange's folder of this course")
-    parser.add_argument("--assignment", help="the assignment (default: the only one in the course's source/)")
+    parser.add_argument(
+        "--assignment",
+        action="append",
+        default=[],
+        help="check only this assignment (repeat it, or a,b; default: every one of the course's source/)",
+    )
     parser.add_argument("--db", help="the course database's URL (default: the one the course's settings name)")
     parser.add_argument("--workers", type=int, default=2, help="checks at the same time here (default 2)")
     parser.add_argument("--scheduler", help="a Dask scheduler's address: the checks run on its workers")
@@ -462,7 +567,7 @@ def main(argv=None) -> int:
     options = ServiceOptions(
         course=args.course.resolve(),
         exchange=args.exchange.resolve(),
-        assignment=args.assignment,
+        assignments=tuple(name for given in args.assignment for name in given.split(",") if name),
         db=args.db,
         workers=args.workers,
         scheduler=args.scheduler,

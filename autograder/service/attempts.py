@@ -18,6 +18,10 @@ waiting too: only a student's newest waiting Submit is checked, ``supersede``). 
 transaction; a service stopped while ``checking`` puts its rows back to ``pending`` on restart (``recover``), so
 each Submit is checked at most once.
 
+A course's assignments share the table; the service's checker of each reads and changes its own rows only
+(``Attempts(url).scoped(name)``): the queue, the window, superseding and recovering are per student per
+assignment.
+
 ``submitted`` is when the grader received the Submit: its folder's (and notebook's) change time as the service
 first observed it, never later than when it first saw it (``received``); the timestamp a student's folder name
 states is never trusted. A round of the checker reads only what it needs (each student's first waiting attempt,
@@ -28,6 +32,7 @@ grow with the attempts stored. Verdicts are stored as ``Verdict.to_dict()`` and 
 
 from __future__ import annotations
 
+import copy
 import datetime
 import json
 from dataclasses import dataclass
@@ -101,13 +106,30 @@ def stored_verdicts(text: str | None) -> tuple[Verdict, ...]:
 
 
 class Attempts:
-    """The attempts table of one course database (created when missing)."""
+    """The attempts table of one course database (created when missing); with ``assignment``, that assignment's
+    attempts only: every read and every change of many rows (the queue, the window, supersede, recover) stays
+    within it, so a student's Submits of two assignments never supersede or queue each other.
 
-    def __init__(self, url: str):
+        store = Attempts(url)                           # every assignment's
+        positions = store.scoped("positions")           # one assignment's, on the same connections
+    """
+
+    def __init__(self, url: str, assignment: str | None = None):
         # SQLite: wait for another writer (the class run, Formgrader) instead of failing at once
         options = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {}
         self.engine = sa.create_engine(url, **options)
+        self.assignment = assignment
         metadata.create_all(self.engine, tables=[attempts_table])
+
+    def scoped(self, assignment: str) -> Attempts:
+        """The same table, on the same connections, seen as ``assignment``'s attempts only."""
+        view = copy.copy(self)
+        view.assignment = assignment
+        return view
+
+    def mine(self, query):
+        """``query`` (a select, update or delete of the table) limited to this store's assignment, if it has one."""
+        return query if self.assignment is None else query.where(attempts_table.c.assignment == self.assignment)
 
     def close(self):
         self.engine.dispose()
@@ -184,7 +206,7 @@ class Attempts:
 
     def known_keys(self) -> set[str]:
         with self.engine.connect() as connection:
-            return set(connection.execute(sa.select(attempts_table.c.key)).scalars())
+            return set(connection.execute(self.mine(sa.select(attempts_table.c.key))).scalars())
 
     def waiting_heads(self) -> list[Attempt]:
         """Each student's newest waiting (pending or queued) attempt, by when it was received: a student's fix is
@@ -195,7 +217,7 @@ class Attempts:
             .over(partition_by=table.c.student, order_by=(table.c.submitted.desc(), table.c.id.desc()))
             .label("rank_in_line")
         )
-        inner = sa.select(*table.columns, rank).where(table.c.status.in_(WAITING)).subquery()
+        inner = self.mine(sa.select(*table.columns, rank).where(table.c.status.in_(WAITING))).subquery()
         query = sa.select(*(inner.c[column.name] for column in table.columns)).where(inner.c.rank_in_line == 1)
         with self.engine.connect() as connection:
             return [Attempt.from_row(row) for row in connection.execute(query)]
@@ -207,7 +229,7 @@ class Attempts:
         table, changed = attempts_table, 0
         with self.engine.begin() as connection:
             for student in sorted(set(students)):
-                query = (
+                query = self.mine(
                     sa.select(table.c.id, table.c.submitted)
                     .where(table.c.student == student, table.c.status.in_(WAITING))
                     .order_by(table.c.submitted.desc(), table.c.id.desc())
@@ -227,7 +249,7 @@ class Attempts:
 
     def students_in(self, status: str) -> set[str]:
         """The students with an attempt in ``status`` (the status's index: the cost is that of those rows)."""
-        query = sa.select(attempts_table.c.student).where(attempts_table.c.status == status).distinct()
+        query = self.mine(sa.select(attempts_table.c.student).where(attempts_table.c.status == status)).distinct()
         with self.engine.connect() as connection:
             return set(connection.execute(query).scalars())
 
@@ -239,8 +261,10 @@ class Attempts:
         with self.engine.connect() as connection:
             for begin in range(0, len(students), CHUNK):
                 chunk = students[begin : begin + CHUNK]
-                query = sa.select(table.c.student, table.c.started).where(
-                    table.c.student.in_(chunk), table.c.started.is_not(None)
+                query = self.mine(
+                    sa.select(table.c.student, table.c.started).where(
+                        table.c.student.in_(chunk), table.c.started.is_not(None)
+                    )
                 )
                 for student, started in connection.execute(query):
                     if started > since:
@@ -250,7 +274,7 @@ class Attempts:
 
     def queue_pending(self, student: str) -> int:
         """The student's pending attempts become queued (over the policy's window); how many did."""
-        statement = (
+        statement = self.mine(
             attempts_table.update()
             .where(attempts_table.c.student == student, attempts_table.c.status == "pending")
             .values(status="queued")
@@ -260,7 +284,7 @@ class Attempts:
 
     def select(self, *, student: str | None = None, status: tuple[str, ...] = ()) -> list[Attempt]:
         """Attempts, oldest Submit first (one student's, or those in some states)."""
-        query = sa.select(attempts_table).order_by(attempts_table.c.submitted, attempts_table.c.id)
+        query = self.mine(sa.select(attempts_table).order_by(attempts_table.c.submitted, attempts_table.c.id))
         if student is not None:
             query = query.where(attempts_table.c.student == student)
         if status:
@@ -315,7 +339,7 @@ class Attempts:
 
     def recover(self) -> int:
         """After a stop mid-check: attempts left ``checking`` go back to ``pending`` (they are checked again)."""
-        statement = (
+        statement = self.mine(
             attempts_table.update().where(attempts_table.c.status == "checking").values(status="pending", started=None)
         )
         with self.engine.begin() as connection:

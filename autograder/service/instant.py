@@ -13,6 +13,10 @@ page shows before and after the due date, and that nothing is checked after it.
                                                     # the policy allows started (one per student, fair)
     checker.warm(pool)                              # at start: each worker imports the checks and checks the
                                                     # release's blank notebook, so the first Submit waits for none
+    checker.start_probe(pool)                       # with probe=...: the assignment's own checks tried first; while
+                                                    # they fail (checker.broken) its Submits wait, queued
+
+One Checker checks one assignment; autograder.service.checkers runs one per assignment of the course, on one pool.
 
 A student's newest waiting Submit is the one checked: when a later Submit arrives while an earlier one still
 waits, the earlier one is ``superseded`` (never checked, so it costs no check of the window), and the class
@@ -198,6 +202,36 @@ class NotCheckable(ValueError):
     """The Submit cannot be checked; the message says why, in words for the student."""
 
 
+@dataclass(frozen=True)
+class Broken:
+    """Why an assignment's own checks cannot check anyone now (the instructor's mistake, never a student's): what
+    its students read (``student``: no code of the checks, no input) and what the instructor reads (``instructor``:
+    each mistake, where it is and what to fix). ``lasting``: it stays until the assignment's files change (an
+    authoring mistake); else (the probe itself failed, e.g. no sandbox) it is probed again every RETRY seconds."""
+
+    student: str
+    instructor: str
+    lasting: bool = True
+
+
+def source_stamp(folder: Path) -> tuple:
+    """The assignment folder's files as (name, size, modification time): a change of checks.py, reference.py or the
+    notebook changes it (a stat of each file: cheap enough for every round)."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return ()
+    stamp = []
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=False):
+                status = entry.stat(follow_symlinks=False)
+                stamp.append((entry.name, status.st_size, status.st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(stamp)
+
+
 def submitted_bytes(path: Path, received: datetime.datetime | None = None) -> bytes:
     """The bytes of the Submit's file at ``path``, never through a link: the Submit's folder and the file are
     opened without following one, so a student who swaps either for a link after the scan (they own both) reads
@@ -322,7 +356,9 @@ class Checker:
     called with each attempt once its verdicts are recorded (the service sends its score to the LMS); wall:
     seconds by the clock one check may take; settings: anything whose ``policy()`` returns the policy in force
     (autograder.settings.LiveSettings), asked at the start of each round, so a changed policy or due date
-    applies without a restart.
+    applies without a restart; probe: a function (source) -> Broken | None run on the pool by ``start_probe`` and
+    again when the assignment's files change (autograder.service.checkers.authoring_trouble): while it runs, or says
+    the checks are broken, no Submit is started (they wait, queued, and the pages say why).
 
     Each inbound entry is judged once, alone, when first seen: a Submit of a student of the class, made by
     their account, is recorded (autograder.service.attempts); anything else is kept in ``refused`` (name, reason) for
@@ -344,14 +380,21 @@ class Checker:
         checked=None,
         wall: float = WALL,
         settings=None,
+        probe=None,
     ):
         self.source, self.inbound, self.store, self.policy = Path(source), Path(inbound), store, policy
         self.settings = settings
         self.admit, self.checked, self.wall = admit, checked, wall
         self.assignment = self.source.name
-        self.notebook = next(self.source.glob("*.ipynb")).name
+        self.notebook = sorted(self.source.glob("*.ipynb"))[0].name
         self.students, self.slots = students, slots
         self.running: dict[int, object] = {}  # attempt id -> future
+        self.busy = lambda: len(self.running)  # checks on the pool now (service.checkers: every assignment's)
+        self.probe = probe  # (source) -> Broken | None, run on the pool before any check and when the files change
+        self.probing = None  # the probe's future while it runs: no check starts meanwhile
+        self.probed: tuple | None = None  # the folder's source_stamp when last probed
+        self.probed_at = 0.0
+        self.broken: Broken | None = None  # why this assignment's checks cannot run now (its Submits wait, queued)
         self.seen: set[bytes] = set()  # the inbound's entries judged already (recorded, refused or another's)
         self.refused: dict[bytes, Refused] = {}  # entry -> why it is not checked, for the instructor
         self.stamp, self.listed_at = None, 0.0  # the inbound's (inode, mtime) when last listed, and when
@@ -488,6 +531,44 @@ class Checker:
         newest = list(self.refused.values())[-SHOWN_REFUSED:]
         return len(self.refused), newest[::-1]
 
+    # the assignment's own checks -------------------------------------------------------------------------
+
+    def start_probe(self, pool) -> None:
+        """The assignment's checks tried on the pool (``probe``: autograder.service.checkers.authoring_trouble, the
+        class run's check before grading); no Submit of it is started until the answer is in."""
+        if self.probe is None:
+            return
+        self.probed, self.probed_at = source_stamp(self.source), time.monotonic()
+        self.probing = pool.submit(self.probe, source=self.source)
+        self.probing.add_done_callback(lambda _: self.wake.set())
+
+    def watch_source(self, pool) -> None:
+        """The probe's answer taken when it is in; once probed (start_probe, at the service's start), the assignment
+        probed again when its files change (the instructor fixed, or broke, its checks) or, after a probe that itself
+        failed, every RETRY seconds."""
+        if self.probe is None or self.probed is None:
+            return
+        if self.probing is None:
+            stale = self.broken is not None and not self.broken.lasting and time.monotonic() - self.probed_at > RETRY
+            if stale or source_stamp(self.source) != self.probed:
+                self.start_probe(pool)
+        if self.probing is not None and self.probing.done():
+            future, self.probing = self.probing, None
+            try:
+                broken = future.result()
+            except Exception as error:  # noqa: BLE001 - the probe could not run: said, and tried again later
+                broken = Broken(
+                    f"the instructor's checks for {self.assignment} could not be tried ({type(error).__name__})",
+                    f"the checks of {self.assignment} could not be tried: {type(error).__name__}: {error}",
+                    lasting=False,
+                )
+            if broken != self.broken:
+                if broken is None:
+                    log.info("the checks of %s run again", self.assignment)
+                else:
+                    log.warning("the checks of %s cannot run: %s", self.assignment, broken.instructor)
+            self.broken = broken
+
     # starting and recording checks ---------------------------------------------------------------------
 
     def due_to_start(self, now: datetime.datetime) -> list[Attempt]:
@@ -495,13 +576,17 @@ class Checker:
         is running); a student over their window has their pending attempts marked queued. Reads each waiting
         student's first attempt and their starts, never the whole table."""
         heads = self.store.waiting_heads()
-        if not heads:
+        if not heads or self.probing is not None:  # the assignment's own checks are being tried: wait for them
+            return []
+        if self.broken is not None:  # the instructor's checks fail: every waiting Submit waits for the fix, queued
+            for student in self.store.students_in("pending"):
+                self.store.queue_pending(student)
             return []
         busy = self.store.students_in("checking")
         pending = self.store.students_in("pending")
         since = now - datetime.timedelta(seconds=self.policy.period)
         recent, latest = self.store.starts((a.student for a in heads), since)
-        chosen, free = [], self.slots - len(self.running)
+        chosen, free = [], self.slots - self.busy()
         for attempt in next_in_line(heads, latest):
             if attempt.student in busy:  # one check per student at a time
                 continue
@@ -541,6 +626,7 @@ class Checker:
             self.policy = self.settings.policy()
         self.scan(now)
         self.collect(now)
+        self.watch_source(pool)
         started = 0
         for attempt in self.due_to_start(now):
             if not self.store.start(attempt.id, now=now):

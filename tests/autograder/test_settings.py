@@ -164,7 +164,7 @@ def test_a_changed_policy_and_due_date_apply_without_a_restart(tmp_path, service
     settings = prepare(course)
     first = datetime.datetime(2026, 12, 14, 16, 0)
     set_due(settings.db, first)
-    checker = service.make_checker(service.ServiceOptions(course=course, exchange=exchange))
+    checker = service.make_checkers(service.ServiceOptions(course=course, exchange=exchange))["attention"]
     assert (checker.policy.attempts, checker.policy.due_date()) == (3, first)
 
     append(course / INSTRUCTOR_FILE, "c.InstantChecks.attempts = 1\nc.InstantChecks.before_due = 'nothing'\n")
@@ -172,7 +172,7 @@ def test_a_changed_policy_and_due_date_apply_without_a_restart(tmp_path, service
     set_due(settings.db, later)
     checker.step(NoChecks())
     assert (checker.policy.attempts, checker.policy.before_due, checker.policy.due_date()) == (1, "nothing", later)
-    page = service.instructor_values(checker)
+    page = service.assignment_summary(checker)
     assert page["policy"][0].startswith("Up to 1 Submit is checked per 1 hour")
     assert "after the due date (2026-12-21 16:00 UTC) are not checked" in page["policy"][2]
     assert page["policy_file"] == str(course.absolute() / INSTRUCTOR_FILE) and page["settings_error"] == ""
@@ -189,19 +189,19 @@ def test_a_change_that_cannot_be_read_keeps_the_last_policy_and_the_page_says_wh
     (exchange / "inbound").mkdir(parents=True)
     prepare(course)
     append(course / INSTRUCTOR_FILE, "c.InstantChecks.attempts = 4\n")
-    checker = service.make_checker(service.ServiceOptions(course=course, exchange=exchange))
+    checker = service.make_checkers(service.ServiceOptions(course=course, exchange=exchange))["attention"]
     assert checker.policy.attempts == 4
     kept = (course / INSTRUCTOR_FILE).read_text()
     (course / INSTRUCTOR_FILE).write_text(kept + "c.InstantChecks.attempts = (\n")
     checker.step(NoChecks())
     checker.step(NoChecks())
     assert checker.policy.attempts == 4
-    error = service.instructor_values(checker)["settings_error"]
+    error = service.assignment_summary(checker)["settings_error"]
     assert f"cannot read {course.absolute() / INSTRUCTOR_FILE}: SyntaxError" in error
     assert "The settings read before stay in force." in error
     (course / INSTRUCTOR_FILE).write_text(kept + "c.InstantChecks.attempts = 2\n")
     checker.step(NoChecks())
-    assert checker.policy.attempts == 2 and service.instructor_values(checker)["settings_error"] == ""
+    assert checker.policy.attempts == 2 and service.assignment_summary(checker)["settings_error"] == ""
 
 
 def test_live_settings_return_the_same_policy_while_nothing_changed(tmp_path):
@@ -234,10 +234,11 @@ def test_the_line_survives_the_class_runs_and_hub_restarts_and_the_service_appli
     assert hub.prepare(state, ["student1"], due) == course
     assert (course / INSTRUCTOR_FILE).read_text().endswith(POLICY_LINES)
     exchange = state / "exchange" / hub.COURSE_ID
-    options = service.ServiceOptions(course=course, exchange=exchange, assignment="attention")  # the hub names it
-    checker = service.make_checker(options)
-    assert (checker.policy.attempts, checker.policy.due_date()) == (5, due)
-    assert service.instructor_values(checker)["policy"][0].startswith("Up to 5 Submits")
+    checkers = service.make_checkers(service.ServiceOptions(course=course, exchange=exchange))  # every assignment
+    for checker in checkers:
+        assert (checker.policy.attempts, checker.policy.due_date()) == (5, due)
+        assert service.assignment_summary(checker)["policy"][0].startswith("Up to 5 Submits")
+    assert checkers.names == ["attention", "positions"]
 
 
 # --- the class run itself ------------------------------------------------------------------------------------
@@ -254,7 +255,11 @@ def test_the_class_run_twice_keeps_the_line_and_grades_with_the_courses_cell_lim
     from autograder.course.run import CourseOptions, grade_course
 
     course, submissions = tmp_path / "course", tmp_path / "submissions"
-    shutil.copytree(REPOSITORY / "examples" / "submissions" / "full_solution", submissions / "ada")
+    shutil.copytree(  # attention only: one assignment, so the run needs no --assignment
+        REPOSITORY / "examples" / "submissions" / "full_solution",
+        submissions / "ada",
+        ignore=shutil.ignore_patterns("positions"),
+    )
     prepare(course)
     append(course / INSTRUCTOR_FILE, POLICY_LINES)
     limits, real = [], steps.grade_class

@@ -254,23 +254,3 @@ def test_validate_finds_no_authoring_mistake_in_positions(capsys):
     printed = capsys.readouterr().out
     assert "positions: no authoring mistake found" in printed
     assert printed.splitlines()[-3].split() == ["total", "5", "5", "0", "3", "4.5"]
-
-
-@pytest.mark.parametrize("named", [None, "positions"])
-def test_the_hub_s_grading_service_checks_one_assignment_of_several(tmp_path, monkeypatch, named):
-    """hub/jupyterhub_config.py on a course holding attention and positions: the grading service (which checks one
-    assignment's Submits) is started with --assignment, ATTENTION_HUB_INSTANT's or the first by name; without it the
-    service would refuse to start ("holds 2 assignments")."""
-    from traitlets.config import PyFileConfigLoader
-
-    for name in ("attention", "positions"):
-        shutil.copytree(ASSIGNMENTS / name, tmp_path / "home" / "instructor" / "attention" / "source" / name)
-    monkeypatch.setenv("ATTENTION_HUB_STATE", str(tmp_path))
-    monkeypatch.setenv("ATTENTION_HUB_PORTS", "8081,8082,8083")
-    monkeypatch.setenv("ATTENTION_HUB_PROXY", "/bin/true")
-    if named:
-        monkeypatch.setenv("ATTENTION_HUB_INSTANT", named)
-    config = PyFileConfigLoader("jupyterhub_config.py", path=str(REPOSITORY / "hub")).load_config()
-    (service,) = config.JupyterHub.services
-    command = service["command"]
-    assert command[command.index("--assignment") + 1] == (named or "attention")

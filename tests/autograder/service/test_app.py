@@ -148,7 +148,9 @@ def test_a_student_reaches_their_released_feedback_in_one_click_and_only_theirs(
         tmp_path / "course", tmp_path / "exchange", "ada", "<h1>Score: 29 / 33</h1><script>x=1</script>"
     )
     status, page = get(running, "ada")
-    assert 'href="/services/grading/students/ada/feedback"' in page
+    assert 'href="/services/grading/students/ada/feedback/attention"' in page
+    assert get(running + "students/ada/feedback/attention", "ada")[0] == 200
+    assert get(running + "students/ada/feedback/positions", "ada")[0] == 404  # no such assignment here
     headers = {}
     status, page = get(running + "students/ada/feedback", "ada", headers)
     assert status == 200 and "Score: 29 / 33" in page

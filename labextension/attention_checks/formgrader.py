@@ -2,25 +2,30 @@
 server (hub/instructor/jupyter_server_config.json turns it on).
 
 Formgrader's page shows what its API answers, ``{"success": ..., "log": ...}``, as a sentence of its own ("Successfully
-collected submissions of 'attention'.") above the whole log nbgrader wrote while it worked: Generate's dialog is a
-list of INFO lines, and Collect's opens with whatever came first, an ``[ERROR] Not collected: ...`` line for a refused
-submission (autograder.hub.collect) before the submissions it did collect. This extension rewrites the log of those
-two answers, nothing else of them: its first lines say what came of the action, read from nbgrader's own log lines,
+collected submissions of 'attention'.") above the whole log nbgrader wrote while it worked: Generate's dialog is
+a list of INFO and DEBUG lines, and Collect's opens with whatever came first, an ``[ERROR] Not collected: ...`` line
+for a refused submission (autograder.hub.collect) before the submissions it did collect. This extension rewrites the
+log of those two answers, nothing else of them: its first lines say what came of the action, read from nbgrader's
+own log lines,
 
-    Generate:  The student version of 'attention' is made: 1 notebook, attention.ipynb. Release it to the students
-               next.
+    Generate:  The student version of 'attention' is made: 1 notebook, attention.ipynb.
+               Release it next.
     Collect:   Collected 2 submissions of 'attention': student1, student2.
-               Not collected, 1 (each named below with why): ...
+               Not collected, 1:
+                 - student1+attention+...+forged names student1 but was made by student3's account
 
-then nbgrader's log follows as it was written, under "nbgrader's log:". It is an output transform of the server
-(tornado's hook on every response), so nbgrader's handlers and files stay as they are; an answer that is not
-Formgrader's assign or collect, or not the JSON it expects, passes through untouched.
+then nbgrader's log follows as it was written, under "nbgrader's log:", less its DEBUG lines (Formgrader's server
+logs every preprocessor and checksum; the heading says how many lines were left out). The result's lines are wrapped
+at WIDTH characters: Formgrader's log box does not wrap. It is an output transform of the server (tornado's hook on
+every response), so nbgrader's handlers and files stay as they are; an answer that is not Formgrader's assign or
+collect, or not the JSON it expects, passes through untouched.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import PurePosixPath
 from urllib.parse import unquote
 
@@ -28,6 +33,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 ACTIONS = ("assign", "collect")  # Formgrader's Generate and Collect, /formgrader/api/assignment/<name>/<action>
+WIDTH = 80  # characters of a line of the result, as Formgrader's log box shows them whole
 LINE = re.compile(r"^\[(?P<level>[A-Z]+)\] (?P<text>.*)$")
 
 
@@ -50,7 +56,7 @@ def generated(assignment: str, lines: list[tuple[str, str]]) -> list[str]:
     if not notebooks:
         return [f"The student version of '{assignment}' is made, but nbgrader wrote no notebook: see its log below."]
     count = f"{len(notebooks)} notebook{'s' if len(notebooks) > 1 else ''}"
-    return [f"The student version of '{assignment}' is made: {count}, {', '.join(notebooks)}. Release it next."]
+    return [f"The student version of '{assignment}' is made: {count}, {', '.join(notebooks)}.", "Release it next."]
 
 
 def collected(assignment: str, lines: list[tuple[str, str]]) -> list[str]:
@@ -72,13 +78,38 @@ def collected(assignment: str, lines: list[tuple[str, str]]) -> list[str]:
     if unchanged:
         said.append(f"Already collected, no newer submission: {', '.join(unchanged)}.")
     if refused:
-        said.append(f"Not collected, {len(refused)} (each named below with why):")
+        said.append(f"Not collected, {len(refused)}:")
         said.extend(f"  - {why}" for why in refused)
     return said
 
 
+def without_debug(log: str) -> tuple[str, int]:
+    """``log`` without its DEBUG lines (Formgrader's server logs at DEBUG: every preprocessor, every checksum), and
+    how many were left out."""
+    kept, left_out, debugging = [], 0, False
+    for line in log.splitlines():
+        found = LINE.match(line)
+        if found:
+            debugging = found["level"] == "DEBUG"
+            left_out += debugging
+        if not debugging:
+            kept.append(line)
+    return "\n".join(kept), left_out
+
+
+def wrapped(lines: list[str]) -> list[str]:
+    """``lines`` wrapped at WIDTH characters (Formgrader's log box does not wrap: a longer line is cut on the right),
+    a line's continuation indented as the line is, and four more spaces."""
+    out = []
+    for line in lines:
+        indent = " " * (len(line) - len(line.lstrip()))
+        out.extend(textwrap.wrap(line, WIDTH, subsequent_indent=indent + "    ", break_on_hyphens=False) or [""])
+    return out
+
+
 def result_first(action: str, assignment: str, reply: dict) -> dict:
-    """``reply`` (Formgrader's API answer to ``action``) with its log opening with what came of it."""
+    """``reply`` (Formgrader's API answer to ``action``) with its log opening with what came of it, then nbgrader's
+    log without its DEBUG lines."""
     log = reply.get("log") or ""
     lines = log_lines(log)
     if not reply.get("success"):
@@ -89,7 +120,9 @@ def result_first(action: str, assignment: str, reply: dict) -> dict:
         said = generated(assignment, lines)
     else:
         said = collected(assignment, lines)
-    return {**reply, "log": "\n".join([*said, "", "nbgrader's log:", log.rstrip()]) + "\n"}
+    shown, left_out = without_debug(log.rstrip())
+    heading = f"nbgrader's log ({left_out} DEBUG lines left out):" if left_out else "nbgrader's log:"
+    return {**reply, "log": "\n".join([*wrapped(said), "", heading, shown]) + "\n"}
 
 
 def route_pattern(base_url: str) -> re.Pattern:

@@ -48,8 +48,28 @@ def test_generate_says_which_notebooks_it_made_before_nbgraders_log(tmp_path):
     reply = api.generate_assignment("tiny")
     assert reply["success"], reply
     shown = formgrader.result_first("assign", "tiny", reply)["log"].splitlines()
-    assert shown[0] == "The student version of 'tiny' is made: 1 notebook, tiny.ipynb. Release it next."
-    assert shown[2] == "nbgrader's log:" and "\n".join(shown[3:]) == reply["log"].rstrip()  # kept whole, below
+    assert shown[:2] == ["The student version of 'tiny' is made: 1 notebook, tiny.ipynb.", "Release it next."]
+    assert shown[3] == "nbgrader's log:" and "\n".join(shown[4:]) == reply["log"].rstrip()  # kept whole, below
+
+
+def test_nbgraders_debug_lines_are_left_out_and_counted_and_long_lines_wrap():
+    log = (
+        "[INFO] Converting notebook /course/source/./tiny/tiny.ipynb\n[DEBUG] Student: .\n"
+        "[DEBUG] Applying preprocessor: LockCells\n  a second line of that message\n"
+        "[INFO] Writing 1200 bytes to /course/release/tiny/tiny.ipynb\n"
+    )
+    shown = formgrader.result_first("assign", "tiny", {"success": True, "log": log})["log"].splitlines()
+    assert shown[3:] == [
+        "nbgrader's log (2 DEBUG lines left out):",
+        "[INFO] Converting notebook /course/source/./tiny/tiny.ipynb",
+        "[INFO] Writing 1200 bytes to /course/release/tiny/tiny.ipynb",
+    ]
+    why = "student1+tiny+2099-01-01 00:00:00.000000 UTC+forged names student1 but was made by student3's account"
+    reply = {"success": True, "log": f"[ERROR] Not collected: {why}\n[INFO] Collecting submission: student2 tiny\n"}
+    said = formgrader.result_first("collect", "tiny", reply)["log"].split("\n\n")[0].splitlines()
+    assert said[:2] == ["Collected 1 submission of 'tiny': student2.", "Not collected, 1:"]
+    assert all(len(line) <= formgrader.WIDTH for line in said) and len(said) == 4, said  # the reason on two lines
+    assert " ".join(line.strip() for line in said[2:]) == f"- {why}" and said[3].startswith("      ")
 
 
 def test_collect_names_whom_it_collected_before_a_refusal_and_the_log(tmp_path):
@@ -65,7 +85,7 @@ def test_collect_names_whom_it_collected_before_a_refusal_and_the_log(tmp_path):
     shown = formgrader.result_first("collect", "tiny", first)["log"].splitlines()
     assert shown[:3] == [
         "Collected 2 submissions of 'tiny': student1, student2.",
-        "Not collected, 1 (each named below with why):",
+        "Not collected, 1:",
         "  - student2+tiny+x was made by student3's account, not student2's",
     ]
     hand_in(tmp_path, "student1", "2026-12-01 11:00:00.000000 UTC")  # student1 submits again; student2 does not

@@ -511,11 +511,14 @@ def as_instructor(*options: str) -> subprocess.CompletedProcess:
     )
 
 
-def formgrader_action(page, column: str, success: str) -> str:
-    """Click the attention row's ``column`` action in Manage Assignments; the dialog's text once it says ``success``."""
+def formgrader_action(page, column: str, success: str, shot=None) -> str:
+    """Click the attention row's ``column`` action in Manage Assignments; the dialog's text once it says ``success``
+    (``shot``, when given, is called with nothing before the dialog is closed: a screenshot of it)."""
     page.locator(f"#main-table td.{column} a").click()
     page.wait_for_selector(f".modal-body:has-text({success!r})")
     text = page.inner_text(".modal-body")
+    if shot is not None:
+        shot()
     page.locator(".modal-footer button").first.click()
     page.wait_for_selector(".modal-body", state="detached")
     return text
@@ -860,10 +863,11 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     formgrader = teacher.wait_for_selector("iframe[src*='formgrader']").content_frame()
     formgrader.wait_for_selector("#main-table td.assign a")
     manage = f"{course_hub.user_url('instructor')}formgrader/manage_assignments"
-    formgrader.locator("#main-table td.assign a").click()
+    made = "The student version of 'attention' is made: 1 notebook, attention.ipynb."
+    generated = formgrader_action(formgrader, "assign", made, lambda: shots(teacher, "formgrader-generate-result"))
+    assert generated.index(made) < generated.index("[INFO]"), generated  # the result, then nbgrader's log
+    assert "[DEBUG]" not in generated and "DEBUG lines left out" in generated, generated
     formgrader.wait_for_selector("#main-table td.release a")
-    if formgrader.locator(".modal-footer button").count():
-        formgrader.locator(".modal-footer button").first.click()
     released = formgrader_action(formgrader, "release", "Successfully released")
     assert "Released as: attention attention" in released
     assert formgrader.inner_text("#main-table td.status") == "released"
@@ -922,11 +926,21 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         message = page.inner_text(".jp-Dialog-body")
         if student == "student1":
             assert "Success! Your notebook passes all the tests." in message
-        elif student == "student2":
-            assert "The following cell failed:" in message and "softmax" in message, message
-        else:
-            assert "The following cell failed:" in message and "is not written yet: write it in" in message, message
+        else:  # labextension/'s validate plugin: the sentences first, each cell's code and traceback folded below
+            sentences = page.locator(".attention-validate-why").all_inner_texts()
+            assert message.startswith(("One cell does not pass yet", f"{len(sentences)} cells do not pass yet"))
+            assert message.split("\n", 1)[1].lstrip().startswith(sentences[0].strip()), message  # then the first
+            words = "apply the mask to the scores before softmax" if student == "student2" else "is not written yet"
+            assert words in sentences[0], sentences
+            assert "def _check" not in message, message  # the code is folded until asked for
+            assert not any(line.startswith("AssertionError") for line in sentences), sentences
         shots(page, f"{student}-validated")
+        if student == "student2":  # the fold opens on the cell and its traceback, whose lines wrap in the dialog
+            page.locator(".jp-Dialog-body details summary").first.click()
+            boxes = page.locator(".jp-Dialog-body details pre")
+            overflowing = boxes.evaluate_all("(bs) => bs.filter(b => b.scrollWidth > b.clientWidth + 1).length")
+            assert boxes.count() >= 2 and overflowing == 0, "a line of the failed cell runs past the dialog"
+            shots(page, f"{student}-validated-cell-unfolded")
         page.click(".jp-Dialog-footer button:has-text('Ok')")
         if student == "student1":  # first a typical mistake: attention without the scaling by sqrt(d)
             shutil.copyfile(SUBMISSIONS / "no_sqrt_scaling" / "attention" / "attention.ipynb", notebook_of(student))
@@ -951,7 +965,13 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     shots.phase("attacked")
     # --- the instructor collects, and grades what nbgrader collected ---------------------------------------
     teacher.goto(manage)
-    collected = formgrader_action(teacher, "collect", "Successfully collected")
+    collected = formgrader_action(
+        teacher, "collect", "Successfully collected", lambda: shots(teacher, "formgrader-collect-result")
+    )
+    result = f"Collected 3 submissions of 'attention': {', '.join(sorted(HANDED_IN))}."
+    assert collected.split("Log Output")[1].strip().startswith(result), collected  # the result, then the rest
+    first_error = collected.find("[ERROR]")
+    assert first_error == -1 or collected.index(result) < collected.index("Not collected, ") < first_error, collected
     for student in HANDED_IN:
         assert f"Collecting submission: {student} attention" in collected, collected
     assert "cheating attempt" not in collected, collected  # each submission is its own student's account's
@@ -1019,6 +1039,27 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         page.wait_for_selector("#submitted_assignments_list a:has-text('view feedback')")
         found = sorted((course_hub.state / "home" / student / "attention" / "feedback").glob("*/attention.html"))
         assert len(found) == 1, found  # nbgrader's fetch_feedback brought the page into the student's home
+        # one click on "(view feedback)" opens the page in a new tab, from the student's own server (labextension/)
+        with page.context.expect_page() as opened:
+            page.locator("#submitted_assignments_list a:has-text('view feedback')").first.click()
+        tab = opened.value
+        tab.wait_for_load_state()
+        assert tab.url.startswith(f"{course_hub.user_url(student)}files/attention/feedback/"), tab.url
+        assert tab.url.endswith("/attention.html"), tab.url
+        for words in expected[student]:
+            assert words in tab.inner_text("body"), f"{student}'s feedback from the list does not say {words!r}"
+        if student == "student1":
+            shots(tab, f"{student}-feedback-from-the-assignment-list")
+            mine = tab.url
+        else:  # a classmate's feedback page, by its address: the hub refuses student2 and student3
+            refused = page.context.new_page()
+            answer = refused.goto(mine)
+            assert answer.status == 403, (student, answer.status, refused.url)
+            assert expected["student1"][1] not in refused.inner_text("body")
+            if student == "student2":
+                shots(refused, f"{student}-refused-a-classmates-feedback")
+            refused.close()
+        tab.close()
         page.goto(course_hub.service_url())  # and from the student's checks, one click opens it
         page.click("#feedback a")
         page.wait_for_load_state()

@@ -13,10 +13,19 @@ nbgrader's commands and Formgrader run what autograder.course.classroom runs.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from autograder.course.config import find_alembic
-from autograder.notebook.pipeline import chain_config
-
 c = get_config()  # noqa: F821 (nbgrader provides it)
-c.merge(chain_config())
-find_alembic()  # nbgrader runs alembic by name: the one beside this Python, with no PATH change
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+try:
+    from autograder.course.config import find_alembic
+    from autograder.notebook.pipeline import chain_config
+
+    c.merge(chain_config())
+    find_alembic()  # nbgrader runs alembic by name: the one beside this Python, with no PATH change
+except Exception as error:
+    # Fail closed. nbgrader logs an error in a configuration file and goes on with its defaults, which release
+    # checks.py and reference.py beside the notebook; SystemExit is the one thing it lets through.
+    raise SystemExit(
+        f"nbgrader cannot load the course's configuration {__file__}: {type(error).__name__}: {error}\n"
+        "Nothing was done (without it nbgrader would hand out the hidden checks and the answer key). "
+        "Fix the error above, then run the command again."
+    ) from error

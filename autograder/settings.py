@@ -2,7 +2,7 @@
 policy and the due date.
 
     settings = CourseSettings.read(course)          # read(course, db=url): a --db given on a command line wins
-    settings.db, settings.cell_timeout, settings.notebook_budget, settings.policy
+    settings.db, settings.cell_timeout, settings.notebook_budget, settings.checks_budget, settings.policy
     settings.due("attention")                       # the policy's due date, else the gradebook's
 
 The course's configuration is nbgrader's: the course folder's nbgrader_config.py (the instructor's), which loads
@@ -75,7 +75,8 @@ def load_file(path: Path, loader: type[PyFileConfigLoader] = PyFileConfigLoader)
     """One configuration file as nbgrader reads it (``loader``: OwnLines for its own lines only)."""
     try:
         return loader(path.name, path=str(path.parent)).load_config()
-    except Exception as error:  # noqa: BLE001 - any error in the instructor's Python: say which file
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - any error in the instructor's Python, or the
+        # course configuration's own refusal to load half (a SystemExit, which nbgrader lets through): say which file
         raise SettingsError(
             f"cannot read {path}: {type(error).__name__}: {error}; correct it (nbgrader's commands and Formgrader "
             "read it too)"
@@ -180,6 +181,8 @@ class CourseSettings:
     stamps: tuple = ()  # the files' stamps when read (file_stamps)
     notebook_budget: int | None = None  # the notebook's wall-clock seconds in the student's kernel, every cell
     # together (c.SurvivingExecute.notebook_timeout); None: the chain's default (notebook.kernel.NOTEBOOK_BUDGET)
+    checks_budget: float | None = None  # CPU seconds for all of a notebook's hidden checks
+    # (c.ExternalVerdicts.timeout); None: the chain's default (autograder.answers.budget.TIMEOUT)
 
     @classmethod
     def read(cls, course: Path, *, db: str | None = None) -> CourseSettings:
@@ -196,6 +199,12 @@ class CourseSettings:
                 f"{course / INSTRUCTOR_FILE}: c.SurvivingExecute.notebook_timeout = {budget!r} is not a number of "
                 "seconds: write a whole number of seconds of at least 1 (the notebook's wall-clock budget)"
             )
+        checks = config.ExternalVerdicts.get("timeout") if "ExternalVerdicts" in config else None
+        if checks is not None and (isinstance(checks, bool) or not isinstance(checks, (int, float)) or checks <= 0):
+            raise SettingsError(
+                f"{course / INSTRUCTOR_FILE}: c.ExternalVerdicts.timeout = {checks!r} is not a number of seconds: "
+                "write the CPU seconds all of a notebook's hidden checks may use, a number above 0 (the default: 120)"
+            )
         policy = checked_policy(config, course / INSTRUCTOR_FILE)
         return cls(
             course=course,
@@ -204,6 +213,7 @@ class CourseSettings:
             policy=policy,
             stamps=stamps,
             notebook_budget=budget,
+            checks_budget=None if checks is None else float(checks),
         )
 
     def has_gradebook(self) -> bool:

@@ -33,7 +33,8 @@ import os
 c = get_config()  # noqa: F821 (nbgrader provides it)
 _repository_config = {repository_config!r}
 if not os.path.exists(_repository_config):  # load_subconfig would skip a missing file without a word
-    raise FileNotFoundError(f"the course configuration {{_repository_config}} is missing")
+    # SystemExit, not an error nbgrader would log and pass over: its defaults release checks.py and reference.py
+    raise SystemExit(f"the course configuration {{_repository_config}} is missing: nothing was done")
 load_subconfig(_repository_config)  # noqa: F821
 c.CourseDirectory.root = {root!r}
 '''
@@ -49,8 +50,12 @@ import os
 c = get_config()  # noqa: F821 (nbgrader provides it)
 _generated = os.path.join(os.path.dirname(os.path.abspath(__file__)), "autograder_config.py")
 if not os.path.exists(_generated):  # load_subconfig would skip a missing file without a word
-    raise FileNotFoundError(f"{{_generated}} is missing: run python -m autograder.course on this course")
+    # SystemExit, not an error nbgrader would log and pass over: its defaults release checks.py and reference.py
+    raise SystemExit(f"{{_generated}} is missing: run python -m autograder.course on this course; nothing was done")
 load_subconfig(_generated)  # noqa: F821
+
+# Keep every line below one that runs: nbgrader logs an error in this file and carries on with its own defaults,
+# which release checks.py and reference.py beside the notebook (python -m autograder.validate --release finds them).
 
 # Your settings go below. The grading service's policy for instant checks (read again when this file changes):
 # c.InstantChecks.attempts = 3             # Submits checked per student per period; later ones are queued

@@ -16,7 +16,14 @@ from autograder.course import run as steps
 from autograder.course.assignments import find
 from autograder.course.config import generated_text
 from autograder.course.uploads import PipelineError
-from autograder.settings import GENERATED_FILE, INSTRUCTOR_FILE, CourseSettings, course_config, sqlite_url
+from autograder.settings import (
+    GENERATED_FILE,
+    INSTRUCTOR_FILE,
+    CourseSettings,
+    SettingsError,
+    course_config,
+    sqlite_url,
+)
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 SOURCE = REPOSITORY / "source"
@@ -189,3 +196,43 @@ def test_nbgrader_s_commands_find_alembic_without_a_path_change(tmp_path, where)
         released.joinpath("positions.ipynb").read_bytes()
         == (REPOSITORY / "release" / "positions" / "positions.ipynb").read_bytes()
     )
+
+
+@pytest.mark.parametrize("fault", ["the engine cannot be imported", "autograder_config.py is missing"])
+def test_a_configuration_that_cannot_load_stops_nbgrader_before_it_releases_the_answer_key(tmp_path, fault):
+    """nbgrader logs an error in a configuration file and goes on with its defaults, and those release checks.py and
+    reference.py beside the notebook. The project's configuration files stop it instead (SystemExit, the one thing
+    it lets through), saying which file and that nothing was done: no release folder is made. Found by an
+    instructor's trial, with an import of the engine failing while it was being edited."""
+    course = tmp_path / "course"
+    steps.prepare_course(course, source=SOURCE, layout=find(SOURCE, "positions"))
+    if fault == "the engine cannot be imported":
+        # a copy of the repository's configuration beside an `autograder` package that fails to import
+        broken = tmp_path / "broken"
+        (broken / "autograder").mkdir(parents=True)
+        (broken / "autograder" / "__init__.py").write_text("raise ImportError('half-edited module')\n")
+        (broken / "nbgrader_config.py").write_text((REPOSITORY / "nbgrader_config.py").read_text())
+        generated = course / GENERATED_FILE
+        text = generated.read_text()
+        assert repr(str(REPOSITORY / "nbgrader_config.py")) in text
+        generated.write_text(
+            text.replace(repr(str(REPOSITORY / "nbgrader_config.py")), repr(str(broken / "nbgrader_config.py")))
+        )
+        said = "ImportError: half-edited module"
+    else:
+        (course / GENERATED_FILE).unlink()
+        said = "autograder_config.py is missing"
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "nbgrader"), "generate_assignment", "positions"],
+        cwd=course,
+        env={"HOME": os.environ.get("HOME", "/root"), "PATH": NO_VENV_PATH},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode != 0
+    assert said in done.stderr and "nothing was done" in done.stderr.lower(), done.stderr[-2000:]
+    assert not (course / "release" / "positions").exists()
+    if fault == "autograder_config.py is missing":  # (in this process the engine is imported already)
+        with pytest.raises(SettingsError, match="SystemExit: .*autograder_config.py is missing"):
+            course_config(course)

@@ -56,7 +56,8 @@ sandbox:
 	without it the grading below refuses to run students' code"
 
 # a tour of the store and its model, then the example class graded with nbgrader into demo/: every assignment of
-# source/ that examples/submissions holds (attention: the examples are attention's), each in turn, one gradebook
+# source/ that examples/submissions holds (every example student hands in attention and positions), each in turn,
+# one gradebook, a table and a report (demo/reports/<assignment>.html) per assignment
 demo: $(VENV)/.installed sandbox
 	$(PY) -m lib.tour
 	$(PY) -m autograder.course

@@ -20,7 +20,8 @@ the detail the gradebook has per grade cell, so a class's results can be read ch
 
 Rows come in a fixed order: students by id, assignments in the gradebook's order (due date, then name),
 notebooks by name, cells in the order of the source notebook (source/<assignment>/<notebook>.ipynb under the
-course directory) when it is there, else by name (the gradebook keeps no cell positions).
+course directory) when it is there, else by name (the gradebook keeps no cell positions); a source notebook that
+is there but malformed stops the export with MalformedNotebook, naming the file and what is wrong.
 """
 
 from __future__ import annotations
@@ -53,18 +54,60 @@ def number(value) -> str:
     return "" if value is None else repr(float(value))
 
 
+class MalformedNotebook(ValueError):
+    """A source notebook whose cells cannot be read: the message names the file and what is wrong in it."""
+
+
 def cell_order(path) -> dict[str, int]:
-    """{grade_id: position} of the nbgrader cells of the notebook at ``path`` ({} if it is not there or unreadable)."""
-    try:
-        cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
-    except (OSError, ValueError, KeyError, TypeError):
+    """{grade_id: position} of the nbgrader cells of the notebook at ``path`` ({} when there is no such file, or no
+    path: the cells then go by name). A file that is not a notebook's JSON (cells, each an object with its metadata)
+    raises MalformedNotebook, naming the file and what is wrong."""
+    if path is None:  # ChecksExport outside an nbgrader app, without course_root
         return {}
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as error:
+        raise MalformedNotebook(f"{path}: cannot be read as a notebook ({error})") from None
+    try:
+        notebook = json.loads(text)
+    except ValueError as error:
+        raise MalformedNotebook(f"{path}: not a notebook's JSON ({error}): restore the source notebook") from None
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if not isinstance(cells, list):
+        raise MalformedNotebook(
+            f"{path}: a notebook is a JSON object with a list of cells, this is {kind(notebook)}"
+            + ("" if not isinstance(notebook, dict) else f" whose cells are {kind(cells)}")
+            + ": restore the source notebook"
+        )
     order = {}
-    for cell in cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    for number, cell in enumerate(cells):
+        grade_id = grade_id_of(cell, f"{path}: cell {number}")
         if grade_id is not None:
-            order.setdefault(grade_id, len(order))
+            order.setdefault(str(grade_id), len(order))
     return order
+
+
+def grade_id_of(cell, where: str):
+    """The cell's nbgrader grade_id (None without one); MalformedNotebook when the cell, its metadata or its nbgrader
+    metadata is not an object."""
+    metadata = an_object(cell, where).get("metadata", {})
+    nbgrader = an_object(metadata, f"{where}'s metadata").get("nbgrader", {})
+    return an_object(nbgrader, f"{where}'s nbgrader metadata").get("grade_id")
+
+
+def an_object(value, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise MalformedNotebook(f"{what} is {kind(value)}, not an object: restore the source notebook")
+    return value
+
+
+def kind(value) -> str:
+    """What a JSON value is, in words: 'a list', 'a string', 'null'."""
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 def graded_cells(notebook, order: dict[str, int] | None = None) -> list:

@@ -51,7 +51,7 @@ from nbgrader.plugins import CsvExportPlugin
 from autograder import REPOSITORY
 from autograder.course.assignments import Layout, NoAssignment, find, names, notebooks
 from autograder.course.config import find_alembic, write_course_files
-from autograder.course.export import course_check_rows, write_checks
+from autograder.course.export import MalformedNotebook, course_check_rows, write_checks
 from autograder.course.table import grade_table, kernel_notes
 from autograder.course.uploads import PipelineError, Uploads, collect, copy_pattern, survey
 from autograder.grading.dispatch import ClassOptions, Summary, grade_class
@@ -308,7 +308,10 @@ def export(course: Path, db: str | None = None) -> list[dict]:
     writes), each written whole, then renamed into place (the old file stays when writing fails); returns the
     rows of checks.csv (autograder.course.export.check_rows), which the closing table reads."""
     with Gradebook(db or course_db(course)) as gradebook:
-        rows = course_check_rows(gradebook, course)
+        try:
+            rows = course_check_rows(gradebook, course)
+        except MalformedNotebook as error:  # the course's copy of a source notebook: the grades are recorded
+            raise PipelineError(f"exporting checks.csv: {error}") from None
         writers = (
             ("grades.csv", lambda path: CsvExportPlugin(to=path).export(gradebook)),
             ("checks.csv", lambda path: write_checks(rows, path)),

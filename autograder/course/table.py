@@ -45,8 +45,8 @@ def check_frame(check_rows: list[dict]) -> pd.DataFrame:
 
 def grade_table(check_rows: list[dict], notes: dict[str, str], assignment: str | None = None):
     """The class's closing table (pandas DataFrame) from autograder.course.export.check_rows: one row per student, the
-    automatic total, the written answers, the functions that lost points (short names) and a note. Every check's
-    points are in checks.csv and the report (reports/<assignment>.html)."""
+    automatic total, the written answers (a column only when the assignment has some), the functions that lost points
+    (short names) and a note. Every check's points are in checks.csv and the report (reports/<assignment>.html)."""
     rows = check_frame(check_rows)
     if assignment is not None:
         rows = rows[rows["assignment"] == assignment]
@@ -63,14 +63,15 @@ def grade_table(check_rows: list[dict], notes: dict[str, str], assignment: str |
     written_top = written.groupby("student_id")["max_score"].sum()
     result = pd.DataFrame(index=pd.Index(students, name="student"))
     result["auto"] = [f"{total.get(s, 0):g} / {top.get(s, 0):g}" for s in students]
-    result["written"] = [
-        (
-            f"{int(pending.get(s, 0))} to grade"
-            if pending.get(s, 0)
-            else f"{written_points.get(s, 0):g} / {written_top.get(s, 0):g}"
-        )
-        for s in students
-    ]
+    if not written.empty:  # an assignment without written answers has no column of "0 / 0"
+        result["written"] = [
+            (
+                f"{int(pending.get(s, 0))} to grade"
+                if pending.get(s, 0)
+                else f"{written_points.get(s, 0):g} / {written_top.get(s, 0):g}"
+            )
+            for s in students
+        ]
     result["lost"] = [
         (
             "every check"

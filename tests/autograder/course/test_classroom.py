@@ -39,6 +39,7 @@ SUBMISSIONS = EXAMPLES / "submissions"
 EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
 ASSIGNMENT, NOTEBOOK = EXPECTED["assignment"], EXPECTED["notebook"]
 STUDENTS = sorted(EXPECTED["students"])
+POSITIONS = json.loads((EXAMPLES / "expected_positions.json").read_text())  # the same class's second assignment
 
 FEEDBACK_SAYS = {  # a failed property's message that the student's feedback page must show
     "mask_after_softmax": "masked ones zeroed afterwards",
@@ -82,6 +83,56 @@ def test_expected_json_is_consistent():
         auto = sum(points for grade_id, points in entry["points"].items() if grade_id.startswith("check_"))
         assert auto == pytest.approx(entry["auto_total"], abs=1e-9), student
     assert set(SUBMISSIONS.iterdir()) == {SUBMISSIONS / student for student in STUDENTS}
+
+
+def test_expected_positions_json_is_consistent_and_every_student_hands_in_positions():
+    top = POSITIONS["max_points"]
+    assert (POSITIONS["assignment"], POSITIONS["notebook"], sum(top.values())) == ("positions", "positions", 5)
+    assert sorted(POSITIONS["students"]) == STUDENTS  # so a run over the bundled class grades both, none left out
+    for student, entry in POSITIONS["students"].items():
+        assert set(entry["points"]) == set(top), student
+        assert all(0 <= points <= top[grade_id] for grade_id, points in entry["points"].items()), student
+        assert sum(entry["points"].values()) == pytest.approx(entry["auto_total"], abs=1e-9), student
+    held = sorted(path.parts[-3] for path in SUBMISSIONS.glob("*/positions/positions.ipynb"))
+    assert held == STUDENTS
+    assert (SUBMISSIONS / "blank_release" / "positions" / "positions.ipynb").read_bytes() == (
+        REPOSITORY / "release" / "positions" / "positions.ipynb"
+    ).read_bytes()
+
+
+@pytest.fixture(scope="module")
+def positions_class(tmp_path_factory):
+    """The bundled class's positions notebooks graded as the demo grades them, by the class command's library, into a
+    course of their own (the graded attention class is the session's graded_class): (the course, its run)."""
+    from conftest import grade_folder
+
+    course = tmp_path_factory.mktemp("positions_class") / "course"
+    return course, grade_folder(course, SUBMISSIONS, assignment="positions", progress=False)
+
+
+def test_the_bundled_positions_notebooks_get_the_expected_points_and_name_their_mistakes(positions_class):
+    course, run = positions_class
+    with Gradebook(run.db) as gradebook:
+        got = {
+            student: {
+                grade_id: gradebook.find_grade(grade_id, "positions", "positions", student).score
+                for grade_id in POSITIONS["max_points"]
+            }
+            for student in STUDENTS
+        }
+    assert got == {student: entry["points"] for student, entry in POSITIONS["students"].items()}
+    table = show(run.table)
+    lines = {line.split()[0]: line.split()[1:] for line in table.splitlines()[1:]}
+    assert table.splitlines()[0].split() == ["student", "auto", "lost", "note"]  # no written answers: no column
+    assert lines["split_heads_reshape_order"] == ["3", "/", "5", "rotate"]
+    assert lines["previous_token_off_by_one"] == ["4", "/", "5", "rotation_angles"]
+    assert lines["blank_release"] == ["0", "/", "5", "every", "check"]
+    assert lines["never_ends"] == ["5", "/", "5"]  # its attention loops; its positions notebook is plain
+    page = (course / "feedback" / "split_heads_reshape_order" / "positions" / "positions.html").read_text()
+    assert "the pairs are interleaved (0, 1), (2, 3)" in page
+    page = (course / "feedback" / "previous_token_off_by_one" / "positions" / "positions.html").read_text()
+    assert "the positions start at 1" in page
+    assert run.report.startswith(str(course / "reports" / "positions.html")), run.report
 
 
 def test_gradebook_holds_exactly_the_expected_points(pipeline):

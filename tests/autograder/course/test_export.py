@@ -1,9 +1,9 @@
 """The checks export (autograder.course.export, an nbgrader export plugin), on small sqlite gradebooks on tmp_path.
 
-Pinned here: a score's CSV text, the cells' order (the source notebook's, then by name; a missing or broken
-source notebook is no order), who graded a cell (manual over auto, pending, not submitted), the row for every
-student and cell with the --student and --assignment filters, the CSV's header, and where the plugin finds the
-source notebook outside an nbgrader app (course_root, or nowhere).
+Pinned here: a score's CSV text, the cells' order (the source notebook's, then by name; a missing source notebook
+is no order, a malformed one an error naming the file and what is wrong), who graded a cell (manual over auto,
+pending, not submitted), the row for every student and cell with the --student and --assignment filters, the CSV's
+header, and where the plugin finds the source notebook outside an nbgrader app (course_root, or nowhere).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from nbgrader.api import Gradebook
 from autograder.course.export import (
     COLUMNS,
     ChecksExport,
+    MalformedNotebook,
     cell_order,
     check_rows,
     course_check_rows,
@@ -52,10 +53,45 @@ def test_cell_order_of_a_source_notebook_and_of_none(tmp_path):
     ]
     path.write_text(json.dumps({"cells": cells}))
     assert cell_order(path) == {"zeta": 0, "alpha": 1}
-    assert cell_order(tmp_path / "missing.ipynb") == {}
-    for broken in ("not json", "{}", "[]", "\xff"):
-        path.write_text(broken)
-        assert cell_order(path) == {}, broken
+    assert cell_order(tmp_path / "missing.ipynb") == {}  # no source notebook: the cells go by name
+
+
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        (b"not json", "source.ipynb: not a notebook's JSON (Expecting value: line 1 column 1 (char 0))"),
+        (b"\xff", "source.ipynb: cannot be read as a notebook ('utf-8' codec can't decode byte 0xff"),
+        (b"[]", "source.ipynb: a notebook is a JSON object with a list of cells, this is a list: restore"),
+        (
+            b"{}",
+            "source.ipynb: a notebook is a JSON object with a list of cells, this is an object whose cells are null",
+        ),
+        (b'{"cells": {"a": 1}}', "this is an object whose cells are an object"),
+        (b'{"cells": [{"metadata": {}}, 7]}', "source.ipynb: cell 1 is a number, not an object: restore the source"),
+        (b'{"cells": [{"metadata": ["nbgrader"]}]}', "source.ipynb: cell 0's metadata is a list, not an object"),
+        (b'{"cells": [{"metadata": null}]}', "source.ipynb: cell 0's metadata is null, not an object"),
+        (b'{"cells": [{"metadata": {"nbgrader": "yes"}}]}', "cell 0's nbgrader metadata is a string, not an object"),
+    ],
+)
+def test_a_malformed_source_notebook_is_named_with_what_is_wrong(tmp_path, content, says):
+    path = tmp_path / "source.ipynb"
+    path.write_bytes(content)
+    with pytest.raises(MalformedNotebook) as raised:
+        cell_order(path)
+    assert str(raised.value).startswith(str(tmp_path)) and says in str(raised.value)
+
+
+def test_a_malformed_source_notebook_stops_the_export_with_its_name(tmp_path):
+    """What nbgrader's export and the class run's export step say, instead of a TypeError."""
+    course = tmp_path / "course"
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
+        gradebook.add_assignment("week1")
+        gradebook.add_notebook("week1", "week1")
+        gradebook.add_student("ada")
+        (course / "source" / "week1").mkdir(parents=True)
+        (course / "source" / "week1" / "week1.ipynb").write_text('{"cells": 3}')
+        with pytest.raises(MalformedNotebook, match=r"source/week1/week1.ipynb: a notebook is a JSON object"):
+            course_check_rows(gradebook, course)
 
 
 def test_graded_by_prefers_a_manual_score():

@@ -18,6 +18,7 @@ from pathlib import Path
 import hostile
 import pytest
 from gradebooks import hand_in, instant, scores, synthetic_course
+from nbgrader.api import Gradebook
 
 from autograder.course import run as steps
 from autograder.course.assignments import Layout
@@ -361,9 +362,9 @@ def test_the_assignment_graded_is_the_one_named_the_only_one_or_the_submissions(
         steps.assignments_to_grade(options(tmp_path, source=source))
     with pytest.raises(steps.PipelineError, match="no assignment 'week3'"):
         steps.assignments_to_grade(options(tmp_path, source=source, assignment="week3"))
-    # the repository's own source folder holds attention and positions; the bundled submissions hold attention
+    # the repository's own source folder holds attention and positions, and the bundled students hand in both
     bundled = steps.CourseOptions(course=tmp_path / "demo", submissions=REPOSITORY / "examples" / "submissions")
-    assert steps.assignments_to_grade(bundled) == ["attention"]
+    assert steps.assignments_to_grade(bundled) == ["attention", "positions"]
 
 
 def test_grade_course_names_one_assignment_and_refuses_two_without_making_anything(tmp_path):
@@ -414,3 +415,24 @@ def test_a_folder_that_is_neither_a_course_nor_an_nbgrader_course_is_still_refus
         steps.check_course_folder(tmp_path / "course")
     with pytest.raises(steps.PipelineError, match="it is the repository"):
         steps.check_course_folder(REPOSITORY)
+
+
+def test_the_export_step_names_a_malformed_source_notebook_of_the_course(tmp_path, monkeypatch):
+    """The course's copy of a source notebook broken after grading: the export step stops with the file and what is
+    wrong in it (a PipelineError the class command prints), not a TypeError; grades.csv is not half written."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    course = tmp_path / "course"
+    (course / "source" / "week1").mkdir(parents=True)
+    (course / "source" / "week1" / "week1.ipynb").write_text('{"cells": [{"metadata": []}]}')
+    db = f"sqlite:///{course / 'gradebook.db'}"
+    with Gradebook(db) as gradebook:
+        gradebook.add_assignment("week1")
+        gradebook.add_notebook("week1", "week1")
+        gradebook.add_student("ada")
+    with pytest.raises(steps.PipelineError) as stopped:
+        steps.export(course, db)
+    assert str(stopped.value) == (
+        f"exporting checks.csv: {course / 'source' / 'week1' / 'week1.ipynb'}: cell 0's metadata is a list, not an "
+        "object: restore the source notebook"
+    )
+    assert not (course / "grades.csv").exists() and not (course / "checks.csv").exists()

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from autograder.course.assignments import Layout
-from autograder.course.table import kernel_notes
+from autograder.course.table import grade_table, kernel_notes
 from autograder.verdicts import BUDGET, CELL_TIME, KERNEL, PROCESSES, SIGNAL, KernelEnd
 
 LAYOUT = Layout("attention", "attention")
@@ -53,3 +53,34 @@ def test_a_notebook_autograded_before_the_ends_were_stored_says_to_regrade(tmp_p
     assert kernel_notes(tmp_path, LAYOUT, ["old"]) == {
         "old": "autograded before the kernel's ends were stored: grade it again (--regrade)"
     }
+
+
+def rows(student: str, cells: list[tuple[str, str, float, float, bool]]) -> list[dict]:
+    """checks.csv rows (as text) of one student: (grade_id, cell_type, score, max_score, needs_manual_grade)."""
+    return [
+        {
+            "student_id": student,
+            "assignment": "week1",
+            "notebook": "week1",
+            "grade_id": grade_id,
+            "cell_type": cell_type,
+            "score": str(score),
+            "max_score": str(top),
+            "auto_score": "",
+            "manual_score": "",
+            "needs_manual_grade": str(pending),
+            "graded_by": "auto",
+        }
+        for grade_id, cell_type, score, top, pending in cells
+    ]
+
+
+def test_the_written_column_is_there_only_when_the_assignment_has_written_answers():
+    checks = [("check_f", "code", 1.0, 2.0, False), ("check_g", "code", 3.0, 3.0, False)]
+    table = grade_table(rows("ada", checks), {}, "week1")
+    assert list(table.columns) == ["auto", "lost", "note"]
+    assert table.loc["ada"].tolist() == ["4 / 5", "f", ""]
+    written = rows("ada", [*checks, ("answer_why", "markdown", 0.0, 1.0, True)])
+    table = grade_table(written, {}, "week1")
+    assert list(table.columns) == ["auto", "written", "lost", "note"]
+    assert table.loc["ada"].tolist() == ["4 / 5", "1 to grade", "f", ""]

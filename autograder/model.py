@@ -63,11 +63,25 @@ def recorded_statistics() -> dict:
     return _statistics(str(MODEL_DIR))
 
 
-def text_count(record: dict) -> int:
-    """How many validation products the statistics were measured on ("texts", or the definition's n)."""
-    if "texts" in record:
-        return int(record["texts"])
-    return int(re.search(r"(\d+)\)\s*$", record["definition"]).group(1))
+def text_count(record: dict, source: str = "head_statistics.json") -> int:
+    """How many validation products the statistics were measured on ("texts", else the n that ends the definition,
+    "...product_texts('validation', n)"). There is no default: the cache must measure exactly the texts the record
+    was measured on, so a record that says neither raises ValueError, naming ``source`` and what to do."""
+    texts = record.get("texts")
+    if isinstance(texts, int) and not isinstance(texts, bool) and texts > 0:
+        return texts
+    if isinstance(texts, str) and texts.strip().isdigit() and int(texts) > 0:
+        return int(texts)
+    definition = record.get("definition")
+    found = re.search(r"(\d+)\)\s*$", definition) if isinstance(definition, str) else None
+    if texts is None and found and int(found.group(1)) > 0:
+        return int(found.group(1))
+    said = f'"texts" is {texts!r}' if texts is not None else f'"definition" is {definition!r}'
+    raise ValueError(
+        f"{source} does not say how many validation texts its statistics were measured on ({said}): it needs "
+        '"texts", a whole number above 0, or a "definition" ending in product_texts(\'validation\', n); restore '
+        "data/model (git checkout -- data/model) or record it again (make train)"
+    )
 
 
 @dataclass(frozen=True)
@@ -177,7 +191,7 @@ def build(folder: Path, place: Path) -> None:
     _, vocabulary, manifest = transformer.load(folder)
     layers, head_count = manifest["settings"]["layers"], manifest["settings"]["heads"]
     record = _statistics(str(folder))
-    texts = product_texts("validation", text_count(record), folder=folder)
+    texts = product_texts("validation", text_count(record, str(folder / "head_statistics.json")), folder=folder)
     index = layout(texts, layers, head_count)
     step = max(1, len(texts) // POOL)
     building = Path(tempfile.mkdtemp(prefix=place.name + ".", dir=place.parent))

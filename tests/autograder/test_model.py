@@ -56,6 +56,28 @@ def test_the_text_count_is_the_records_or_its_definitions():
     assert model.text_count({"texts": "12", "definition": "product_texts('validation', 300)"}) == 12
     assert model.text_count({"definition": "lib.products.product_texts('validation', 300)"}) == 300
     assert model.text_count({"definition": "product_texts('validation', 7)  "}) == 7
+    assert model.text_count({"texts": 300}) == 300
+
+
+@pytest.mark.parametrize(
+    "record, said",
+    [
+        ({}, '"definition" is None'),
+        ({"definition": "lib.heads.head_statistics over every validation text"}, '"definition" is \'lib.heads'),
+        ({"definition": 300}, '"definition" is 300'),
+        ({"texts": "many", "definition": "product_texts('validation', 300)"}, "\"texts\" is 'many'"),
+        ({"texts": 0}, '"texts" is 0'),
+        ({"texts": True}, '"texts" is True'),
+        ({"texts": None, "definition": "product_texts('validation', 0)"}, '"definition" is "product_texts'),
+    ],
+)
+def test_a_record_without_its_text_count_is_refused_with_what_to_do(record, said):
+    """No default: the cache measured on other texts than the record's would grade students against other numbers."""
+    with pytest.raises(ValueError) as refused:
+        model.text_count(record, "/srv/model/head_statistics.json")
+    message = str(refused.value)
+    assert message.startswith("/srv/model/head_statistics.json does not say how many validation texts"), message
+    assert said in message and "git checkout -- data/model" in message and "make train" in message
 
 
 def test_the_layout_says_where_each_texts_patterns_start():

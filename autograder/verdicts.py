@@ -24,6 +24,9 @@ Every other outcome of grading a notebook is data too, defined here once:
   notebook's wall-clock budget spent, the kernel exited, crashed on a signal, killed for memory or for starting too
   many processes), stored as a list in the autograded notebook's metadata (``notebook.metadata[KERNEL]``,
   ``read_kernel_ends``), written by autograder.notebook.kernel.SurvivingExecute;
+- how the hidden checks' calls were cut short (``ChecksEnd``: a call that waited without computing, a cell's or
+  call's CPU seconds, the hidden checks' CPU budget for the notebook, a crash with its signal, an exit with its
+  status, ...), stored with each verdict it cost (``Verdict.end``) and listed by ``checks_ends``;
 - why a notebook was graded as the blank release (``Blank``: the file is empty, not text, not a notebook, of an
   unknown format, or nbgrader could not grade it), carried by the worker's Outcome and stored in the ledger entry
   (``blank``; autograder.grading.ledger), never in the notebook, whose metadata is the student's.
@@ -141,13 +144,12 @@ class Verdict:
     points, max_points: on the check's own scale (checks.py); the gradebook's cell may scale them (scaled()).
     failed_call: the call of the student's function that failed or hit a limit, as words ("" if none);
     cpu_seconds: CPU seconds the student's code used for this check's calls;
-    limit: the first limit hit, or "" when none was: "call" (a cell's or call's CPU seconds), "clock" (its
-      wall-clock backstop), "notebook" (the notebook's CPU seconds), "notebook time" (its wall-clock budget),
-      "start", "memory", "output", "crash", "exit", "restarts", "message" (a malformed or forged message on
-      the runner's pipe), "stand-in" (a stand-in or callback request past its bound), "callbacks" (the functions
-      passed as arguments called too often in one call); autograder.answers.budget has the numbers;
+    limit: the kind of the first limit hit (``end.kind``), or "" when none was (a verdict stored before ``end``
+      was may also hold "clock", the per-call wall-clock backstop of that time);
     seed: the seed the inputs were drawn from (grading again with it reproduces them);
-    notes: sentences for the student that are not properties (a cell restored, an input array changed).
+    notes: sentences for the student that are not properties (a cell restored, an input array changed);
+    end: how this check's calls were cut short (ChecksEnd, the first one), None when they were not: readers read
+      this, never ``notes``' words.
     """
 
     check: str
@@ -160,6 +162,7 @@ class Verdict:
     cpu_seconds: float = 0.0
     limit: str = ""
     notes: tuple[str, ...] = field(default=())
+    end: ChecksEnd | None = None
 
     @property
     def failed(self) -> list[Property]:
@@ -185,6 +188,7 @@ class Verdict:
         value["format"] = FORMAT
         value["properties"] = [asdict(p) for p in self.properties]
         value["notes"] = list(self.notes)
+        value["end"] = None if self.end is None else self.end.to_dict()
         return value
 
     @classmethod
@@ -197,6 +201,7 @@ class Verdict:
         fields = {key: value[key] for key in cls.__dataclass_fields__ if key in value}
         fields["properties"] = tuple(Property(**p) for p in value.get("properties", []))  # "mistake" may be absent
         fields["notes"] = tuple(value.get("notes", ()))
+        fields["end"] = ChecksEnd.from_dict(value.get("end"))  # absent in a verdict stored before ends were
         return cls(**fields)
 
     def text(self) -> str:
@@ -254,6 +259,95 @@ def read_verdicts(notebook) -> dict[str, Verdict]:
             "(python -m autograder.course --regrade)"
         )
     return verdicts
+
+
+# --- how the hidden checks' calls were cut short ---------------------------------------------------------------
+
+# ChecksEnd.kind, each once (autograder.answers.budget has the numbers):
+IDLE = "idle"  # a cell or call waited ``limit`` s without computing (sleeping, blocked): its function is stuck
+CALL = "call"  # a cell or call used more than its ``limit`` CPU seconds
+CHECKS_CPU = "notebook"  # the hidden checks' CPU budget for the whole notebook (``limit`` s) was spent
+CHECKS_CLOCK = "notebook time"  # the hidden checks' wall-clock backstop (``limit`` s) ran out (an overloaded machine)
+CRASH = "crash"  # the runner crashed on a signal (``signal``: its name)
+MEMORY_KILL = "memory"  # the runner was killed by SIGKILL from the system, most likely for its memory
+OUTPUT = "output"  # the runner wrote too large a file (SIGXFSZ)
+EXIT = "exit"  # the runner exited (``code``: its status): exit(), os._exit
+START = "start"  # the runner did not start within ``limit`` s
+RESTARTS = "restarts"  # the runner was started ``limit`` times, the most for one notebook
+MESSAGE = "message"  # a forged or malformed message on the runner's pipe
+STAND_IN = "stand-in"  # a stand-in or callback request past its bound
+CALLBACKS = "callbacks"  # the functions passed as arguments were called more than ``limit`` times in one call
+CHECKS_ENDS = (IDLE, CALL, CHECKS_CPU, CHECKS_CLOCK, CRASH, MEMORY_KILL, OUTPUT, EXIT, START, RESTARTS, MESSAGE,
+               STAND_IN, CALLBACKS)  # fmt: skip
+WHOLE = (CHECKS_CPU, CHECKS_CLOCK, RESTARTS, MESSAGE)  # the kinds that end every later call, not one function's
+CRASH_CAUSES = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed: out of memory?", "SIGXCPU": "the CPU time limit",
+                "SIGXFSZ": "it wrote too large a file"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ChecksEnd:
+    """How the hidden checks' calls were cut short: ``kind`` (one of CHECKS_ENDS), ``where`` (the function whose call
+    was cut, or "answer cell N"; "" when nothing was running), with what it needs: ``limit`` (the seconds or count of
+    the limit; for IDLE the seconds it waited), ``signal`` (its name), ``code`` (an exit status)."""
+
+    kind: str
+    where: str = ""
+    limit: float | None = None
+    signal: str = ""
+    code: int | None = None
+
+    def __post_init__(self):
+        if self.kind not in CHECKS_ENDS:
+            raise ValueError(f"a hidden checks' end is one of {', '.join(CHECKS_ENDS)}, not {self.kind!r}")
+
+    @property
+    def whole(self) -> bool:
+        """Whether it ended the hidden checks of the whole notebook (every later call not made)."""
+        return self.kind in WHOLE
+
+    def what(self) -> str:
+        """A few words for the class's table and the report: "stopped: attention waited 2 s without computing (...)"."""
+        limit = f"{self.limit:g}" if self.limit is not None else "?"
+        where = self.where or "the runner"
+        cause = CRASH_CAUSES.get(self.signal, "")
+        return {
+            IDLE: f"stopped: {where} waited {limit} s without computing (sleep, input or a lock?)",
+            CALL: f"stopped: {where} used more than its {limit} s of CPU time",
+            CHECKS_CPU: f"stopped: the hidden checks used up their {limit} s of CPU time",
+            CHECKS_CLOCK: f"stopped: the hidden checks ran past {limit} s by the clock",
+            CRASH: f"{where} crashed ({self.signal}{': ' + cause if cause else ''})",
+            MEMORY_KILL: f"{where} was killed ({self.signal or 'SIGKILL'}), most likely for its memory",
+            OUTPUT: f"{where} wrote too large a file ({self.signal or 'SIGXFSZ'})",
+            EXIT: f"{where} exited (exit {self.code})",
+            START: f"the runner did not start within {limit} s",
+            RESTARTS: f"stopped: the runner was restarted too many times ({limit})",
+            MESSAGE: "stopped: a forged or malformed message on the runner's pipe",
+            STAND_IN: f"stopped: {where} asked the grader for a value past its bound",
+            CALLBACKS: f"stopped: {where} called the functions passed to it more than {limit} times",
+        }[self.kind]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, value) -> ChecksEnd | None:
+        """The ChecksEnd a verdict stored; None for None. ValueError for anything else."""
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise ValueError(f"a hidden checks' end is stored as a mapping, not {type(value).__name__}")
+        return cls(**{key: value[key] for key in cls.__dataclass_fields__ if key in value})
+
+
+def checks_ends(verdicts) -> list[tuple[list[str], ChecksEnd]]:
+    """([check, ...], end) of each distinct way the hidden checks were cut short, in the order of ``verdicts`` (a
+    {check: Verdict} or a list of them): a crash of attention costs check_attention and check_masked_attention, one
+    end with both checks."""
+    listed: dict[ChecksEnd, list[str]] = {}
+    for verdict in verdicts.values() if isinstance(verdicts, dict) else verdicts:
+        if verdict.end is not None:
+            listed.setdefault(verdict.end, []).append(verdict.check)
+    return [(checks, end) for end, checks in listed.items()]
 
 
 # --- the kernel's end and the blank notebook ------------------------------------------------------------------

@@ -2,17 +2,29 @@
 
 Every number here is measured from the grader's side (the runner's process tree in /proc, the grader's own
 clock and thread CPU time), never taken from what the runner says, so nothing the student writes (code,
-prints, messages forged on the runner's pipe) extends it:
+prints, messages forged on the runner's pipe) extends it. Work is counted in CPU seconds, which the machine's
+load does not change, so a busy machine decides no grade:
 
 - ``call`` (CALL_LIMIT, 10 s) CPU seconds per answer cell or per call of a student's function (a statistic over
-  the model's texts a few times that: Call.slow), with a wall-clock backstop of WALL_FACTOR x that + WALL_SLACK
-  (60 s) for code that sleeps;
-- ``total`` (TIMEOUT, 120 s) CPU seconds for the whole notebook: every runner started for it (at most
-  ATTEMPTS, 4), and the stand-ins the grader computes for it;
+  the model's texts a few times that: Call.slow);
+- ``idle`` (IDLE_LIMIT, 2 s) seconds a cell or call may wait without computing: while no process or thread of the
+  runner's tree is runnable (each one sleeping, blocked or stopped: time.sleep, input, a lock, a pipe it opened,
+  SIGSTOP; /proc/<pid>/task/<tid>/stat), its CPU seconds do not grow, and it has not spoken on its pipe, the wait
+  counts; past ``idle`` in one cell or call the runner is killed and that function is stuck: its later calls are
+  not made (a cell: not run again). A machine's load makes a busy runner wait its turn *runnable*, which never
+  counts, so only code that chose to wait pays;
+- ``total`` (TIMEOUT, 120 s) CPU seconds for all of the notebook's hidden checks: every runner started for it (at
+  most ATTEMPTS, 4), and the stand-ins the grader computes for it; a course sets it with
+  ``c.ExternalVerdicts.timeout`` (autograder.settings.CourseSettings.checks_budget);
 - ``wall`` (WALL_TOTAL_FACTOR x total, 300 s by default) seconds by the clock for the whole notebook, from the
-  moment grading starts: past it the runner is killed and every call still to make is "not run", whatever
-  the runner was doing or sending. grade_answers returns within ``wall`` plus the judging of what came back
-  (seconds, on arrays bounded by RECEIVED).
+  moment grading starts: the machine's protection only (a machine loaded past 2.5 runnable processes per core
+  for the whole run, or a process stuck in the kernel), never reached by code that computes or waits on a quiet
+  or busy machine; past it the runner is killed and every call still to make is "not run". grade_answers returns
+  within ``wall`` plus the judging of what came back (seconds, on arrays bounded by RECEIVED).
+
+So a graded function that sleeps costs about IDLE_LIMIT seconds (and a runner's start, about half a second)
+instead of holding the worker, and one that computes without end costs its ``call`` CPU seconds, whatever else
+the machine runs.
 
 Stand-ins (a graded function the student's function may call, computed here): one request carries at most
 STAND_IN_ELEMENTS numbers (about 4 million, 32 MiB of float64; the largest legitimate one, a head's scores
@@ -34,11 +46,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from autograder.verdicts import CHECKS_CLOCK, CHECKS_CPU, ChecksEnd
+
 TIMEOUT = 120.0  # CPU seconds for the whole grading of one notebook
 CALL_LIMIT = 10.0  # CPU seconds for one cell or one call
 WALL_TOTAL_FACTOR = 2.5  # the notebook's wall-clock budget: 2.5 x its CPU seconds (300 s for 120 s)
 GRACE = 2.0  # CPU seconds past a step's own limit before the grader kills the runner
-WALL_FACTOR, WALL_SLACK = 4.0, 20.0  # the wall-clock backstop of a step: 4 x its CPU limit + 20 s
+IDLE_LIMIT = 2.0  # seconds a cell or call may wait without computing (sleeping, blocked) before it is stopped
 STARTUP = 60.0  # wall seconds for a runner to start (Python and NumPy, no student code)
 RECEIVED = 2**30  # bytes of arrays one message from the runner may carry
 STAND_IN_ELEMENTS = 2**22  # numbers one stand-in or callback request (or its reply) may carry
@@ -49,13 +63,15 @@ JUDGING_SLACK = 60.0  # wall seconds a reader of the early verdicts allows past 
 
 @dataclass(frozen=True)
 class Limits:
-    """CPU seconds for one cell or call and for a whole notebook, and the notebook's wall-clock seconds.
+    """CPU seconds for one cell or call and for a whole notebook, the notebook's wall-clock seconds, and the seconds a
+    cell or call may wait without computing.
 
     wall: None for WALL_TOTAL_FACTOR x total."""
 
     call: float = CALL_LIMIT
     total: float = TIMEOUT
     wall: float | None = None
+    idle: float = IDLE_LIMIT
 
     @property
     def wall_seconds(self) -> float:
@@ -63,11 +79,15 @@ class Limits:
 
 
 class BudgetSpent(Exception):
-    """The notebook's budget is used up; the message says which part, as a sentence for the student."""
+    """The notebook's budget is used up; ``reason`` says which part, as a sentence for the student, ``end`` as data."""
 
-    def __init__(self, reason: str, limit: str):
+    def __init__(self, reason: str, end: ChecksEnd):
         super().__init__(reason)
-        self.reason, self.limit = reason, limit
+        self.reason, self.end = reason, end
+
+    @property
+    def limit(self) -> str:
+        return self.end.kind
 
 
 @dataclass
@@ -94,13 +114,13 @@ class Budget:
         during = f", during {where}" if where else ""
         if time.monotonic() > self.deadline:
             raise BudgetSpent(
-                f"grading your answers ran past its {self.limits.wall_seconds:g} s by the clock{during}: "
-                "look for code that sleeps, waits, or loops without end",
-                "notebook time",
+                f"grading your answers ran past its {self.limits.wall_seconds:g} s by the clock{during}, the grader's "
+                "limit for a machine too busy to finish them (or code stuck where the grader cannot see it)",
+                ChecksEnd(CHECKS_CLOCK, where, limit=self.limits.wall_seconds),
             )
         if self.cpu_spent + running_cpu > self.limits.total + GRACE:
             raise BudgetSpent(
                 f"grading used up its {self.limits.total:g} s of CPU time in all{during}: "
                 "look for a very slow function or an infinite loop",
-                "notebook",
+                ChecksEnd(CHECKS_CPU, where, limit=self.limits.total),
             )

@@ -23,8 +23,10 @@ here, by the assignment's stand_in, when the runner asks, and only for the call 
 (autograder.answers.stand_ins).
 
 Limits (autograder.answers.budget, where the numbers are): CPU time per cell or call (``call_limit``, 10 s) and
-per notebook (``timeout``, 120 s), so the grader's own parallelism and the machine's load decide no grade, and
-a wall-clock budget per notebook (``wall``, 2.5 x timeout: 300 s) that nothing the student writes extends.
+for all of a notebook's hidden checks (``timeout``, 120 s), so the grader's own parallelism and the machine's load
+decide no grade; a cell or call that waits without computing (a sleep, a lock) is stopped after ``idle`` seconds
+(2 s) and its function's later calls are not made; a wall-clock budget per notebook (``wall``, 2.5 x timeout:
+300 s), the machine's protection, that nothing the student writes extends.
 A step that outlives its limit, or a runner that dies, costs only that step: the runner is started again for
 the calls still to make, leaving out the cell or function that hung or crashed, and the feedback says which
 limit was hit where. A spent budget or a message the runner may not send ends the grading of the answers:
@@ -41,11 +43,11 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.answers.budget import CALL_LIMIT, TIMEOUT, Budget, Limits
+from autograder.answers.budget import CALL_LIMIT, IDLE_LIMIT, TIMEOUT, Budget, Limits
 from autograder.answers.session import Session, Usage
 from autograder.checks import Broken, Call, Check, Outputs, Unavailable, call_order, changed_inputs, lazy
 from autograder.course.assignments import AssignmentChecks
-from autograder.verdicts import Named, Property, Verdict, mistake_id, quoted
+from autograder.verdicts import ChecksEnd, Named, Property, Verdict, mistake_id, quoted
 
 __all__ = ["CALL_LIMIT", "TIMEOUT", "Limits", "answer_sources", "grade_answers", "grade_seeds", "unfinished"]
 
@@ -82,16 +84,18 @@ def grade_answers(
     call_limit: float = CALL_LIMIT,
     checks: list[str] | None = None,
     wall: float | None = None,
+    idle: float = IDLE_LIMIT,
 ) -> dict[str, Verdict]:
     """{check id: Verdict} for the student's answer cells ``sources``, by ``assignment``'s checks.
 
     seed: the inputs' seed (default: fresh from os.urandom); timeout: CPU seconds for the whole run;
     call_limit: CPU seconds for one cell or call; checks: ids to grade (default: all); wall: seconds by the
-    clock for the whole run (default: answer_budget.WALL_TOTAL_FACTOR x timeout).
+    clock for the whole run (default: answer_budget.WALL_TOTAL_FACTOR x timeout); idle: seconds a cell or call may
+    wait without computing.
     Raises sandbox.SandboxUnavailable where bubblewrap is missing and unsandboxed grading was not allowed.
     """
     seed = fresh_seed() if seed is None else int(seed)
-    budget = Budget(Limits(call_limit, timeout, wall))
+    budget = Budget(Limits(call_limit, timeout, wall, idle))
     chosen = [assignment.checks[check_id] for check_id in checks or assignment.checks]
     plans = {check.check_id: check.calls(check_generator(seed, check.check_id)) for check in chosen}
     with tempfile.TemporaryDirectory(prefix="autograde-") as scratch:
@@ -100,9 +104,11 @@ def grade_answers(
         results = {check_id: [None] * len(calls) for check_id, calls in plans.items()}
         usage = {check_id: Usage() for check_id in plans}
         try:
-            for check_id, number in call_order(plans, seed):  # all checks' calls, shuffled, in one runner
-                results[check_id][number] = session.perform(plans[check_id][number])
-                usage[check_id].absorb(session.take_usage())
+            order = call_order(plans, seed)  # all checks' calls, shuffled, in one runner
+            made = session.perform_all([plans[check_id][number] for check_id, number in order])
+            for (check_id, number), (result, used) in zip(order, made):
+                results[check_id][number] = result
+                usage[check_id].absorb(used)
         finally:
             session.close()
         outputs = {check_id: Outputs(plans[check_id], results[check_id]) for check_id in plans}
@@ -155,13 +161,16 @@ def grade_seeds(
             for seed, plan in plans.items():
                 results = {check_id: [None] * len(calls) for check_id, calls in plan.items()}
                 usage = {check_id: Usage() for check_id in plan}
-                for check_id, number in call_order(plan, seed):
-                    call = plan[check_id][number]
-                    made = next((result for other, result in driven_calls if same_call(call, other)), None)
-                    results[check_id][number] = made or session.perform(call)
-                    usage[check_id].absorb(session.take_usage())
-                    if call.drive is not None and made is None:
-                        driven_calls.append((call, results[check_id][number]))
+                order = call_order(plan, seed)
+                calls = [plan[check_id][number] for check_id, number in order]
+                known = [next((r for other, r in driven_calls if same_call(call, other)), None) for call in calls]
+                made = iter(session.perform_all([call for call, done in zip(calls, known) if done is None]))
+                for (check_id, number), call, done in zip(order, calls, known):
+                    result, used = (done, Usage()) if done is not None else next(made)
+                    results[check_id][number] = result
+                    usage[check_id].absorb(used)
+                    if call.drive is not None and done is None:
+                        driven_calls.append((call, result))
                 outputs = {check_id: Outputs(plan[check_id], results[check_id]) for check_id in plan}
                 if keep is not None:
                     keep[seed] = outputs
@@ -242,11 +251,13 @@ def judge(check: Check, outputs: Outputs, session: Session, seed: int, usage: Us
         cpu_seconds=round(usage.cpu_seconds, 3),
         limit=usage.limit,
         notes=tuple(filter(None, [*usage.notes, changed_inputs(outputs.calls, outputs.results)])),
+        end=usage.end,
     )
 
 
-def unfinished(assignment: AssignmentChecks, checks: list[str], reason: str, limit: str) -> dict[str, Verdict]:
-    """{check id: Verdict} of 0 points for checks whose grading did not finish: every property fails, saying why."""
+def unfinished(assignment: AssignmentChecks, checks: list[str], reason: str, end: ChecksEnd) -> dict[str, Verdict]:
+    """{check id: Verdict} of 0 points for checks whose grading did not finish: every property fails, saying why
+    (``end``: how, as data)."""
     verdicts = {}
     for check_id in checks:
         check = assignment.checks[check_id]
@@ -256,8 +267,9 @@ def unfinished(assignment: AssignmentChecks, checks: list[str], reason: str, lim
             points=0.0,
             max_points=float(check.points),
             properties=tuple(refuse_all(check, Named(f"not judged: {reason}", "not-judged"))),
-            limit=limit,
+            limit=end.kind,
             notes=(f"Grading of your answers stopped: {reason}.",),
+            end=end,
         )
     return verdicts
 

@@ -9,12 +9,16 @@ answers at once (RunnerDied, fatal, limit "message"), with a sentence for the fe
 
 The watch (``watch``) runs at least every WATCH_EVERY seconds while the grader waits to read or to write,
 whatever arrives: the notebook's budget (autograder.answers.budget: CPU of every runner and stand-in, and the
-clock since grading began), then the step's own CPU limit and wall-clock backstop. Nothing the runner says
-moves the budget; a step's own clock starts only where the grader expects that step.
+clock since grading began), then the step's own CPU limit and the time it waited without computing (``idle``:
+no process or thread of the runner's tree runnable, its CPU seconds unchanged, nothing said on its pipe and
+nothing it said left unread). Nothing the runner says moves the budget; a step's own count starts only where the
+grader expects that step. How a runner ended is data (a verdicts.ChecksEnd on RunnerDied: the kind, the step's
+function or cell, the limit, a signal's name, an exit status), with a sentence for the feedback.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
@@ -24,24 +28,21 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import sandbox
+from autograder import sandbox, verdicts
 from autograder.answers import runner as answer_runner
 from autograder.answers import stand_ins
-from autograder.answers.budget import GRACE, RECEIVED, STARTUP, WALL_FACTOR, WALL_SLACK, Budget, BudgetSpent
+from autograder.answers.budget import GRACE, RECEIVED, STARTUP, Budget, BudgetSpent
 from autograder.answers.sandbox import files_inside, runner_command, runner_environment
 from autograder.checks import Mapped, Result
-from autograder.verdicts import quoted
+from autograder.verdicts import ChecksEnd, quoted
 
 WATCH_EVERY = 0.1  # seconds between two looks at the runner's CPU time and the clock
 WALK_EVERY = 0.5  # seconds between two walks over /proc for the processes below the runner
 CHUNK = 2**16  # bytes written to the runner's pipe at a time
 MALFORMED = (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError)
-CRASHES = {  # signal -> (what it likely means, the limit hit)
-    "SIGKILL": ("killed: out of memory?", "memory"),
-    "SIGXCPU": ("the CPU time limit", "call"),
-    "SIGSEGV": ("a segmentation fault", "crash"),
-    "SIGXFSZ": ("it wrote too large a file", "output"),
-}
+CRASHES = {"SIGKILL": verdicts.MEMORY_KILL, "SIGXCPU": verdicts.CALL, "SIGXFSZ": verdicts.OUTPUT}  # signal -> kind
+# (any other signal: verdicts.CRASH); what each likely means: verdicts.CRASH_CAUSES
+WAITING = frozenset(b"STtZXxIP")  # /proc states of a thread that is not computing: sleeping, stopped, traced, dead
 
 
 def start_runner(work: Path, files: tuple = ()) -> subprocess.Popen:
@@ -60,11 +61,15 @@ def start_runner(work: Path, files: tuple = ()) -> subprocess.Popen:
 
 class RunnerDied(Exception):
     """The runner was killed (a limit) or exited; ``reason`` says why in a sentence, ``step`` where it was,
-    ``fatal`` that no runner may start again for this notebook, ``limit`` which limit was hit ("" for none)."""
+    ``fatal`` that no runner may start again for this notebook, ``end`` how, as data (``limit``: its kind)."""
 
-    def __init__(self, reason: str, step: dict | None = None, fatal: bool = False, limit: str = ""):
+    def __init__(self, reason: str, step: dict | None = None, fatal: bool = False, end: ChecksEnd | None = None):
         super().__init__(reason)
-        self.reason, self.step, self.fatal, self.limit = reason, step or {}, fatal, limit
+        self.reason, self.step, self.fatal, self.end = reason, step or {}, fatal, end
+
+    @property
+    def limit(self) -> str:
+        return self.end.kind if self.end else ""
 
 
 def process_cpu(pid: int) -> float:
@@ -75,6 +80,25 @@ def process_cpu(pid: int) -> float:
     except OSError:
         return 0.0
     return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def computing(pids: list[int]) -> bool:
+    """Whether any thread of these processes is runnable or in the kernel (/proc state R or D): computing, or
+    waiting for a core or a page. False when every thread sleeps, is blocked, stopped, or is gone."""
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                with open(f"/proc/{pid}/task/{thread}/stat", "rb") as handle:
+                    state = handle.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state[0] not in WAITING:
+                return True
+    return False
 
 
 def signal_name(code: int) -> str:
@@ -149,20 +173,33 @@ class Runner:
         self.last_cpu = 0.0  # the runner's CPU seconds when last measured (after it is killed, what it used)
         self.tree: list[int] = []  # the runner's process and the processes below it, as last looked up
         self.watched = self.walked = 0.0  # when the watch last ran, when it last walked over /proc
+        self.heard = None  # when the runner's first message arrived (its Python runs by then), None before
+        self.idle = 0.0  # seconds the step in progress waited without computing
+        self.progress_cpu, self.spoke = 0.0, False  # CPU seconds at the last look; a message moved since then
 
     # the watch ---------------------------------------------------------------------------------
 
     def cpu(self, look_again: bool = False) -> float:
         """CPU seconds used by the runner and every process below it. The processes below it are looked up
-        again (a walk over /proc) only when ``look_again`` (the watch), at most every WALK_EVERY seconds."""
-        if not self.tree or (look_again and time.monotonic() - self.walked >= WALK_EVERY):
+        again (a walk over /proc) at each measure until one walk was made after the runner's first message (until
+        then bubblewrap may not have started its Python), then only when ``look_again`` (the watch), at most every
+        WALK_EVERY seconds."""
+        settled = self.heard is not None and self.walked > self.heard
+        if not settled or (look_again and time.monotonic() - self.walked >= WALK_EVERY):
             self.tree, self.walked = [self.process.pid, *sandbox.descendants(self.process.pid)], time.monotonic()
         used = sum(process_cpu(pid) for pid in self.tree)
         self.last_cpu = max(self.last_cpu, used)
         return self.last_cpu
 
-    def begin(self, step: dict, seconds: float | None):
-        self.step, self.seconds, self.cpu_at, self.clock_at = step, seconds, self.cpu(), time.monotonic()
+    def begin(self, step: dict, seconds: float | None, cpu: float | None = None):
+        """The step in progress from now: its CPU seconds count from ``cpu`` (default: measured now)."""
+        cpu = self.cpu() if cpu is None else cpu
+        self.step, self.seconds, self.cpu_at, self.clock_at = step, seconds, cpu, time.monotonic()
+        self.idle, self.progress_cpu, self.spoke = 0.0, self.cpu_at, False
+
+    def where(self) -> str:
+        """The function whose call is in progress, or "answer cell N"; "" at the runner's start."""
+        return "" if self.step.get("start") else self.what()
 
     def what(self) -> str:
         if self.step.get("cell") is not None:
@@ -173,34 +210,49 @@ class Runner:
 
     def watch(self):
         """Kill the runner when the notebook's budget is spent or the step in progress is past its limits."""
-        self.watched = now = time.monotonic()
+        now, since = time.monotonic(), time.monotonic() - self.watched
+        self.watched = now
         used, clock = self.cpu(look_again=True), now - self.clock_at
         try:
-            self.budget.check(used, self.what())
+            self.budget.check(used, self.where())
         except BudgetSpent as spent:
-            self.kill(spent.reason, fatal=True, limit=spent.limit)
+            self.kill(spent.reason, fatal=True, end=spent.end)
         if self.seconds is None:
             if clock > STARTUP:
-                self.kill(f"the runner did not start within {STARTUP:g} s (is the machine overloaded?)", limit="start")
+                self.kill(
+                    f"the runner did not start within {STARTUP:g} s (is the machine overloaded?)",
+                    end=ChecksEnd(verdicts.START, limit=STARTUP),
+                )
             return
-        step_used = used - self.cpu_at
-        if step_used > self.seconds + GRACE:
+        if used - self.cpu_at > self.seconds + GRACE:
             self.kill(
                 f"{self.what()} used more than its {self.seconds:g} s of CPU time and was stopped: look for an "
                 "infinite loop (a loop that catches every exception never stops)",
-                limit="call",
+                end=ChecksEnd(verdicts.CALL, self.what(), limit=self.seconds),
             )
-        backstop = WALL_FACTOR * self.seconds + WALL_SLACK
-        if clock > backstop:
+        self.count_idle(used, min(since, clock))
+
+    def count_idle(self, used: float, since: float):
+        """Add ``since`` (the seconds since the last look) to the step's idle seconds when the runner did not
+        compute in them: its CPU seconds did not grow, no message moved on the pipe, none waits unread, and no
+        thread of its tree is runnable now. Past the budget's ``idle`` the step is stopped."""
+        waiting = not (used > self.progress_cpu or self.spoke or self.unread() or computing(self.tree))
+        self.progress_cpu, self.spoke = used, False
+        self.idle = self.idle + since if waiting else 0.0
+        limit = self.budget.limits.idle
+        if self.idle > limit:
             self.kill(
-                f"{self.what()} ran {backstop:g} s by the clock using {step_used:.1f} s of CPU time: "
-                "does it sleep, or wait for input?",
-                limit="clock",
+                f"stopped: {self.what()} waited {limit:g} s without computing (sleep, input or a lock?)",
+                end=ChecksEnd(verdicts.IDLE, self.what(), limit=limit),
             )
 
-    def kill(self, reason: str, fatal: bool = False, limit: str = ""):
+    def unread(self) -> bool:
+        """Whether the runner has written to its pipe what the grader has not read yet (it waits for the grader)."""
+        return bool(select.select([self.reading], [], [], 0)[0])
+
+    def kill(self, reason: str, fatal: bool = False, end: ChecksEnd | None = None):
         self.close()
-        raise RunnerDied(reason, self.step, fatal, limit)
+        raise RunnerDied(reason, self.step, fatal, end)
 
     def forged(self, message: dict, during: str):
         """End the student's answers: the runner sent a message it may not send now (the student's code wrote
@@ -210,7 +262,7 @@ class Runner:
             f"the process running your functions sent the grader a message it did not expect ({op!r}) {during}; "
             "your answers were not graded further: does your code write to file descriptors it did not open?",
             fatal=True,
-            limit="message",
+            end=ChecksEnd(verdicts.MESSAGE, self.where()),
         )
 
     # the pipe ----------------------------------------------------------------------------------
@@ -228,9 +280,11 @@ class Runner:
         """os.read with the watch (answer_runner.receive reads through it)."""
         self.wait_until(fd)
         try:
-            return os.read(fd, size)
+            data = os.read(fd, size)
         except OSError:
             return b""
+        self.spoke = self.spoke or bool(data)
+        return data
 
     def send(self, header: dict, arrays=()):
         """Write one message, in chunks, with the watch: a runner that stops reading blocks nothing."""
@@ -239,6 +293,7 @@ class Runner:
             self.wait_until(self.writing, writing=True)
             try:
                 data = data[os.write(self.writing, data[:CHUNK]) :]
+                self.spoke = True
             except BlockingIOError:
                 continue
             except OSError:
@@ -246,7 +301,9 @@ class Runner:
 
     def receive(self, admit=None):
         try:
-            return answer_runner.receive(self.reading, np, read=self.read, limit=RECEIVED, admit=admit)
+            received = answer_runner.receive(self.reading, np, read=self.read, limit=RECEIVED, admit=admit)
+            self.heard = self.heard or time.monotonic()
+            return received
         except EOFError:
             self.died()
         except MALFORMED as error:
@@ -254,7 +311,7 @@ class Runner:
                 f"the process running your functions sent the grader something malformed ({quoted(error, 120)}) "
                 f"during {self.what()}; your answers were not graded further",
                 fatal=True,
-                limit="message",
+                end=ChecksEnd(verdicts.MESSAGE, self.where()),
             )
 
     def died(self):
@@ -267,21 +324,24 @@ class Runner:
         killed = killed_by(code, wrapped=sandbox.bubblewrap() is not None)
         if killed is not None:
             name = signal_name(killed)
-            cause, limit = CRASHES.get(name, ("", "crash"))
+            cause = verdicts.CRASH_CAUSES.get(name, "")
+            end = ChecksEnd(CRASHES.get(name, verdicts.CRASH), self.where(), signal=name)
             reason = (
                 f"the Python process running your functions crashed ({name}{': ' + cause if cause else ''}) "
                 f"during {self.what()}"
             )
         else:
-            limit = "exit"
+            end = ChecksEnd(verdicts.EXIT, self.where(), code=code)
             reason = (
                 f"the Python process running your functions exited early (exit {code}) during {self.what()}: "
                 "does your code call exit()?"
             )
-        raise RunnerDied(reason, self.step, limit=limit)
+        raise RunnerDied(reason, self.step, end=end)
 
     def close(self):
         if self.process.poll() is None:
+            self.walked = 0.0  # a last walk and measure, so the CPU of the runner's last moments is counted
+            self.cpu(look_again=True)
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)
             except OSError:
@@ -332,13 +392,52 @@ class Runner:
 
     def call(
         self, function: str, args: tuple, kwargs: dict, allowed: tuple, items: int, seconds: float, compute=None
-    ) -> tuple[Result, float, str]:
-        """(Result, CPU seconds used, the limit hit or "") of one call of the student's ``function``; stand-in
+    ) -> tuple[Result, float, ChecksEnd | None]:
+        """(Result, CPU seconds used, the limit hit or None) of one call of the student's ``function``; stand-in
         requests for the names in ``allowed`` are computed here by ``compute(function, name)``, and the functions
         among the arguments (callbacks) are computed here when the student's function calls them."""
-        arrays, functions = [], []
+        return next(self.calls([(function, args, kwargs, allowed, items, seconds)], compute))
+
+    def calls(self, requests: list, compute=None, seconds: float | None = None, stop: bool = False):
+        """(Result, CPU seconds used, the limit hit or None) of each request (function, args, kwargs, allowed, items,
+        seconds), yielded in order as each call ends: a batch of calls, many to a message ("calls", runner.py), each
+        made and judged as ``call`` makes one (the watch's step is the call in progress, its own CPU seconds).
+        seconds: CPU seconds for them all (each call gets at most what is left); stop: the batch ends at its first
+        failed call (nothing more is yielded). The generator must be run to its end (the runner answers each call)."""
+        spent, done = 0.0, 0
+        while done < len(requests):
+            arrays, headers, size = [], [], 0
+            for request in requests[done:]:
+                kept = len(arrays)
+                header, callbacks = self.call_header(request, arrays)
+                size += len(json.dumps(header))
+                if headers and size > answer_runner.HEADER_LIMIT // 4:  # the rest in the next message
+                    del arrays[kept:]
+                    break
+                headers.append((header, callbacks))
+            left = None if seconds is None else seconds - spent
+            message = {"op": "calls", "calls": [header for header, _ in headers], "seconds": left, "stop": stop}
+            for number, (_, callbacks) in enumerate(headers):
+                function, args, kwargs, allowed, _, limit = requests[done]
+                limit = limit if left is None else max(min(limit, left), 0.0)
+                if number == 0:
+                    self.begin({"function": function}, limit)
+                    self.send(message, arrays)
+                else:
+                    self.begin({"function": function}, limit, self.last_cpu)
+                result, used, end = self.answer(function, args, kwargs, allowed, limit, callbacks, compute)
+                spent, done = spent + used, done + 1
+                if left is not None:
+                    left -= used
+                yield result, used, end
+                if stop and result.error is not None:
+                    return
+
+    def call_header(self, request: tuple, arrays: list) -> tuple[dict, stand_ins.Callbacks]:
+        """One call's part of a message (its arrays appended to ``arrays``), and the callbacks it passes."""
+        function, args, kwargs, allowed, items, seconds = request
+        functions = []
         header = {
-            "op": "call",
             "function": function,
             "args": [
                 self.mapped(a) if isinstance(a, Mapped) else answer_runner.pack(a, arrays, functions) for a in args
@@ -350,8 +449,10 @@ class Runner:
         }
         callbacks = stand_ins.Callbacks(function, functions, self.budget)
         header["callbacks"] = list(callbacks.names)
-        self.begin({"function": function}, seconds)
-        self.send(header, arrays)
+        return header, callbacks
+
+    def answer(self, function, args, kwargs, allowed, seconds, callbacks, compute) -> tuple[Result, float, ChecksEnd]:
+        """What the runner sends for the call in progress: stand-in and callback requests, served, then its result."""
         while True:
             message, received = self.receive(admit=lambda request: self.admit(request, callbacks.names))
             op = message.get("op")
@@ -363,14 +464,16 @@ class Runner:
             elif op == "callback":
                 self.send(*callbacks.serve(message, received))
             elif callbacks.over and op in ("error", "result"):  # called too often: the call fails, whatever it gave
-                return Result(short_text(callbacks.over)), self.cpu() - self.cpu_at, "callbacks"
+                end = ChecksEnd(verdicts.CALLBACKS, function, limit=callbacks.limit)
+                return Result(short_text(callbacks.over)), self.cpu() - self.cpu_at, end
             elif op == "error" and isinstance(message.get("message"), str):
-                limit = "call" if message.get("timed_out") is True else ""
-                return Result(short_text(message["message"])), self.cpu() - self.cpu_at, limit
+                timed_out = message.get("timed_out") is True
+                end = ChecksEnd(verdicts.CALL, function, limit=seconds) if timed_out else None
+                return Result(short_text(message["message"])), self.cpu() - self.cpu_at, end
             elif op == "result" and valid_returned(message.get("returned"), received):
                 changed = changed_labels(message.get("changed"), args, kwargs)
                 result = Result(None, tuple(received), tuple(message["returned"]), changed)
-                return result, self.cpu() - self.cpu_at, ""
+                return result, self.cpu() - self.cpu_at, None
             else:
                 self.forged(message, f"during a call of {function}")
 
@@ -378,7 +481,7 @@ class Runner:
         """Before a message's arrays are read: a stand-in or callback request past the bound ends this call."""
         reason = stand_ins.oversized(header, callbacks)
         if reason:
-            self.kill(f"{reason}: {self.what()} was stopped", limit="stand-in")
+            self.kill(f"{reason}: {self.what()} was stopped", end=ChecksEnd(verdicts.STAND_IN, self.where()))
 
     def mapped(self, argument: Mapped) -> dict:
         """A Mapped argument as the runner reads it: which of its files, where, and the shape."""

@@ -24,6 +24,10 @@ student code runs (the student's prints go to a tail kept for the feedback). Eac
                        {"op": "result", "values": [array], "returned": [{"type", "dtype", "shape"}],
                         "changed": [argument position or keyword whose array the call changed in place]}
                        or {"op": "error", "message"}
+    grader -> runner   {"op": "calls", "calls": [the fields of a "call"], "seconds": CPU seconds for them all or null,
+                        "stop": true to end the batch at its first error} (the arrays of all its calls in one list)
+    runner -> grader   for each call in turn, what it sends for a "call" (a batch with "stop" sends nothing after
+                       its first error): many calls in one message and no wait between them
 
 A stand-in is a graded function the student's function may call while it is graded (its softmax,
 while attention is graded): the name is bound to a proxy that asks the grader, and the grader decides
@@ -33,6 +37,9 @@ A callback is a function the grader passes as an argument (``residual_block(x, f
 {"callback": k} in its place and the name of each in "callbacks"; the runner binds a proxy that asks the grader to
 compute callback k of the call in progress. A proxy kept after its call returned refuses to run (and the grader
 serves callback k only for the call in progress, whatever this process sends).
+
+A batch ("calls") makes each call as a "call" makes it (its own arguments, stand-ins, callbacks and time), in order,
+so one call's exception or stand-in changes no other's result; only the round trips between them are saved.
 
 Time: a cell or call gets ``seconds`` of CPU time (ITIMER_PROF raises CallTimedOut inside the student's
 code); the grader also watches this process's CPU time and a wall-clock backstop, and kills it when
@@ -48,6 +55,7 @@ import os
 import signal
 import struct
 import sys
+import time
 import traceback
 
 try:  # the grader imports this module for the framing; the runner itself imports NumPy in main()
@@ -67,6 +75,7 @@ NO_LIB = (
 # Taken before any student code runs: the student may patch json, os or builtins in this process.
 _dumps, _loads, _write, _read = json.dumps, json.loads, os.write, os.read
 _pack, _unpack = struct.pack, struct.unpack
+_process_time = time.process_time
 _isinstance, _len, _list, _tuple, _str, _type, _dict = isinstance, len, list, tuple, str, type, dict
 
 
@@ -249,9 +258,10 @@ def describe_error(error: BaseException) -> str:
         if frame.filename.startswith("<answer cell"):
             where = f" ({frame.filename[1:-1]}, line {frame.lineno}, in {frame.name})"
             break
+    message = _str(error.args[0]) if _isinstance(error, CallTimedOut) else _str(error)
     if _isinstance(error, SyntaxError) and error.filename and error.filename.startswith("<answer cell"):
         where = f" ({error.filename[1:-1]}, line {error.lineno})"
-    message = _str(error.args[0]) if _isinstance(error, CallTimedOut) else _str(error)
+        message = _str(error.msg)  # str(error) ends with "(<answer cell 3>, line 1)": the place is said once, here
     if _isinstance(error, ImportError) and getattr(error, "name", None) and error.name.split(".")[0] == "lib":
         message = NO_LIB
     return f"{_type(error).__name__}: {message}{where}"
@@ -393,13 +403,34 @@ def make_callback(index: int, name: str, function: str, channel: Channel, call: 
     return callback
 
 
-def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> None:
-    """Make one call of a student's function, with its stand-ins bound, and send the result or the error."""
+def perform_batch(channel: Channel, namespace: dict, request: dict, inputs: list) -> None:
+    """Make a batch's calls in order, each as ``perform`` makes one, sending each one's result or error as it ends.
+    Each call gets its own CPU seconds, or what is left of the batch's ("seconds"), whichever is less; with
+    "stop", the batch ends at its first error (what is left of it is not made)."""
+    total, began = request.get("seconds"), _process_time()
+    for call in request["calls"]:
+        if total is not None:
+            left = total - (_process_time() - began)
+            if left <= 0:  # setitimer(0) would mean no limit at all
+                message = f"CallTimedOut: used up the {total:g} s of CPU time of these calls"
+                channel.send({"op": "error", "message": message, "timed_out": True})
+                ok = False
+            else:
+                ok = perform(channel, namespace, _dict(call, seconds=min(call["seconds"], left)), inputs)
+        else:
+            ok = perform(channel, namespace, call, inputs)
+        if not ok and request.get("stop"):
+            return
+
+
+def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> bool:
+    """Make one call of a student's function, with its stand-ins bound, and send the result or the error;
+    whether it gave a result."""
     name = request["function"]
     function = namespace.get(name)
     if not callable(function):
         channel.send({"op": "error", "message": f"no function named {name} in your answers"})
-        return
+        return False
     _current[0] += 1
     names = request.get("callbacks", [])
 
@@ -419,7 +450,7 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
     except BaseException as failure:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from student code too
         timed_out = _isinstance(failure, CallTimedOut)
         channel.send({"op": "error", "message": describe_error(failure), "timed_out": timed_out})
-        return
+        return False
     finally:
         _current[0] += 1  # the call's callbacks refuse from now on
         for other, value in saved.items():
@@ -429,6 +460,7 @@ def perform(channel: Channel, namespace: dict, request: dict, inputs: list) -> N
                 namespace[other] = value
     changed = [label for label, data in before if data != labelled(args, kwargs)[label].tobytes()]
     channel.send({"op": "result", "returned": returned, "changed": changed}, arrays)
+    return True
 
 
 def labelled(args: list, kwargs: dict) -> dict:
@@ -493,9 +525,12 @@ def main(argv=None) -> int:
             call, inputs = channel.receive()
         except EOFError:
             return 0
-        if call.get("op") != "call":
+        if call.get("op") == "call":
+            perform(channel, namespace, call, inputs)
+        elif call.get("op") == "calls":
+            perform_batch(channel, namespace, call, inputs)
+        else:
             return 0
-        perform(channel, namespace, call, inputs)
 
 
 _asarray = _array = _float64 = None  # NumPy's, taken by main() before any student code runs

@@ -449,8 +449,11 @@ def run_steps(options: CourseOptions, layout: Layout, uploads: Uploads) -> Cours
     )
     db = settings.db  # the run grades with the course's settings, as nbgrader's commands and Formgrader do
     chain = dataclasses.replace(
-        options.chain, cell_timeout=settings.cell_timeout, notebook_budget=settings.notebook_budget
-    )  # the course's limits: c.SurvivingExecute.timeout and .notebook_timeout
+        options.chain,
+        cell_timeout=settings.cell_timeout,
+        notebook_budget=settings.notebook_budget,
+        checks_budget=settings.checks_budget,
+    )  # the course's limits: c.SurvivingExecute.timeout and .notebook_timeout, c.ExternalVerdicts.timeout
     options = dataclasses.replace(options, chain=chain)
     steps.start(2, "gradebook", f"the assignment and {len(students)} students in the gradebook {shown_url(db)}")
     say(f"      {len(register(course, layout, students, db))} new students")

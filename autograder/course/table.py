@@ -1,5 +1,6 @@
 """The class's closing table: one row per student (the automatic total, the written answers, the functions that
-lost points, a note), and the kernel's notes it shows (read from the kernel's ends stored as data)."""
+lost points, a note), and the notes it shows (read from the kernel's ends and the hidden checks' ends stored as
+data)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ import pandas as pd
 
 from autograder.course.assignments import Layout
 from autograder.course.export import COLUMNS
-from autograder.verdicts import read_kernel_ends
+from autograder.verdicts import ChecksEnd, StaleVerdicts, checks_ends, read_kernel_ends, read_verdicts
 
 
 def kernel_notes(course: Path, layout: Layout, students: list[str]) -> dict[str, str]:
-    """{student: note} for notebooks whose kernel ended early (a cell's limit, the notebook's budget, a death), read
-    from the kernel's ends stored in the autograded notebook (autograder.verdicts.KernelEnd), never from its words."""
+    """{student: note} for notebooks whose kernel ended early (a cell's limit, the notebook's budget, a death) or
+    whose hidden checks were cut short (a function that waited without computing, their CPU budget, a crash), read
+    from what the autograded notebook stores (autograder.verdicts.KernelEnd, ChecksEnd), never from its words."""
     notes = {}
     for student in students:
         path = course / "autograded" / student / layout.name / f"{layout.notebook}.ipynb"
@@ -23,15 +25,27 @@ def kernel_notes(course: Path, layout: Layout, students: list[str]) -> dict[str,
             notes[student] = "not autograded"
             continue
         try:
-            ends = read_kernel_ends(json.loads(path.read_text(encoding="utf-8")))
-        except ValueError as error:  # not JSON, or a stored kernel end that is not one
+            notebook = json.loads(path.read_text(encoding="utf-8"))
+            ends, cut = read_kernel_ends(notebook), hidden_ends(notebook)
+        except (ValueError, TypeError) as error:  # not JSON, or a stored end or verdict that is not one
             notes[student] = f"the autograded notebook cannot be read ({error}): grade it again (--regrade)"
             continue
         if ends is None:
             notes[student] = "autograded before the kernel's ends were stored: grade it again (--regrade)"
-        elif ends:
-            notes[student] = "; ".join(end.short() for end in ends)
+        elif ends or cut:
+            notes[student] = "; ".join(
+                [*(end.short() for end in ends), *(f"hidden checks: {end.what()}" for end in cut)]
+            )
     return notes
+
+
+def hidden_ends(notebook: dict) -> list[ChecksEnd]:
+    """How the notebook's hidden checks were cut short, each way once (none for one graded before verdicts were
+    stored: its kernel's note already says to grade it again)."""
+    try:
+        return [end for _, end in checks_ends(read_verdicts(notebook))]
+    except StaleVerdicts:
+        return []
 
 
 def check_frame(check_rows: list[dict]) -> pd.DataFrame:

@@ -354,7 +354,8 @@ def load_assignment(
     fingerprint = digest(
         [
             *(("source/" + k, v) for k, v in source.items()),
-            ("chain", repr((chain.cell_timeout, chain.notebook_budget, chain.seed)).encode()),  # not the cache
+            # the chain's limits and seed, not the forward cache
+            ("chain", repr((chain.cell_timeout, chain.notebook_budget, chain.checks_budget, chain.seed)).encode()),
             ("grader", grader_fingerprint().encode()),
         ]
     )

@@ -42,7 +42,7 @@ from autograder import verdicts
 from autograder.answers.budget import CALL_LIMIT, JUDGING_SLACK, TIMEOUT, Limits
 from autograder.answers.grading import answer_sources, grade_answers, unfinished
 from autograder.course import assignments
-from autograder.verdicts import Verdict
+from autograder.verdicts import ChecksEnd, Verdict
 
 
 def check_cells(nb, checks: assignments.AssignmentChecks) -> list:
@@ -158,7 +158,7 @@ class ExternalVerdicts(NbGraderPreprocessor):
             seconds = self.limits().wall_seconds
             self.log.error("the hidden checks did not finish within %g s (+ %g s to judge)", seconds, JUDGING_SLACK)
             reason = f"the hidden checks did not finish within {seconds:g} s by the clock"
-            return unfinished(checks, ids, reason, "notebook time")
+            return unfinished(checks, ids, reason, ChecksEnd(verdicts.CHECKS_CLOCK, limit=seconds))
 
     def preprocess(self, nb, resources):
         for cell in nb.cells:  # a verdict is only ever the one written here: none the student put in a cell

@@ -12,7 +12,10 @@ GetGrades step), with a template; the course's nbgrader_config.py adds two steps
 - ImageDescriptions (after HandGrades): every image an output shows gets an alternative text;
 - KernelEnds: how the student's kernel ended early (a cell's limit, the notebook's wall-clock budget, a death), read
   from the kernel's ends stored in the notebook (autograder.verdicts.KernelEnd), listed under the page's header
-  ("cell 7: stopped after 45 s, the notebook's budget; later cells not run").
+  ("cell 7: stopped after 45 s, the notebook's budget; later cells not run"), and how the hidden checks' calls were
+  cut short, read from the verdicts stored in the check cells (autograder.verdicts.ChecksEnd: "stopped: attention
+  waited 2 s without computing (sleep, input or a lock?)", "stopped: the hidden checks used up their 120 s of CPU
+  time"), with the checks each one cost.
 
 The page is made by ``FeedbackPage``, nbconvert's HTMLExporter without its last pass over the finished page.
 
@@ -37,7 +40,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 from traitlets import Bool
 
-from autograder.verdicts import read_kernel_ends
+from autograder.verdicts import StaleVerdicts, checks_ends, read_kernel_ends, read_verdicts
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"  # course_feedback/, extending nbgrader's feedback/
 NBGRADER_TEMPLATES = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates"
@@ -225,7 +228,9 @@ class HandGrades(NbGraderPreprocessor):
 class KernelEnds(Preprocessor):
     """``resources['nbgrader']['kernel_ends']``: [{kind, cell, text}] of each way the student's kernel ended early
     (autograder.verdicts.KernelEnd, stored in the notebook's metadata by SurvivingExecute), for the page's header;
-    none for a notebook autograded before they were stored (its cells' error outputs still say it)."""
+    none for a notebook autograded before they were stored (its cells' error outputs still say it). And
+    ``resources['nbgrader']['checks_ends']``: [{kind, checks, text}] of each way the hidden checks' calls were cut
+    short (autograder.verdicts.ChecksEnd, stored with each verdict)."""
 
     enabled = Bool(True, help="on wherever it is listed").tag(config=True)
 
@@ -236,5 +241,12 @@ class KernelEnds(Preprocessor):
             ends = []
         resources.setdefault("nbgrader", {})["kernel_ends"] = [
             {"kind": end.kind, "cell": end.cell, "text": end.short()} for end in ends
+        ]
+        try:
+            graded = read_verdicts(nb)
+        except (StaleVerdicts, ValueError, TypeError, KeyError):  # graded before verdicts (or their ends) were data
+            graded = {}
+        resources["nbgrader"]["checks_ends"] = [
+            {"kind": end.kind, "checks": checks, "text": end.what()} for checks, end in checks_ends(graded)
         ]
         return nb, resources

@@ -8,7 +8,8 @@
 steps (nbgrader's, with RestoreCellFlags and DropEmptyMetadata), its autograding steps (StartVerdicts,
 SurvivingExecute, ..., Sanitise, ExternalVerdicts, SaveAutoGrades, DropPoints, ...), GenerateFeedback's steps and
 template, GenerateAssignment's stubs. Options (``ChainOptions``) reach their step as values: ``cell_timeout`` is
-SurvivingExecute.timeout, ``notebook_budget`` SurvivingExecute.notebook_timeout, ``seed`` ExternalVerdicts.seed,
+SurvivingExecute.timeout, ``notebook_budget`` SurvivingExecute.notebook_timeout, ``checks_budget``
+ExternalVerdicts.timeout (the hidden checks' CPU seconds), ``seed`` ExternalVerdicts.seed,
 ``forward_cache`` SandboxedKernelManager.forward_cache. The repository's nbgrader_config.py merges the same Config,
 so nbgrader's own commands and Formgrader run the same chain; a course folder's autograder_config.py loads it
 (autograder.course.config), for them only: grading never parses generated text.
@@ -106,6 +107,7 @@ class ChainOptions:
 
     cell_timeout: int | None = None  # SurvivingExecute.timeout (None: CELL_TIMEOUT)
     notebook_budget: int | None = None  # SurvivingExecute.notebook_timeout (None: kernel.NOTEBOOK_BUDGET)
+    checks_budget: float | None = None  # ExternalVerdicts.timeout, the hidden checks' CPU s (None: budget.TIMEOUT)
     seed: int | None = None  # ExternalVerdicts.seed: the hidden checks' inputs (None: fresh each run)
     forward_cache: str | None = None  # SandboxedKernelManager.forward_cache: lib's forward passes, shared
 
@@ -125,6 +127,8 @@ def chain_config(options: ChainOptions = ChainOptions(), *, root: Path | None = 
         c.SurvivingExecute.notebook_timeout = int(options.notebook_budget)
     c.SurvivingExecute.interrupt_on_timeout = True
     c.SurvivingExecute.startup_timeout = KERNEL_STARTUP
+    if options.checks_budget is not None:
+        c.ExternalVerdicts.timeout = float(options.checks_budget)
     if options.seed is not None:
         c.ExternalVerdicts.seed = int(options.seed)
     if options.forward_cache and Path(options.forward_cache).exists():  # not on a worker of another machine

@@ -21,7 +21,15 @@ from nbgrader.api import Gradebook, MissingEntry
 from autograder.grading.ledger import entries as ledger_entries
 from autograder.service.attempts import read_attempts
 from autograder.settings import CourseSettings
-from autograder.verdicts import Blank, KernelEnd, StaleVerdicts, Verdict, read_kernel_ends, read_verdicts
+from autograder.verdicts import (
+    Blank,
+    KernelEnd,
+    StaleVerdicts,
+    Verdict,
+    checks_ends,
+    read_kernel_ends,
+    read_verdicts,
+)
 
 REGRADE = "python -m autograder.course --regrade"
 SOLUTION_MARKER = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.M)
@@ -180,7 +188,10 @@ def graded_verdicts(notebook: dict) -> dict[str, Verdict]:
 
 def read_verdicts_into(student: Student, notebook: dict) -> None:
     try:
-        student.verdicts.update(graded_verdicts(notebook))
+        graded = graded_verdicts(notebook)
+        student.verdicts.update(graded)
+        for checks, end in checks_ends(graded):  # how the hidden checks were cut short, as the verdicts store it
+            student.problems.append((f"hidden checks ({', '.join(checks)})", end.what()))
     except StaleVerdicts as error:
         student.stale = str(error)
     except ValueError as error:

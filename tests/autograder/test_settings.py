@@ -89,6 +89,31 @@ def test_the_notebooks_budget_is_the_courses_and_reaches_the_kernel(tmp_path):
             CourseSettings.read(course)
 
 
+def test_the_hidden_checks_cpu_budget_is_the_courses_and_reaches_their_step(tmp_path):
+    """c.ExternalVerdicts.timeout in the instructor's file is the CPU seconds of all of a notebook's hidden checks
+    (CourseSettings.checks_budget), which the chain hands to the steps that run them (ChainOptions.checks_budget);
+    without it, the chain's default holds."""
+    from autograder.answers.budget import TIMEOUT
+    from autograder.notebook.autograde import ExternalVerdicts, StartVerdicts
+    from autograder.notebook.pipeline import ChainOptions, chain_config
+
+    course = tmp_path / "course"
+    prepare(course)
+    assert CourseSettings.read(course).checks_budget is None
+    assert ExternalVerdicts(config=chain_config()).timeout == TIMEOUT
+    instructor = course / INSTRUCTOR_FILE
+    original = instructor.read_text()
+    instructor.write_text(original + "c.ExternalVerdicts.timeout = 30\n")
+    budget = CourseSettings.read(course).checks_budget
+    assert budget == 30.0
+    config = chain_config(ChainOptions(checks_budget=budget))
+    assert ExternalVerdicts(config=config).timeout == StartVerdicts(config=config).timeout == 30.0
+    for value in ("0", "'a minute'", "-5", "True"):
+        instructor.write_text(original + f"c.ExternalVerdicts.timeout = {value}\n")
+        with pytest.raises(SettingsError, match="ExternalVerdicts.timeout = .* is not a number of seconds: write"):
+            CourseSettings.read(course)
+
+
 # --- every reader takes the course's gradebook: none assumes SQLite's gradebook.db --------------------------------
 
 

@@ -194,3 +194,34 @@ def test_the_feedback_says_how_to_reproduce_a_grade_with_what_a_student_has():
     assert Verdict("c", "f", 0.0, 1.0, (Property("values", False, "wrong"),)).text().splitlines()[-1] == (
         "  FAIL values: wrong"
     )  # no seed (a notebook not graded here): no sentence
+
+
+def test_how_the_hidden_checks_were_cut_short_is_stored_with_the_verdict_and_read_back():
+    """A ChecksEnd is data on the verdict (its kind, where, the limit, a crash's signal, an exit's status): it survives
+    the notebook's JSON, a verdict stored before ends were reads as None, and an unknown kind is refused."""
+    from dataclasses import replace
+
+    from autograder.verdicts import CRASH, EXIT, IDLE, ChecksEnd, checks_ends
+
+    idle = ChecksEnd(IDLE, "attention", limit=2.0)
+    crash = ChecksEnd(CRASH, "softmax", signal="SIGSEGV")
+    graded = [
+        replace(VERDICT, check="check_attention", function="attention", end=idle, limit=idle.kind),
+        replace(VERDICT, check="check_masked_attention", function="attention", end=idle, limit=idle.kind),
+        replace(VERDICT, end=crash, limit=crash.kind),
+        replace(VERDICT, check="check_causal_mask", function="causal_mask"),
+    ]
+    notebook = new_notebook(cells=[check_cell(v.check, **{KEY: v.to_dict()}) for v in graded])
+    again = read_verdicts(nbformat.reads(nbformat.writes(notebook), as_version=4))
+    assert list(again.values()) == graded
+    assert checks_ends(again) == [(["check_attention", "check_masked_attention"], idle), (["check_softmax"], crash)]
+    assert idle.what() == "stopped: attention waited 2 s without computing (sleep, input or a lock?)"
+    assert crash.what() == "softmax crashed (SIGSEGV: a segmentation fault)"
+    assert ChecksEnd(EXIT, "answer cell 3", code=4).what() == "answer cell 3 exited (exit 4)"
+    assert ChecksEnd("notebook", limit=120.0).what() == "stopped: the hidden checks used up their 120 s of CPU time"
+    assert ChecksEnd("notebook", limit=120.0).whole and not idle.whole
+    stored = VERDICT.to_dict()
+    del stored["end"]  # as a grader before ends stored it
+    assert Verdict.from_dict(stored).end is None
+    with pytest.raises(ValueError, match="a hidden checks' end is one of"):
+        ChecksEnd("tired")

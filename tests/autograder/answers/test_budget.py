@@ -167,9 +167,9 @@ def test_an_oversized_stand_in_request_is_refused_and_costs_only_its_function(at
 
 @needs_bubblewrap
 def test_nothing_said_extends_the_notebooks_clock(attention, solution):
-    """Cells that each sleep within their own backstop, in order, as an honest runner reports them: the notebook's
-    wall-clock budget still ends the grading, and every verdict says so."""
-    sleepy = ["import time\ntime.sleep(2)\n" + source for source in solution]
+    """Cells that each sleep for less than the idle seconds, in order, as an honest runner reports them: the
+    notebook's wall-clock budget still ends the grading, and every verdict says so."""
+    sleepy = ["import time\ntime.sleep(1)\n" + source for source in solution]
     verdicts, seconds = timed(attention, sleepy, call_limit=1.0, wall=5.0)
     assert 5.0 <= seconds < 12, seconds
     for verdict in verdicts.values():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -744,9 +745,9 @@ def test_a_float32_solution_earns_full_marks(solution):
 
 
 def test_limits_are_cpu_time_not_the_clock(solution):
-    """An answer cell that waits 3 s by the clock (using no CPU) under a 1 s CPU limit costs nothing; one that
-    burns CPU is stopped, and the feedback names the cell, the limit and the cause."""
-    waits = ["import time\ntime.sleep(3)\n" + solution[0], *solution[1:]]
+    """An answer cell that waits 1.5 s by the clock (using no CPU, within the 2 s it may wait) under a 1 s CPU limit
+    costs nothing; one that burns CPU is stopped, and the feedback names the cell, the limit and the cause."""
+    waits = ["import time\ntime.sleep(1.5)\n" + solution[0], *solution[1:]]
     assert lost(grade_answers(waits, seed=SEED, call_limit=1.0, checks=["check_softmax"])) == {}
     burns = [
         "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n"
@@ -937,3 +938,89 @@ def test_a_crash_names_its_signal_not_an_exit(solution):
     text = verdicts["check_even_marker_weight"].text()
     assert verdicts["check_even_marker_weight"].points == 0
     assert "crashed (SIGSEGV: a segmentation fault)" in text and "exit(" not in text, text
+
+
+def test_a_sleeping_function_costs_seconds_and_only_its_own_checks(solution):
+    """attention sleeps an hour: its first call is stopped after the 2 s it may wait without computing, its later
+    calls are not made, both of its checks say so as data, and every other function keeps its points."""
+    from autograder.verdicts import ChecksEnd
+
+    sleeping = edit(
+        solution,
+        "attention",
+        "    ### BEGIN SOLUTION\n",
+        "    ### BEGIN SOLUTION\n    import time\n    time.sleep(3600)\n",
+    )
+    started = time.monotonic()
+    verdicts = grade_answers(sleeping, seed=SEED)
+    assert time.monotonic() - started < 30  # about 2 s and a runner's start; the clock's backstop was 60 s a call
+    only_these_lose(verdicts, {"check_attention", "check_masked_attention"})
+    stopped = "stopped: attention waited 2 s without computing (sleep, input or a lock?)"
+    for check in ("check_attention", "check_masked_attention"):
+        assert verdicts[check].points == 0 and verdicts[check].limit == "idle", verdicts[check].text()
+        assert verdicts[check].end == ChecksEnd("idle", "attention", limit=2.0)
+        assert verdicts[check].end.what() == stopped and stopped in verdicts[check].text()
+
+
+def burners(count: int) -> list:
+    """``count`` processes that keep a core busy each (a loaded machine), for two minutes at most."""
+    import subprocess
+    import sys
+
+    burn = "import time\nend = time.time() + 120\nwhile time.time() < end: pass"
+    return [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(count)]
+
+
+def test_a_slow_function_gets_the_same_verdicts_on_a_loaded_machine(solution):
+    """Functions that compute slowly (a wrong one, one past its CPU time, a right one) are graded on a quiet machine
+    and again while twice as many busy processes as cores run beside them: every check's points, limit and
+    properties are the same. Waiting its turn for a core never counts as waiting without computing."""
+    slow = "    _t = time.process_time()\n    while time.process_time() - _t < {seconds}:\n        pass\n"
+    answers = edit(
+        solution, "causal_mask", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n" + slow.format(seconds=0.2)
+    )
+    answers = edit(
+        answers,
+        "join_heads",
+        "    return x.transpose(1, 0, 2).reshape(positions, heads * size)\n",
+        slow.format(seconds=0.3) + "    return x.transpose(1, 0, 2).reshape(heads * size, positions).T\n",
+    )
+    answers = edit(
+        answers, "split_heads", "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n" + slow.format(seconds=9)
+    )
+    answers = ["import time\n" + answers[0], *answers[1:]]
+    checks = ["check_causal_mask", "check_join_heads", "check_split_heads", "check_softmax"]
+
+    def graded():
+        verdicts = grade_answers(answers, seed=SEED, call_limit=0.5, checks=checks)
+        return {c: (v.points, v.limit, [(p.name, p.passed) for p in v.properties]) for c, v in verdicts.items()}
+
+    quiet = graded()
+    running = burners(2 * (os.cpu_count() or 1))
+    try:
+        loaded = graded()
+    finally:
+        for burner in running:
+            burner.kill()
+            burner.wait()
+    assert loaded == quiet
+    assert quiet["check_causal_mask"][0] == CHECKS["check_causal_mask"].points  # right, only slow
+    assert quiet["check_join_heads"][0] < CHECKS["check_join_heads"].points  # wrong and slow
+    assert quiet["check_split_heads"][:2] == (0, "call")  # past its CPU time on every call
+
+
+def test_a_syntax_error_says_its_place_once(solution):
+    """An answer cell that does not compile: the verdict names the cell and the line once, with Python's message."""
+    broken = edit(
+        solution,
+        "marker_weight",
+        "def marker_weight(pattern, sep, queries):",
+        "def marker_weight(pattern, sep, queries)",
+    )
+    cell = cell_of(solution, "marker_weight") + 1
+    line = solution[cell - 1].splitlines().index("def marker_weight(pattern, sep, queries):") + 1
+    verdict = grade_answers(broken, seed=SEED, checks=["check_marker_weight"])["check_marker_weight"]
+    assert {p.message for p in verdict.properties} == {
+        "no function named marker_weight in your answers: define it in its answer cell as def marker_weight(...): "
+        f"(answer cell {cell} failed: SyntaxError: expected ':' (answer cell {cell}, line {line}))"
+    }

@@ -6,7 +6,9 @@ changed in place only where they name a real argument, result descriptions one p
 dtype). Then real runners, each a fraction of a second: cells and a call answered; a call reading its input from
 a file; a stand-in computed here; and each way a runner ends the student's answers with a sentence, not a
 traceback: a forged or malformed message (fatal), an exit, a kill by signal, a stand-in request past its bound,
-a cell past its CPU time, the notebook's clock.
+a cell past its CPU time, the notebook's clock; each with how it ended as data (a verdicts.ChecksEnd: its kind, the
+cell or function, a signal's name, an exit status). A cell or call that waits without computing (a sleep, a lock)
+is stopped after the budget's idle seconds, one that computes is not; the runner's CPU is counted from its start.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 import pytest
 
 from autograder import sandbox
+from autograder.answers import process
 from autograder.answers.budget import GRACE, STAND_IN_ELEMENTS, Budget, Limits
 from autograder.answers.process import (
     Runner,
@@ -32,6 +35,7 @@ from autograder.answers.process import (
     valid_returned,
 )
 from autograder.checks import Mapped
+from autograder.verdicts import ChecksEnd
 
 needs_bubblewrap = pytest.mark.skipif(
     sandbox.bubblewrap() is None,
@@ -157,7 +161,7 @@ def test_a_runner_reports_its_cells_and_answers_calls(started):
     }
     assert report["missing"] == ["softmax"] and report["output"] == "x" * 3999 + "\n"
     result, used, limit = runner.call("scale", (np.ones(3),), {"factor": 2.0}, (), 2, 5.0)
-    assert result.error is None and limit == "" and used >= 0.0
+    assert result.error is None and limit is None and used >= 0.0
     assert [v.tolist() for v in result.values] == [[2.0, 2.0, 2.0], 6.0]
     assert result.returned == ({"type": "numpy.ndarray", "dtype": "float64", "shape": [3]},
                                {"type": "numpy.float64", "dtype": "float64", "shape": []})  # fmt: skip
@@ -257,6 +261,7 @@ def test_a_forged_result_during_a_call_is_refused(started):
 def test_an_exit_is_said_as_an_exit_and_costs_only_that_cell(started):
     ended = died(started(), [ANSWERS, "import os\nos._exit(3)\n"])
     assert not ended.fatal and ended.limit == "exit" and ended.step == {"cell": 1}
+    assert ended.end == ChecksEnd("exit", "answer cell 2", code=3)
     assert ended.reason == (
         "the Python process running your functions exited early (exit 3) during answer cell 2: "
         "does your code call exit()?"
@@ -267,6 +272,7 @@ def test_an_exit_is_said_as_an_exit_and_costs_only_that_cell(started):
 def test_a_kill_by_signal_is_said_as_a_crash_with_its_likely_cause(started):
     ended = died(started(), ["import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"])
     assert not ended.fatal and ended.limit == "memory"
+    assert ended.end == ChecksEnd("memory", "answer cell 1", signal="SIGKILL")
     assert ended.reason == (
         "the Python process running your functions crashed (SIGKILL: killed: out of memory?) during answer cell 1"
     )
@@ -304,3 +310,56 @@ def test_the_notebooks_clock_ends_a_sleeping_cell_for_good(started):
     assert time.monotonic() - started_at < 10
     assert ended.fatal and ended.limit == "notebook time"
     assert ended.reason.startswith("grading your answers ran past its 1 s by the clock, during answer cell 1")
+
+
+@needs_bubblewrap
+def test_a_crash_is_data_with_its_signals_name(started):
+    ended = died(started(), [ANSWERS, "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"])
+    assert not ended.fatal and ended.end == ChecksEnd("crash", "answer cell 2", signal="SIGSEGV")
+    assert ended.end.what() == "answer cell 2 crashed (SIGSEGV: a segmentation fault)"
+    assert ended.reason == (
+        "the Python process running your functions crashed (SIGSEGV: a segmentation fault) during answer cell 2"
+    )
+
+
+@needs_bubblewrap
+def test_a_sleeping_cell_is_stopped_after_the_idle_seconds(started):
+    started_at = time.monotonic()
+    ended = died(started(Budget(Limits(call=5.0, total=60.0, idle=0.5))), ["import time\ntime.sleep(60)\n"])
+    assert 0.5 <= time.monotonic() - started_at < 5
+    assert not ended.fatal and ended.end == ChecksEnd("idle", "answer cell 1", limit=0.5)
+    assert ended.reason == "stopped: answer cell 1 waited 0.5 s without computing (sleep, input or a lock?)"
+
+
+@needs_bubblewrap
+def test_a_call_blocked_on_a_lock_is_stopped_and_one_that_computes_is_not(started):
+    """A lock taken twice never returns and uses no CPU: stopped after the idle seconds. A call that computes for
+    longer than those seconds, in short steps between which it returns nothing, is left alone."""
+    runner = started(Budget(Limits(call=5.0, total=60.0, idle=0.3)))
+    runner.start(
+        [
+            "import threading\n\ndef double(x):\n    lock = threading.Lock()\n    lock.acquire()\n    lock.acquire()\n",
+            "import time\n\ndef scale(x, factor=3.0):\n    t = time.process_time()\n"
+            "    while time.process_time() - t < 1.0:\n        pass\n    return x * factor, x.sum()\n",
+        ],
+        {},
+        5.0,
+        NAMES,
+    )
+    result, used, end = runner.call("scale", (np.ones(3),), {}, (), 2, 5.0)
+    assert result.error is None and end is None and used >= 1.0
+    with pytest.raises(RunnerDied) as ended:
+        runner.call("double", (np.ones(2),), {}, (), 1, 5.0)
+    assert ended.value.end == ChecksEnd("idle", "double", limit=0.3)
+
+
+@needs_bubblewrap
+def test_the_runners_cpu_is_counted_from_its_start(started, monkeypatch):
+    """The first walk over /proc may come before bubblewrap starts the runner's Python: the processes are looked up
+    again until a walk after the runner's first message, so a cell's CPU counts even with no later walk."""
+    monkeypatch.setattr(process, "WALK_EVERY", 3600.0)  # no walk by the clock during this test
+    runner = started()
+    burn = "import time\n_t = time.process_time()\nwhile time.process_time() - _t < 0.4:\n    pass\n"
+    runner.start([burn], {}, 5.0, ())
+    assert len(runner.tree) >= 2 and runner.process.pid in runner.tree  # bubblewrap's processes and Python's
+    assert runner.cpu() >= 0.4

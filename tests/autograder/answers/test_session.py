@@ -20,6 +20,7 @@ from autograder.answers.budget import ATTEMPTS, Budget, Limits
 from autograder.answers.session import Session, Usage
 from autograder.checks import Call, Check, Result, describe_call
 from autograder.course.assignments import AssignmentChecks
+from autograder.verdicts import ChecksEnd
 
 needs_bubblewrap = pytest.mark.skipif(
     sandbox.bubblewrap() is None,
@@ -72,17 +73,19 @@ def session(tmp_path):
 def test_usage_adds_seconds_and_keeps_the_first_limit_and_each_note_once():
     usage = Usage()
     usage.add(0.5)
-    usage.add(-3.0, "call", "stopped")  # a negative measure counts as nothing
-    usage.add(0.25, "notebook", "stopped")
+    usage.add(-3.0, ChecksEnd("call", "softmax", limit=1.0), "stopped")  # a negative measure counts as nothing
+    usage.add(0.25, ChecksEnd("notebook", limit=120.0), "stopped")
     usage.add(0.0, note="")
     assert (usage.cpu_seconds, usage.limit, usage.notes) == (0.75, "call", ["stopped"])
+    assert usage.end == ChecksEnd("call", "softmax", limit=1.0)
 
 
 def test_usage_absorbs_another_stretch_of_the_same_check():
-    first = Usage(1.0, "", "", ["a"])
-    first.absorb(Usage(0.5, "softmax(array of shape (2,))", "memory", ["a", "b"]))
-    first.absorb(Usage(0.25, "attention(...)", "call", ["b", "c"]))
-    assert first == Usage(1.75, "softmax(array of shape (2,))", "memory", ["a", "b", "c"])
+    memory, call = ChecksEnd("memory", "softmax", signal="SIGKILL"), ChecksEnd("call", "attention", limit=1.0)
+    first = Usage(1.0, "", None, ["a"])
+    first.absorb(Usage(0.5, "softmax(array of shape (2,))", memory, ["a", "b"]))
+    first.absorb(Usage(0.25, "attention(...)", call, ["b", "c"]))
+    assert first == Usage(1.75, "softmax(array of shape (2,))", memory, ["a", "b", "c"])
 
 
 # --- real runners ------------------------------------------------------------------------------------------
@@ -116,8 +119,10 @@ def test_a_function_that_ended_its_runner_has_its_later_calls_not_made(session):
     crashed, _ = graded.call("leave", (np.ones(2),))
     assert crashed.error.startswith("the Python process running your functions exited early (exit 4) during leave")
     assert graded.runner is None and graded.usage.limit == "exit"
+    assert graded.take_usage().end == ChecksEnd("exit", "leave", code=4)
     again, used = graded.call("leave", (np.ones(2),))
     assert again.error == f"not run: an earlier call of leave failed: {crashed.error}" and used == 0.0
+    assert graded.take_usage().end == ChecksEnd("exit", "leave", code=4)  # a later check of leave says how, as data
     other, _ = graded.call("double", (np.ones(2),))
     assert other.error is None and graded.attempts == 2  # the others still run, in a fresh runner
 
@@ -129,7 +134,7 @@ def test_after_too_many_restarts_every_call_is_not_run_and_says_why(session):
     assert result.error == f"not run: the runner was restarted too many times ({ATTEMPTS})" and used == 0.0
     assert graded.attempts == ATTEMPTS and sorted(graded.skip) == list(range(ATTEMPTS))
     usage = graded.take_usage()
-    assert usage.limit == "restarts"
+    assert usage.limit == "restarts" and usage.end == ChecksEnd("restarts", limit=ATTEMPTS)
     assert usage.notes == [f"Grading of your answers stopped: the runner was restarted too many times ({ATTEMPTS})."]
     assert graded.take_usage() == Usage()  # taken: the next check starts from nothing
 

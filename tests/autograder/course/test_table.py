@@ -84,3 +84,25 @@ def test_the_written_column_is_there_only_when_the_assignment_has_written_answer
     table = grade_table(written, {}, "week1")
     assert list(table.columns) == ["auto", "written", "lost", "note"]
     assert table.loc["ada"].tolist() == ["4 / 5", "1 to grade", "f", ""]
+
+
+def test_the_hidden_checks_cut_short_are_noted_from_the_stored_verdicts(tmp_path):
+    """A function stopped for waiting without computing, as its verdicts store it (autograder.verdicts.ChecksEnd),
+    is noted once after the kernel's ends, whatever the words of its check cells."""
+    from autograder.verdicts import KEY, ChecksEnd, Property, Verdict
+
+    autograded(tmp_path, "sleeper", [KernelEnd(BUDGET, 9, limit=45)])
+    path = tmp_path / "autograded" / "sleeper" / "attention" / "attention.ipynb"
+    notebook = json.loads(path.read_text())
+    idle = ChecksEnd("idle", "attention", limit=2.0)
+    for check in ("check_attention", "check_masked_attention"):
+        verdict = Verdict(check, "attention", 0.0, 4.0, (Property("values", False, "not run"),), limit="idle", end=idle)
+        flags = {"grade": True, "solution": False, "grade_id": check, "points": 4}
+        cell = {"cell_type": "code", "metadata": {"nbgrader": flags, KEY: verdict.to_dict()}, "source": "",
+                "outputs": [], "execution_count": 2}  # fmt: skip
+        notebook["cells"].append(cell)
+    path.write_text(json.dumps(notebook))
+    assert kernel_notes(tmp_path, LAYOUT, ["sleeper"]) == {
+        "sleeper": "cell 9: stopped after 45 s, the notebook's budget; later cells not run; "
+        "hidden checks: stopped: attention waited 2 s without computing (sleep, input or a lock?)"
+    }

@@ -21,7 +21,7 @@ from nbgrader.utils import determine_grade
 from autograder.answers.grading import answer_sources
 from autograder.course import assignments
 from autograder.notebook.autograde import ExternalVerdicts, StartVerdicts
-from autograder.verdicts import KEY, read_verdicts
+from autograder.verdicts import KEY, read_kernel_ends, read_verdicts
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"
@@ -271,3 +271,33 @@ def test_early_verdicts_that_do_not_come_in_time_give_zero_and_say_why():
         assert determine_grade(cell) == (0.0, CHECKS[grade_id].points)
         assert stored[grade_id].limit == "notebook time"
         assert "the hidden checks did not finish within 7 s by the clock" in cell.outputs[0].text
+
+
+@pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook is missing")
+def test_a_notebook_whose_attention_sleeps_is_graded_in_bounded_time(tmp_path):
+    """The chain's steps as nbgrader runs them (StartVerdicts, the student's kernel under a 10 s budget,
+    ExternalVerdicts) on the attention notebook whose attention sleeps an hour: the kernel's budget stops the
+    notebook, the hidden checks stop attention after the 2 s it may wait without computing (it once held them a
+    minute a call), attention's two checks get 0 and say why as data, every other function keeps its points."""
+    from autograder.notebook.kernel import SurvivingExecute
+    from autograder.verdicts import ChecksEnd
+
+    nb = nbformat.read(str(NOTEBOOK), as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution") and "def attention(" in cell.source:
+            cell.source = cell.source.replace(
+                "    ### BEGIN SOLUTION\n", "    ### BEGIN SOLUTION\n    import time\n    time.sleep(3600)\n", 1
+            )
+    resources = {**ATTENTION, "metadata": {"path": str(tmp_path)}}
+    started = time.monotonic()
+    nb, resources = verdicts(StartVerdicts).preprocess(nb, resources)
+    nb, resources = SurvivingExecute(timeout=60, notebook_timeout=10).preprocess(nb, resources)
+    nb, resources = verdicts().preprocess(nb, resources)
+    assert time.monotonic() - started < 60  # the kernel's 10 s and its start; the checks end within it
+    assert [end.kind for end in read_kernel_ends(nb)] == ["notebook budget"]  # a visible check called attention
+    stored = read_verdicts(nb)
+    for grade_id, verdict in stored.items():
+        if verdict.function == "attention":
+            assert verdict.points == 0 and verdict.end == ChecksEnd("idle", "attention", limit=2.0), verdict.text()
+        else:
+            assert verdict.points == CHECKS[grade_id].points, verdict.text()

@@ -365,6 +365,59 @@ def test_the_kernels_end_is_listed_under_the_header_from_the_stored_data():
     ]
 
 
+def test_how_the_hidden_checks_were_cut_short_is_listed_under_the_header_from_the_stored_verdicts():
+    """KernelEnds reads the verdicts stored in the check cells: a function stopped for waiting and the hidden checks'
+    CPU budget spent are listed with the checks they cost; a verdict without an end lists nothing."""
+    from nbconvert import HTMLExporter
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from autograder.notebook.feedback import NBGRADER_TEMPLATES, TEMPLATE, TEMPLATE_PATHS, TEMPLATES, KernelEnds
+    from autograder.verdicts import KEY, ChecksEnd, Property, Verdict
+
+    def check(grade_id: str, function: str, end: ChecksEnd | None):
+        verdict = Verdict(grade_id, function, 0.0, 2.0, (Property("values", False, "stopped"),), end=end)
+        cell = new_code_cell("# visible checks", metadata={KEY: verdict.to_dict()})
+        flags = {"grade": True, "solution": False, "grade_id": grade_id, "points": 2, "score": 0.0}
+        cell.metadata["nbgrader"] = flags  # as nbgrader's GetGrades leaves it
+        return cell
+
+    idle, spent = ChecksEnd("idle", "attention", limit=2.0), ChecksEnd("notebook", limit=120.0)
+    notebook = new_notebook(
+        cells=[
+            check("check_attention", "attention", idle),
+            check("check_masked_attention", "attention", idle),
+            check("check_softmax", "softmax", None),
+            check("check_heads", "heads", spent),
+        ]
+    )
+    _, resources = KernelEnds().preprocess(notebook, {})
+    assert resources["nbgrader"]["checks_ends"] == [
+        {
+            "kind": "idle",
+            "checks": ["check_attention", "check_masked_attention"],
+            "text": "stopped: attention waited 2 s without computing (sleep, input or a lock?)",
+        },
+        {
+            "kind": "notebook",
+            "checks": ["check_heads"],
+            "text": "stopped: the hidden checks used up their 120 s of CPU time",
+        },
+    ]
+    exporter = HTMLExporter(
+        template_name=TEMPLATE,
+        extra_template_basedirs=[str(TEMPLATES), str(NBGRADER_TEMPLATES)],
+        extra_template_paths=TEMPLATE_PATHS,
+    )
+    totals = {"pending": 0, "summary": "0 of 8 automatic"}
+    resources = {"nbgrader": {"notebook": "n", "score": 0, "max_score": 8, "late_penalty": 0, "totals": totals}}
+    notebook, resources = KernelEnds().preprocess(notebook, resources)
+    page = exporter.from_notebook_node(notebook, resources=resources)[0]
+    assert (
+        '<li class="checks-end" data-kind="idle">stopped: attention waited 2 s without computing (sleep, input or a '
+        "lock?) (costing check_attention, check_masked_attention)</li>"
+    ) in page
+
+
 def kernel_ends(page: str) -> list[tuple[str, str, str]]:
     """(kind, cell, text) of each <li class="kernel-end"> on ``page``, read by Python's HTML parser."""
     from html.parser import HTMLParser

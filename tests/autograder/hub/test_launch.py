@@ -511,13 +511,20 @@ def as_instructor(*options: str) -> subprocess.CompletedProcess:
     )
 
 
+# the page's transitions that end (a spinner's never does) once they have ended
+FADED_IN = """() => Promise.all(document.getAnimations()
+    .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity).map((a) => a.finished))"""
+
+
 def formgrader_action(page, column: str, success: str, shot=None) -> str:
     """Click the attention row's ``column`` action in Manage Assignments; the dialog's text once it says ``success``
     (``shot``, when given, is called with nothing before the dialog is closed: a screenshot of it)."""
     page.locator(f"#main-table td.{column} a").click()
     page.wait_for_selector(f".modal-body:has-text({success!r})")
     text = page.inner_text(".modal-body")
-    if shot is not None:
+    if shot is not None:  # once the dialog has faded in whole (Bootstrap's transitions)
+        page.wait_for_selector(".modal.in")
+        page.evaluate(FADED_IN)
         shot()
     page.locator(".modal-footer button").first.click()
     page.wait_for_selector(".modal-body", state="detached")

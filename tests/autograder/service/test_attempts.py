@@ -183,3 +183,24 @@ def test_read_attempts_creates_no_table(url, store, tmp_path):
     submit(store, "ada+1", minutes=1)
     store.add(key="x", student="ada", assignment="other", submitted=T0)
     assert [a.key for a in read_attempts(url, "attention")] == ["ada+1", "ada+2"]
+
+
+def test_a_scoped_store_reads_and_changes_its_own_assignments_rows_only(store):
+    """Two assignments in one table: each one's queue, window, superseding and recovering stay within it."""
+    attention, positions = store.scoped("attention"), store.scoped("positions")
+    for minutes, assignment in ((0, "attention"), (1, "positions"), (2, "attention"), (3, "positions")):
+        store.add(key=f"ada+{assignment}+{minutes}", student="ada", assignment=assignment, submitted=at(minutes))
+    assert attention.supersede(["ada"]) == 1 and positions.supersede(["ada"]) == 1  # one each, not three
+    assert [a.key for a in attention.waiting_heads()] == ["ada+attention+2"]
+    assert [a.key for a in positions.waiting_heads()] == ["ada+positions+3"]
+    assert attention.start(attention.waiting_heads()[0].id, now=at(4))
+    assert positions.students_in("checking") == set() and attention.students_in("checking") == {"ada"}
+    assert positions.starts(["ada"], at(0)) == ({}, {}) and attention.starts(["ada"], at(0))[0] == {"ada": [at(4)]}
+    assert positions.recover() == 0 and attention.recover() == 1  # a restart of one assignment's checker only
+    assert [(a.assignment, a.status) for a in store.select(student="ada")] == [
+        ("attention", "superseded"),
+        ("positions", "superseded"),
+        ("attention", "pending"),
+        ("positions", "pending"),
+    ]
+    assert {a.assignment for a in positions.select()} == {"positions"} and positions.engine is store.engine

@@ -3,8 +3,10 @@
 A named mistake is the first property that fails in a student's check, the later ones being most often its
 consequences (a mask applied after softmax breaks the row sums, the leak test, the values and the model at once):
 one mistake per student and check, grouped by its stable id (autograder.verdicts.mistake_id, stored with each
-failed property: ``<check>.<property>``, with the judge's name for a known mistake), never by its words; the
-message shown is the first student's.
+failed property: ``<check>.<property>``, with the judge's name for a known mistake), never by its words. The
+mistake is described by its own words, the same for every student: a message reads "attend(array of shape (3, 4,
+8), ...): no scaling by sqrt(d): divide ...", one student's call then the mistake, and the description is the part
+from which the stored id is made (verdicts.named_after), never the call before it (``mistake_words``).
 Mistakes are ordered by the number of students, then by the share of the affected checks' points they cost.
 Each has an example: the first line where the function of the student closest to the solution differs from
 it, without the student's name.
@@ -12,12 +14,13 @@ it, without the student's name.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
 
 from autograder.report.course import GradedAssignment, Student, solution_cells, squeeze
-from autograder.verdicts import Verdict
+from autograder.verdicts import Property, Verdict, named_after
 
 MISTAKES = ["mistake", "id", "students", "functions", "checks", "points_lost", "share_lost", "example"]
 FAILURES = ["check", "property", "id", "message", "students"]
@@ -28,13 +31,30 @@ class Mistake:
     """One named mistake over the class."""
 
     mistake: str  # its stable id (verdicts.mistake_id)
-    message: str  # what the first student read
+    description: str  # its words, the same for every student who made it (describe)
     students: set = field(default_factory=set)
     functions: list = field(default_factory=list)
     checks: set = field(default_factory=set)
     lost: float = 0.0
     top: float = 0.0
     example: tuple | None = None  # (lines of the function not in the solution, the first of them)
+
+
+def mistake_words(mistake: str, message: str) -> str:
+    """The mistake's own words in a student's ``message``: from the start of the message or after one of its
+    colons, the first part whose name (verdicts.named_after) is the stored id ``mistake``, so the call and the
+    values drawn for this student before it are left out. "" when no part is (a name the judge gave itself)."""
+    starts = [0] + [found.end() for found in re.finditer(r":\s+", message)]
+    return next((message[start:] for start in starts if named_after(message[start:]) == mistake), "")
+
+
+def describe(check: str, mistake: str, failed: Property) -> str:
+    """The words that name a mistake in the report: a named mistake's own words (mistake_words), else, when no
+    named mistake matched (id ``<check>.<property>``), which property failed; the id's words when the message
+    holds neither (a judge's own name for its mistake), never one student's call or values."""
+    if mistake == f"{check}.{failed.name}":
+        return f"{failed.name!r} fails, no named mistake matches"
+    return mistake_words(mistake, failed.message) or mistake.replace("-", " ")
 
 
 def example_line(code: str, solution: str) -> tuple[int, str]:
@@ -76,7 +96,7 @@ def add_mistake(mistake: Mistake, student: Student, check: str, verdict: Verdict
 def mistake_rows(mistakes: list[Mistake], checks: list[str]) -> list[dict]:
     rows = [
         {
-            "mistake": m.message,
+            "mistake": m.description,
             "id": m.mistake,
             "students": len(m.students),
             "functions": ", ".join(m.functions),
@@ -108,7 +128,7 @@ def mistakes_tables(graded: GradedAssignment) -> tuple[pd.DataFrame, pd.DataFram
             if not failed:
                 continue
             mistake_id, first = failed[0]
-            mistake = groups.setdefault(mistake_id, Mistake(mistake_id, first.message or first.name))
+            mistake = groups.setdefault(mistake_id, Mistake(mistake_id, describe(check, mistake_id, first)))
             add_mistake(mistake, s, check, verdict, solutions.get(verdict.function, ""))
     failure_rows = [
         {

@@ -657,7 +657,9 @@ def test_hostile_student_is_text_in_the_page(hostile):
         assert markup not in page
     assert "&lt;script&gt;window.pwned=&#39;code&#39;&lt;/script&gt;" in page  # code (the example, the pair)
     assert "&lt;img src=x onerror=&#34;window.pwned=&#39;id&#39;&#34;&gt;javascript:alert(1)&lt;script&gt;" in page
-    assert "&lt;script&gt;window.pwned=&#39;code&#39;&lt;/script&gt; mask BEFORE softmax" in page  # a message
+    # a message quoting markup is no mistake's name: its row names the property (the messages are in failures.csv)
+    assert "&lt;script&gt;window.pwned=&#39;code&#39;&lt;/script&gt; mask BEFORE softmax" not in page
+    assert "&#39;rows sum to 1&#39; fails, no named mistake matches" in page
     tags = Tags()
     tags.feed(page)
     assert tags.names <= PAGE_TAGS, tags.names - PAGE_TAGS

@@ -88,8 +88,9 @@ class Checkers:
         return list(self.checkers)
 
     def busy(self) -> int:
-        """Checks on the pool now, every assignment's."""
-        return sum(len(checker.running) for checker in self.checkers.values())
+        """Checks running on the pool now, every assignment's (one finished but not yet recorded by its checker holds
+        no slot: the checker first in this round's turn may take it)."""
+        return sum(1 for checker in self for future in checker.running.values() if not future.done())
 
     def warm(self, pool) -> list:
         """Each assignment's checks tried first (its probe), then the workers warmed on each assignment's blank

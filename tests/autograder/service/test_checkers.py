@@ -243,6 +243,31 @@ def test_the_pool_s_slots_are_shared_by_the_assignments(tmp_path):
     assert len(pool.checked) == 2  # none free: nothing more started, of either assignment
 
 
+def test_a_rush_on_one_assignment_keeps_no_other_waiting_behind_all_of_it(tmp_path):
+    """One slot; three attention Submits wait, then one of positions: the slot a finished check frees goes to the
+    assignment whose turn it is, so positions' Submit is the second one checked, not the fourth."""
+    folder, inbound = course(tmp_path), tmp_path / "exchange" / "inbound"
+    checkers = checkers_of(folder, inbound, policy=InstantChecks(attempts=9), slots=1)
+
+    class Told(Routed):  # checks that finish when the test says
+        def submit(self, function, **keywords):
+            if function is instant.check_notebook:
+                self.checked.append((Path(keywords["source"]).name, keywords["notebook_path"].parent.name[:2]))
+                self.future = concurrent.futures.Future()
+                return self.future
+            return super().submit(function, **keywords)
+
+    for number, student in enumerate(("ada", "bo", "cy")):
+        submit(inbound, student, "attention", T0 + datetime.timedelta(seconds=number))
+    submit(inbound, "ada", "positions", T0 + datetime.timedelta(seconds=5))
+    pool = Told()
+    checkers.step(pool, now=T0)
+    for _ in range(2):
+        pool.future.set_result(fake_check(source=folder / "source" / pool.checked[-1][0], notebook_path=""))
+        checkers.step(pool, now=T0)
+    assert pool.checked == [("attention", "ad"), ("positions", "ad"), ("attention", "bo")]
+
+
 # --- the pages and api/latest ------------------------------------------------------------------------------------
 
 

@@ -82,7 +82,10 @@ class Call:
     the call limit. drive: instead of one plain call, a function run in the grader's process that calls the
     student's function as often as it needs (the store's model driven by the student's attention):
     drive(student, function, *args, seconds=..., **kwargs) -> Result, where student(function, args, kwargs,
-    stand_ins, items, seconds) -> (Result, CPU seconds used); about: how a driven call reads in the feedback.
+    stand_ins, items, seconds) -> (Result, CPU seconds used), and student.many(function, [(args, kwargs)], stand_ins,
+    items, seconds) -> [(Result, CPU seconds used)] makes many calls that do not depend on each other at once
+    (``seconds`` for them all; after the first that fails, the others are "not run"); about: how a driven call reads
+    in the feedback.
     """
 
     function: str

@@ -416,6 +416,7 @@ def perform_batch(channel: Channel, namespace: dict, request: dict, inputs: list
                 channel.send({"op": "error", "message": message, "timed_out": True})
                 ok = False
             else:
+                left = float(f"{left:.3g}")  # as the student reads it: "used up its 0.05 s", not 0.0499984
                 ok = perform(channel, namespace, _dict(call, seconds=min(call["seconds"], left)), inputs)
         else:
             ok = perform(channel, namespace, call, inputs)

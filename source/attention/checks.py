@@ -133,21 +133,26 @@ def over_model_patterns(
     them from the patterns file (the model's attention on these texts: inputs, not answers), not the pipe.
     """
     patterns = str(model.cache().file)
-    stacked, budget, columns, returned = layers * heads, Budget(seconds), [], []
+    stacked, budget, columns, returned, texts = layers * heads, Budget(seconds), [], [], []
+    for text, (offset, positions, sep) in enumerate(np.asarray(index).tolist()):
+        mine = np.asarray(queries[offsets[text] : offsets[text + 1]])
+        if per == "query" and not len(mine):
+            continue
+        pattern = Mapped(patterns, offset, stacked * positions * positions, (stacked, positions, positions))
+        args, expected = (
+            ((pattern,), (stacked,)) if per == "head" else ((pattern, int(sep), mine.copy()), (stacked, len(mine)))
+        )
+        texts.append((text, positions, args, expected))
+    # the texts' calls do not depend on each other: sent at once, with the seconds for them all (after the first
+    # that fails, none is made); judged below one by one, in order, as if made one after the other
+    made = student.many(function, [(args, {}) for _, _, args, _ in texts], (), 1, seconds)
     try:
-        for text, (offset, positions, sep) in enumerate(np.asarray(index).tolist()):
-            mine = np.asarray(queries[offsets[text] : offsets[text + 1]])
-            if per == "query" and not len(mine):
-                continue
-            pattern = Mapped(patterns, offset, stacked * positions * positions, (stacked, positions, positions))
-            args, expected = (
-                ((pattern,), (stacked,)) if per == "head" else ((pattern, int(sep), mine.copy()), (stacked, len(mine)))
-            )
+        for (text, positions, _, expected), outcome in zip(texts, made):
             if budget.left <= 0:
                 raise StudentFailed(
                     f"{function} used up its {seconds:g} s of CPU time before the last of the model's texts"
                 )
-            result = budget.charge(*student(function, args, {}, (), 1, budget.left))
+            result = budget.charge(*outcome)
             where = f"for the model's text {text}, its {layers} layers' patterns stacked as {stacked} heads"
             if tuple(result.values[0].shape) != expected:
                 raise StudentFailed(

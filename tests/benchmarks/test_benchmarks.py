@@ -50,6 +50,15 @@ FIGURES = {
         ],
         [needs_bubblewrap],
     ),
+    "check_batching.py": (
+        [
+            r"one call per message: p50 [\d.]+ s by the clock, CPU [\d.]+ s grader \+ [\d.]+ s runner, \d+ messages",
+            r"batched: p50 [\d.]+ s by the clock",
+            r"one per message / batched, CPU seconds \(grader \+ runner\) per check: \d+\.\d\d",
+            r"grades the same both ways: yes",
+        ],
+        [needs_bubblewrap, needs_model],
+    ),
     "overhead_vs_nbclient.py": (
         [r"round 1: execute [\d.]+ s, grade [\d.]+ s", r"grade / execute, per submission: \d+\.\d\d"],
         [needs_bubblewrap, needs_model],

@@ -172,6 +172,55 @@ def test_a_runner_reports_its_cells_and_answers_calls(started):
 
 
 @needs_bubblewrap
+def test_a_batch_of_calls_is_one_message_and_each_call_is_judged_as_a_lone_call(started, monkeypatch):
+    runner = started()
+    runner.start([ANSWERS, "def attention(x):\n    return softmax(x) + 1\n"], {}, 5.0, NAMES + ("attention",))
+    sent = []
+    send = runner.send
+    monkeypatch.setattr(runner, "send", lambda header, arrays=(): (sent.append(header["op"]), send(header, arrays)))
+    requests = [
+        ("scale", (np.ones(3),), {"factor": 2.0}, (), 2, 5.0),
+        ("attention", (np.zeros(2),), {}, ("softmax",), 1, 5.0),
+        ("softmax", (np.ones(3),), {}, (), 1, 5.0),
+        ("attention", (np.zeros(2),), {}, (), 1, 5.0),  # softmax not allowed in this call: not bound
+        ("double", (np.arange(3.0),), {}, (), 1, 5.0),
+    ]
+    made = list(runner.calls(requests, lambda function, name: lambda x: np.full_like(x, 0.25)))
+    assert sent == ["calls", "value"]  # one message for the five calls, and the stand-in's value
+    results = [result for result, _, _ in made]
+    assert [v.tolist() for v in results[0].values] == [[2.0, 2.0, 2.0], 6.0] and results[0].changed == (0,)
+    assert results[1].values[0].tolist() == [1.25, 1.25]
+    assert results[2].error == "no function named softmax in your answers"
+    assert results[3].error.startswith("NameError: name 'softmax' is not defined")
+    assert results[4].values[0].tolist() == [0.0, 2.0, 4.0] and results[4].changed == ()
+    assert all(used >= 0.0 for _, used, _ in made) and [end for _, _, end in made] == [None] * 5
+
+
+@needs_bubblewrap
+def test_a_batch_with_stop_yields_up_to_its_first_failed_call(started):
+    runner = started()
+    runner.start([ANSWERS], {}, 5.0, NAMES)
+    requests = [("double", (np.ones(1),), {}, (), 1, 5.0), ("double", ("text",), {}, (), 1, 5.0)] * 2
+    made = list(runner.calls(requests, seconds=5.0, stop=True))
+    assert len(made) == 2 and made[0][0].error is None and made[1][0].error.startswith("ValueError: returned str")
+    result, _, _ = runner.call("double", (np.ones(1),), {}, (), 1, 5.0)  # the runner waits for the next message
+    assert result.values[0].tolist() == [2.0]
+
+
+@needs_bubblewrap
+def test_a_runner_that_dies_in_a_batch_has_yielded_the_calls_before(started):
+    runner = started()
+    runner.start([ANSWERS, "def leave(x):\n    import os\n    os._exit(4)\n"], {}, 5.0, NAMES + ("leave",))
+    requests = [("double", (np.ones(1),), {}, (), 1, 5.0), ("leave", (np.ones(1),), {}, (), 1, 5.0)]
+    requests.append(("double", (np.ones(1),), {}, (), 1, 5.0))
+    made = []
+    with pytest.raises(RunnerDied, match="exited early") as died:
+        made.extend(runner.calls(requests))
+    assert len(made) == 1 and made[0][0].values[0].tolist() == [2.0]
+    assert died.value.step == {"function": "leave"}
+
+
+@needs_bubblewrap
 def test_a_mapped_argument_is_read_from_its_file_by_the_runner(started, tmp_path):
     inputs = tmp_path / "inputs.npy"
     np.save(inputs, np.arange(10, dtype=np.float32))

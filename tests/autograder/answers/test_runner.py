@@ -469,6 +469,71 @@ def test_a_callback_kept_after_its_call_refuses_to_run(numpy_taken):
     assert len(channel.sent) == 2  # the grader was not asked
 
 
+# --- a batch of calls, over an in-memory channel -----------------------------------------------------------
+
+
+def batch_request(calls: list, **extra) -> tuple[dict, list]:
+    """A "calls" message: each (function, args, extra fields) packed into one list of arrays."""
+    arrays, headers = [], []
+    for function, args, fields in calls:
+        packed = [answer_runner.pack(a, arrays) for a in args]
+        headers.append({"function": function, "args": packed, "seconds": 5.0, **fields})
+    return {"op": "calls", "calls": headers, **extra}, arrays
+
+
+def test_a_batch_answers_each_call_in_order_as_a_lone_call_would(numpy_taken):
+    namespace = {}
+    source = "def f(x):\n    if x[0] < 0:\n        raise ValueError('negative')\n    x *= 2\n    return x\n"
+    exec(compile(source, answer_runner.cell_name(0), "exec"), namespace)
+    channel = Channel()
+    calls = [("f", [np.ones(2)], {}), ("f", [-np.ones(2)], {}), ("g", [], {}), ("f", [np.full(2, 3.0)], {})]
+    answer_runner.perform_batch(channel, namespace, *batch_request(calls))
+    ops = [header["op"] for header, _ in channel.sent]
+    assert ops == ["result", "error", "error", "result"]  # one message per call, the failures cost their own only
+    assert channel.sent[0][1][0].tolist() == [2.0, 2.0] and channel.sent[3][1][0].tolist() == [6.0, 6.0]
+    assert channel.sent[0][0]["changed"] == [0] and channel.sent[3][0]["changed"] == [0]  # its own argument
+    assert channel.sent[1][0]["message"].startswith("ValueError: negative (answer cell 1, line 3, in f)")
+    assert channel.sent[2][0]["message"] == "no function named g in your answers"
+
+
+def test_a_batch_binds_each_calls_stand_ins_for_that_call_only(numpy_taken):
+    namespace = {"softmax": "the student's own"}
+    exec("def attention(x):\n    return softmax(x) + 1\n", namespace)
+    channel = Channel([({"op": "value", "value": {"array": 0}}, [np.full(2, 0.5)])])
+    calls = [("attention", [np.zeros(2)], {"stand_ins": ["softmax"]}), ("attention", [np.zeros(2)], {})]
+    answer_runner.perform_batch(channel, namespace, *batch_request(calls))
+    (asked, _), (first, values), (second, _) = channel.sent
+    assert asked["op"] == "stand_in" and first["op"] == "result" and values[0].tolist() == [1.5, 1.5]
+    assert second["op"] == "error" and "str" in second["message"]  # the student's own softmax, a string, in call 2
+    assert namespace["softmax"] == "the student's own"
+
+
+def test_a_batch_with_stop_ends_at_its_first_error(numpy_taken):
+    namespace = {}
+    exec("def f(x):\n    return 1 / x[0] if x[0] else None\n", namespace)
+    channel = Channel()
+    calls = [("f", [np.ones(1)], {}), ("f", [np.zeros(1)], {}), ("f", [np.ones(1)], {})]
+    answer_runner.perform_batch(channel, namespace, *batch_request(calls, stop=True))
+    assert [header["op"] for header, _ in channel.sent] == ["result", "error"]  # the third is not made
+
+
+def test_a_batch_shares_its_cpu_seconds_and_a_call_after_they_are_spent_is_not_made(numpy_taken):
+    namespace = {"made": []}
+    spin = (  # times out at the batch's 0.05 s, swallows it, and returns after 0.1 s of CPU
+        "import time\ndef f(x):\n    made.append(1)\n    end = time.process_time() + 0.1\n    try:\n"
+        "        while True:\n            pass\n    except BaseException:\n"
+        "        while time.process_time() < end:\n            pass\n    return x\n"
+    )
+    exec(spin, namespace)
+    channel = Channel()
+    calls = [("f", [np.ones(1)], {}), ("f", [np.ones(1)], {})]
+    answer_runner.perform_batch(channel, namespace, *batch_request(calls, seconds=0.05))
+    first, second = (header for header, _ in channel.sent)
+    assert first["op"] == "result"
+    assert second["timed_out"] is True and "used up the 0.05 s of CPU time of these calls" in second["message"]
+    assert namespace["made"] == [1]  # the second call never ran
+
+
 # --- a real runner ------------------------------------------------------------------------------------------
 
 

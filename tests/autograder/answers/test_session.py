@@ -128,6 +128,69 @@ def test_a_function_that_ended_its_runner_has_its_later_calls_not_made(session):
 
 
 @needs_bubblewrap
+def test_a_crash_in_a_batch_costs_that_call_and_its_functions_later_ones_only(session):
+    graded = session([ANSWERS])
+    requests = [
+        ("double", (np.ones(1),), {}, (), 1, 5.0),
+        ("leave", (np.ones(1),), {}, (), 1, 5.0),
+        ("double", (np.full(1, 2.0),), {}, (), 1, 5.0),
+        ("leave", (np.ones(1),), {}, (), 1, 5.0),
+        ("attention", (np.zeros(2),), {}, ("softmax",), 1, 5.0),
+    ]
+    made = graded.calls(requests)
+    results = [result for result, _, _ in made]
+    assert results[0].values[0].tolist() == [2.0]  # made before the crash, kept
+    assert results[1].error.startswith("the Python process running your functions exited early (exit 4) during leave")
+    assert made[1][2].end == ChecksEnd("exit", "leave", code=4)
+    assert results[2].values[0].tolist() == [4.0]  # in the next runner
+    assert results[3].error == f"not run: an earlier call of leave failed: {results[1].error}" and made[3][1] == 0.0
+    assert results[4].values[0].tolist() == [1.25, 1.25]  # its stand-in, computed by the grader
+    assert graded.attempts == 2 and graded.usage == Usage()  # each call's usage is handed back, none kept
+
+
+@needs_bubblewrap
+def test_many_makes_independent_calls_at_once_and_none_after_the_first_that_fails(session):
+    graded = session([ANSWERS])
+    arguments = [((np.ones(1),), {}), (("text",), {}), ((np.ones(1),), {})]
+    made = graded.many("double", arguments, seconds=5.0)
+    assert made[0][0].values[0].tolist() == [2.0] and made[1][0].error.startswith("ValueError: returned str")
+    assert made[2] == (Result("not run: an earlier call of double failed"), 0.0)
+    assert graded.attempts == 1 and graded.take_usage().cpu_seconds == sum(used for _, used in made)
+
+
+@needs_bubblewrap
+def test_perform_all_gives_what_perform_gives_one_call_after_the_other(session, tmp_path):
+    def drive(student, function, x, seconds):
+        [(once, _), (twice, _)] = student.many(function, [((x,), {}), ((2 * x,), {})], seconds=seconds)
+        return Result(None, (once.values[0] + twice.values[0],))
+
+    calls = [
+        Call("double", (np.ones(2),)),
+        Call("attention", (np.zeros(3),)),
+        Call("double", (np.ones(2),), drive=drive),
+        Call("double", ("text",)),
+        Call("leave", (np.ones(1),)),
+        Call("double", (np.arange(2.0),)),
+    ]
+    (tmp_path / "alone").mkdir()
+    batched, alone = (
+        session([ANSWERS]),
+        Session(SMALL, [ANSWERS], Budget(Limits(call=5.0, total=60.0)), tmp_path / "alone"),
+    )
+    made = batched.perform_all(calls)
+    try:
+        one_by_one = [(alone.perform(call), alone.take_usage()) for call in calls]
+    finally:
+        alone.close()
+    assert [result.values and result.values[0].tolist() for result, _ in made] == [[2.0, 2.0], [1.25] * 3,
+        [6.0, 6.0], (), (), [0.0, 2.0]]  # fmt: skip
+    assert [result.error for result, _ in made] == [result.error for result, _ in one_by_one]
+    assert [usage.failed_call for _, usage in made] == [usage.failed_call for _, usage in one_by_one]
+    assert [usage.end for _, usage in made] == [usage.end for _, usage in one_by_one]
+    assert batched.attempts == alone.attempts == 2
+
+
+@needs_bubblewrap
 def test_after_too_many_restarts_every_call_is_not_run_and_says_why(session):
     graded = session([EXIT] * ATTEMPTS + [ANSWERS])
     result, used = graded.call("double", (np.ones(2),))

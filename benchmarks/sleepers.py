@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/sleepers.py                          # 200 students, 10 of them sleep (over an hour)
     .venv/bin/python benchmarks/sleepers.py --students 40 --sleepers 2    # the same share, smaller
     .venv/bin/python benchmarks/sleepers.py --quick                  # 2 students, 1 sleeps, a budget of 8 s
+    .venv/bin/python benchmarks/sleepers.py --in-attention           # the sleepers' attention sleeps too
 
 A sleeping notebook is the full solution with SLEEPING_CELLS extra cells that each sleep an hour: each would be
 cut at the cell's limit (60 s), so without a budget for the whole notebook it holds a worker for 15 minutes. With
@@ -10,13 +11,21 @@ the budget (autograder.notebook.kernel.NOTEBOOK_BUDGET, or a course's c.Survivin
 --budget) the kernel is stopped when it is spent. The hidden checks run outside the kernel, so a sleeper still gets
 the full solution's points.
 
+With --in-attention each sleeper's graded function ``attention`` sleeps an hour as well, so the hidden checks meet a
+function that waits: each call of it is stopped after the 2 s it may wait without computing
+(autograder.answers.budget.IDLE_LIMIT) and its later calls are not made, so the hidden checks end within the
+kernel's budget instead of holding the worker (before that bound they kept 60 s by the clock per call, up to 300 s
+a notebook). A sleeper then loses exactly attention's two checks, check_attention and check_masked_attention, and
+the table's note says why ("hidden checks: stopped: attention waited 2 s without computing ...").
+
 The class is generated from the bundled submissions (benchmarks/class_vs_nbgrader.py's mix); the sleepers are
 spread evenly through it. The same class is graded twice, from the same prepared course, with
 ``autograder.grading.grade_class`` on --jobs workers (default 2) and the same seed: once with the sleepers' notebooks
 as plain full solutions, once sleeping. It prints both wall-clock times and sleepers / without (goal: at most
 1.25), each sleeper's seconds and the note the class's table shows for it (from the kernel's ends stored as data),
-and exits 1 when a sleeper's points differ from the same notebook without the sleeping cells or its note does not
-say that the budget stopped it.
+and exits 1 when a sleeper's points differ from the same notebook without the sleeping cells (but for attention's
+checks, 0, with --in-attention) or its note does not say that the budget stopped it (and, with --in-attention, that
+the hidden checks stopped attention).
 """
 
 from __future__ import annotations
@@ -40,10 +49,21 @@ sys.path.insert(0, str(REPOSITORY / "benchmarks"))
 GOAL = 1.25  # the class with sleepers over the class without them, wall-clock (issue 27)
 SLEEPING_CELLS = 15
 SEED = 20261201
+ATTENTION_CHECKS = ("check_attention", "check_masked_attention")  # what a sleeping attention loses
+ATTENTION_NOTE = "hidden checks: stopped: attention waited"
 
 
-def sleeping(notebook: dict) -> dict:
-    """``notebook`` with SLEEPING_CELLS cells that sleep an hour each, after its first code cell (the setup)."""
+def sleeping(notebook: dict, in_attention: bool = False) -> dict:
+    """``notebook`` with SLEEPING_CELLS cells that sleep an hour each, after its first code cell (the setup); with
+    ``in_attention``, its function attention sleeps an hour too, first thing."""
+    if in_attention:
+        for cell in notebook["cells"]:
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            if cell["cell_type"] == "code" and "\ndef attention(" in "\n" + source:
+                lines = source.split("\n")
+                at = next(number for number, line in enumerate(lines) if line.startswith("def attention("))
+                lines[at + 1 : at + 1] = ["    import time", "    time.sleep(3600)"]
+                cell["source"] = "\n".join(lines)
     first = next(number for number, cell in enumerate(notebook["cells"]) if cell["cell_type"] == "code")
     cells = [
         {
@@ -93,6 +113,9 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--rounds", type=int, default=1, help="rounds of both sides, in alternating order")
     parser.add_argument("--quick", action="store_true", help="the smallest sizes, to check that it runs (tests)")
+    parser.add_argument(
+        "--in-attention", action="store_true", help="the sleepers' graded function attention sleeps an hour too"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.students, args.sleepers, args.budget = 2, 1, args.budget or 8
@@ -129,7 +152,7 @@ def main(argv=None) -> int:
                 shutil.copytree(scratch / "prepared", course, symlinks=True)
                 for student in sleepers if side == "sleepers" else []:
                     path = course / "submitted" / student / "attention" / "attention.ipynb"
-                    path.write_text(json.dumps(sleeping(json.loads(path.read_text()))))
+                    path.write_text(json.dumps(sleeping(json.loads(path.read_text()), args.in_attention)))
                 took, summary = grade(course, students, args.jobs, args.budget)
                 seconds[side] += took
                 worker_seconds[side] += sum(e["seconds"] for e in entries(course, "attention").values())
@@ -156,9 +179,13 @@ def main(argv=None) -> int:
         for student in sleepers:
             note = notes.get(student, "")
             print(f"  {student}: {ledger.get(student, {}).get('seconds', float('nan')):.1f} s; table: {note}")
+            expected = dict(plain.get(student, {}))
+            if args.in_attention:
+                expected.update({check: 0.0 for check in ATTENTION_CHECKS if check in expected})
             if (
-                plain.get(student) != slept.get(student)
+                expected != slept.get(student)
                 or f"stopped after {budget} s, the notebook's budget" not in note
+                or (args.in_attention and ATTENTION_NOTE not in note)
             ):
                 wrong.append(student)
     ratio = seconds["sleepers"] / seconds["without"]

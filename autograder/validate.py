@@ -53,6 +53,7 @@ from autograder.course.scaffold import FILL_IN
 from autograder.notebook.pipeline import chain_config
 from autograder.notebook.stubs import NamedStubs
 from autograder.sandbox import UNSANDBOXED
+from autograder.verdicts import Named, named_after
 
 DEFAULT_SEEDS = 5
 
@@ -76,6 +77,8 @@ KINDS = {
     "wrong-version-invalid": "a named wrong version cannot be built",
     "mistake-raises": "a named mistake of a compare(...) check raises on the inputs drawn (it can never be named)",
     "mistake-not-seen": "a named mistake of a compare(...) check returns what the reference returns on every draw",
+    "mistake-ids-collide": "two named mistakes whose words before the colon differ get the same id (letters only, "
+    "eight words at most), so the report counts them as one",
 }
 BEFORE_GRADING = (  # the kinds check_before_grading looks for: cheap, and each one a student's loss
     "to-fill-in",
@@ -100,11 +103,13 @@ SHORTEST_SECRET = 12  # characters: a shorter line of a solution (``return x``) 
 
 @dataclass(frozen=True)
 class Finding:
-    """One authoring mistake: its kind (a key of KINDS), where it is, and what to fix."""
+    """One authoring mistake: its kind (a key of KINDS), where it is, and what to fix; ``check``: the check id (or
+    the notebook's grade id) it makes untrustworthy, "" when none (the wrong versions are not judged there)."""
 
     kind: str
     place: str
     message: str
+    check: str = ""
 
     def text(self) -> str:
         return f"[{self.kind}] {self.place}: {self.message}"
@@ -119,6 +124,7 @@ class Report:
     maximum: dict = field(default_factory=dict)  # {check id: its points in checks.py}
     points: dict = field(default_factory=dict)  # {version: {check id: (points under each seed, in order)}}
     findings: list = field(default_factory=list)
+    notes: list = field(default_factory=list)  # what was not tried, and why (no mistake of its own)
     seconds: float = 0.0
 
     @property
@@ -174,6 +180,7 @@ class Report:
         else:
             lines.append(f"{self.assignment}: {len(self.findings)} authoring mistake(s):")
             lines.extend(f"  {finding.text()}" for finding in self.findings)
+        lines.extend(f"{self.assignment}: {note}" for note in self.notes)
         return "\n".join(lines)
 
 
@@ -248,6 +255,7 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
                     f"{closest(grade_id, checks.checks)}: nbgrader would grade it by its visible asserts alone. "
                     "Add a Check with that id to CHECKS, or give the cell the check's id (its grade id, in the "
                     "Create Assignment toolbar)",
+                    grade_id,
                 )
             )
     for key, check in checks.checks.items():
@@ -258,6 +266,7 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
                     checks_place(checks_path, key),
                     f"CHECKS holds {key!r}, which is no graded test cell of {notebook_name}{closest(key, cells)}: its "
                     "verdict is never recorded. Rename the check to the cell's grade id, or add the cell",
+                    key,
                 )
             )
         if getattr(check, "check_id", key) != key:
@@ -266,6 +275,7 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
                     "check-id-differs",
                     checks_place(checks_path, key),
                     f"CHECKS files the check {check.check_id!r} under {key!r}: make the key its check_id",
+                    key,
                 )
             )
         if not re.search(DEFINES.format(re.escape(check.function)), solution, re.M):
@@ -276,6 +286,7 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
                     f"{key} grades {check.function}, which no answer cell of {notebook_name} defines (def "
                     f"{check.function}(...) in a cell marked 'Autograded answer'): correct the check's function or "
                     "the answer cell",
+                    key,
                 )
             )
         if key in cells:
@@ -541,6 +552,7 @@ def planned(checks: assignments.AssignmentChecks, seeds) -> tuple[list[str], lis
                         raise_place(error, checks_path),
                         f"{check_id}'s calls(rng) raises {type(error).__name__}: {error} (seed {seed}): every "
                         "student's grading of this check would fail; correct it",
+                        check_id,
                     )
                 )
                 break
@@ -570,6 +582,7 @@ def judge_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Fin
                             f"the judge of {check_id}'s property {name!r} raises {type(error).__name__}: {error} on "
                             f"the solution (seed {seed}); a student would lose its points ('the result could not be "
                             "compared'): correct the judge",
+                            check_id,
                         ),
                     )
     return list(found.values())
@@ -616,6 +629,37 @@ def mistake_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[F
     return list(found.values())
 
 
+def mistake_id_findings(checks: assignments.AssignmentChecks) -> list[Finding]:
+    """Named mistakes of compare(...) checks whose words before the colon differ but give the same id
+    (verdicts.named_after: those words, lowercase letters only, eight at most): the report would count them as one
+    mistake. The same words in two checks (the fix after the colon worded for each) are one mistake on purpose, and
+    a message Named with its own id keeps it: neither is reported."""
+    checks_path = checks.folder / assignments.CHECKS_FILE
+    text = checks_path.read_text(encoding="utf-8")
+    named: dict = {}  # {id: {the words before the colon: (the first message with them, its check)}}
+    for check_id, check in checks.checks.items():
+        for message, _ in check.mistakes if isinstance(check, Compared) else ():
+            if not isinstance(message, Named):
+                words = message.split(":", 1)[0].strip()
+                named.setdefault(named_after(message), {}).setdefault(words, (message, check_id))
+    findings = []
+    for mistake, said in named.items():
+        (first, first_check), *others = said.values()
+        for message, check_id in others:
+            line = next(filter(None, (line_of(text, message[:most]) for most in (len(message), 60, 40))), None)
+            findings.append(
+                Finding(
+                    "mistake-ids-collide",
+                    f"{checks_path}:{line}" if line else checks_place(checks_path, check_id),
+                    f"the mistakes {first[:60]!r} ({first_check}) and {message[:60]!r} ({check_id}) both get the id "
+                    f"{mistake!r}, so the class's report counts them as one mistake: make their words before the "
+                    "colon differ in letters within the first eight words (the id is made of them; numbers and signs "
+                    "are left out), or give both the same words if they are one mistake",
+                )
+            )
+    return findings
+
+
 def points_of(graded: dict) -> dict:
     """{check id: (points under each seed)} of grade_seeds' {seed: {check id: Verdict}}."""
     table = {}
@@ -625,7 +669,7 @@ def points_of(graded: dict) -> dict:
     return {check_id: tuple(points) for check_id, points in table.items()}
 
 
-def grading_findings(checks, graded: dict, maximum: dict, wrong: list[Wrong], notebook_name: str) -> list[Finding]:
+def grading_findings(checks, graded: dict, maximum: dict, notebook_name: str) -> list[Finding]:
     findings = []
     solution, blank = graded.get(SOLUTION, {}), graded.get(BLANK, {})
     for check_id, seen in points_of(solution).items():
@@ -639,6 +683,7 @@ def grading_findings(checks, graded: dict, maximum: dict, wrong: list[Wrong], no
                     f"{notebook_name}, cell {check_id}",
                     f"the solution earns {min(seen):g} / {maximum[check_id]:g} under seed(s) "
                     f"{', '.join(map(str, short))} ({failed}): correct the solution or the check",
+                    check_id,
                 )
             )
     for check_id, seen in points_of(blank).items():
@@ -666,14 +711,23 @@ def grading_findings(checks, graded: dict, maximum: dict, wrong: list[Wrong], no
                         "decide every property; draw inputs that show each mistake on every seed",
                     )
                 )
+    return findings
+
+
+def wrong_version_findings(graded: dict, maximum: dict, wrong: list[Wrong], blocked: dict) -> list[Finding]:
+    """Each named wrong version that does not lose what it says, judged on every check but those of ``blocked``
+    ({check or grade id: the kind of the finding that makes its points meaningless there: a check that raises on
+    the solution, the solution below full points, an id in one place only}): what a wrong version loses there
+    follows from that finding, said once by validate_assignment."""
+    findings = []
     for version in wrong:
         table = points_of(graded.get(version.name, {}))
-        if not table:
+        lost = {check_id: maximum[check_id] - min(seen) for check_id, seen in table.items() if check_id not in blocked}
+        if not lost:
             continue
-        lost = {check_id: maximum[check_id] - min(seen) for check_id, seen in table.items()}
         place = f"wrong version {version.name!r}"
         if version.loses is None:
-            if sum(lost.values()) <= 0:
+            if sum(lost.values()) <= 0 and not blocked:
                 findings.append(
                     Finding("wrong-version-points", place, "it earns full points: no check sees this mistake")
                 )
@@ -696,7 +750,7 @@ def grading_findings(checks, graded: dict, maximum: dict, wrong: list[Wrong], no
                         "see this mistake (and only it), or correct what the wrong version says it loses",
                     )
                 )
-        for check_id in set(named) - set(lost):
+        for check_id in sorted(set(named) - set(lost) - set(blocked)):
             findings.append(
                 Finding(
                     "wrong-version-invalid",
@@ -744,10 +798,12 @@ def validate_assignment(
         raise
     except Exception as error:  # noqa: BLE001 - the instructor's checks.py: said with its place, not a traceback
         report = Report(layout.name, seed_list, findings=[*unfilled, load_finding(error, checks_path)])
+        if wrong is not None or "WRONG_VERSIONS" in checks_path.read_text(encoding="utf-8"):
+            report.notes.append("the wrong versions were not tried: checks.py cannot be imported")
         report.seconds = time.monotonic() - started
         return report
     report = Report(layout.name, seed_list, {key: float(check.points) for key, check in checks.checks.items()})
-    report.findings += unfilled + static_findings(checks, notebook, notebook_name)
+    report.findings += unfilled + static_findings(checks, notebook, notebook_name) + mistake_id_findings(checks)
     if unfilled:  # a scaffold still to fill in: grading it would only repeat what the markers say
         report.seconds = time.monotonic() - started
         return report
@@ -785,7 +841,17 @@ def validate_assignment(
             )
             report.points[name] = points_of(graded[name])
         report.findings += judge_findings(checks, kept) + mistake_findings(checks, kept)
-    report.findings += grading_findings(checks, graded, report.maximum, wrongs, notebook_name)
+    report.findings += grading_findings(checks, graded, report.maximum, notebook_name)
+    blocked = {}
+    for finding in report.findings:
+        if finding.check:
+            blocked.setdefault(finding.check, finding.kind)
+    report.findings += wrong_version_findings(graded, report.maximum, wrongs, blocked)
+    if wrongs and blocked:
+        report.notes.append(
+            f"the wrong versions were not judged on {', '.join(f'{key} ({kind})' for key, kind in blocked.items())}: "
+            "what they lose there follows from the finding(s) named; correct those, then validate again"
+        )
     report.seconds = time.monotonic() - started
     return report
 

@@ -272,6 +272,50 @@ def test_wrong_versions_lose_the_points_they_say(source, tmp_path):
     assert "turns the wrong way" in header and "claims_too_much" in header and "blank" not in header
 
 
+def test_a_judge_that_raises_leaves_the_wrong_versions_unjudged_on_its_check_only(source):
+    # rotate's shape judge raises: the solution earns 1 of check_rotate's 2, and 'turns the wrong way' lost 2 there
+    # against its claimed 1, a wrong-version-points of the same cause; on another check a wrong claim is still found
+    checks = replace_in_checks(
+        source,
+        "        if out.value(number).shape != call.args[0].shape:",
+        "        if out.value(number).shape != undefined_shape:",
+    )
+    replace_in_checks(
+        source,
+        "WRONG_VERSIONS = {",
+        "WRONG_VERSIONS = {\n"
+        f"    'said to lose the angles': {{'answers': {{'rotate': {WRONG_ROTATE!r}}},"
+        " 'loses': {'check_rotation_angles': 1}},",
+    )
+    report = run(source, seeds=2, blank=False)
+    assert sorted(report.kinds) == ["check-raises", "solution-below-full", "wrong-version-points"], report.text()
+    assert only(report, "check-raises")[0].place == f"{checks}:{line_of(source, 'undefined_shape')}"
+    (claimed,) = only(report, "wrong-version-points")
+    assert claimed.place == "wrong version 'said to lose the angles', cell check_rotation_angles"
+    assert report.points["turns the wrong way"]["check_rotate"] == (0.0, 0.0)  # graded, not judged there
+    assert report.notes == [
+        "the wrong versions were not judged on check_rotate (check-raises): what they lose there follows from the "
+        "finding(s) named; correct those, then validate again"
+    ]
+    assert report.text().count("not judged") == 1
+
+
+def test_a_check_id_that_differs_leaves_the_wrong_versions_unjudged_on_both_ids(source, capsys):
+    # checks.py renames check_rotate, its WRONG_VERSIONS keep the cell's id: 'turns the wrong way' loses 1 on
+    # check_rotat (where it says nothing) and names check_rotate (no check): both follow from the ids
+    replace_in_checks(source, 'Check("check_rotate", "rotate", 2', 'Check("check_rotat", "rotate", 2')
+    report = run(source, seeds=1, blank=False)
+    assert sorted(report.kinds) == ["id-not-in-checks", "id-not-in-notebook"], report.text()
+    assert report.notes == [
+        "the wrong versions were not judged on check_rotate (id-not-in-checks), check_rotat (id-not-in-notebook): "
+        "what they lose there follows from the finding(s) named; correct those, then validate again"
+    ]
+    assert validate.main(["--source", str(source), "--assignment", "positions", "--seeds", "1"]) == 1
+    printed = capsys.readouterr().out
+    assert "wrong-version" not in printed
+    assert printed.splitlines()[-1] == f"positions: {report.notes[0]}"
+
+
 def test_a_wrong_version_of_no_graded_function(source):
     replace_in_checks(
         source,
@@ -399,6 +443,27 @@ def test_a_named_mistake_no_draw_shows_and_one_that_raises(layer_norm_source):
     assert report.points["solution"]["check_rms_norm"] == (2.0, 2.0)  # a broken mistake never costs a student
 
 
+def test_two_mistakes_whose_ids_collide(layer_norm_source):
+    # axis 0 and axis 1 differ only by a number, which ids leave out: both would be the-variance-is-taken-over-axis-
+    # as-batch, one mistake in the report. "ignores eps" in layer_norm and rms_norm (the same words, each its own
+    # fix) is one mistake on purpose and is not reported.
+    path = layer_norm_source / "layer_norm" / "checks.py"
+    added = "the variance is taken over axis 1 (as batch norm does): use axis=-1"
+    last = "ref.layer_norm(x, bias, gain, eps),\n"  # the end of LAYER_NORM_MISTAKES' last entry
+    text = path.read_text()
+    assert last in text
+    axis_1 = "lambda x, gain, bias, eps: normed(x, eps, axis=1) * gain + bias"
+    path.write_text(text.replace(last, f"{last}    {added!r}: {axis_1},\n"))
+    report = validate_assignment(source=layer_norm_source, assignment="layer_norm", seeds=1, blank=False)
+    (finding,) = only(report, "mistake-ids-collide")
+    assert finding.place == f"{path}:{line_of_file(path, 'axis 1 (as batch')}"
+    batch = "the variance is taken over axis 0 (as batch norm does): normalise each row over its features, axis=-1"
+    assert f"{batch[:60]!r} (check_layer_norm)" in finding.message
+    assert f"{added[:60]!r} (check_layer_norm)" in finding.message
+    assert "both get the id 'the-variance-is-taken-over-axis-as-batch'" in finding.message
+    assert "ignores-eps" not in report.text()
+
+
 def line_of_file(path: Path, text: str) -> int:
     return next(n for n, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
 
@@ -413,6 +478,7 @@ def test_checks_py_that_cannot_be_imported_is_named_with_its_line(source, capsys
     report = run(source)
     assert report.kinds == ["checks-cannot-load"]
     assert report.findings[0].place == f"{path}:{line_of_file(path, 'undefined_window')}"
+    assert report.notes == ["the wrong versions were not tried: checks.py cannot be imported"]
     assert validate.main(["--source", str(source), "--assignment", "positions"]) == 1
     printed = capsys.readouterr()
     assert "positions: nothing graded" in printed.out and "[checks-cannot-load]" in printed.out

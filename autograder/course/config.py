@@ -11,11 +11,20 @@ nbgrader's own commands and Formgrader read the course folder's nbgrader_config.
 
 Earlier versions of the project wrote nbgrader_config.py whole, on every run. Such a file is migrated once: the
 lines that version generated are left out, every other line is kept, below the new file's first lines, and the
-old file is kept whole beside it (nbgrader_config.py.bak), so no line of the instructor's is lost.
+old file is kept whole beside it (nbgrader_config.py.bak), so no line of the instructor's is lost. A generated file
+that names a module of the engine that has moved since (``autograder.pipeline``, autograder.notebook.pipeline since
+the packages) is written again, its gradebook and cell limit read from its text; an instructor's file that names
+one is refused, saying each line and where the name is now (``removed_names``). For nbgrader's own commands in
+such a folder, ``python -m autograder.course.config --course DIR`` writes the configuration again without grading,
+and the instructor's file stops nbgrader, saying to run it, when the generated file cannot be loaded.
 """
 
 from __future__ import annotations
 
+import argparse
+import ast
+import importlib
+import importlib.util
 import os
 import re
 import shutil
@@ -49,10 +58,15 @@ import os
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 _generated = os.path.join(os.path.dirname(os.path.abspath(__file__)), "autograder_config.py")
+_again = f"python -m autograder.course.config --course {{os.path.dirname(_generated)}}"  # writes it again
 if not os.path.exists(_generated):  # load_subconfig would skip a missing file without a word
     # SystemExit, not an error nbgrader would log and pass over: its defaults release checks.py and reference.py
-    raise SystemExit(f"{{_generated}} is missing: run python -m autograder.course on this course; nothing was done")
-load_subconfig(_generated)  # noqa: F821
+    raise SystemExit(f"{{_generated}} is missing: run {{_again}}; nothing was done")
+try:
+    load_subconfig(_generated)  # noqa: F821
+except Exception as _error:  # one an earlier version wrote, naming a module that has moved since: the same
+    raise SystemExit(f"{{_generated}} cannot be loaded ({{type(_error).__name__}}: {{_error}}): run {{_again}}; "
+                     "nothing was done") from None
 
 # Keep every line below one that runs: nbgrader logs an error in this file and carries on with its own defaults,
 # which release checks.py and reference.py beside the notebook (python -m autograder.validate --release finds them).
@@ -87,6 +101,103 @@ OLD_AFTER = {
     "# --cell-timeout": re.compile(r"^c\.SurvivingExecute\.timeout = \d+$"),
     "# --db": re.compile(r"^c\.CourseDirectory\.db_url = .*$"),
 }
+
+
+# The engine's modules before it was split into packages by stage (issue 25), and where each one is now: a course
+# folder's configuration written by an earlier version may still name them
+MOVED = {
+    **{
+        f"answer_{name}": f"answers.{name}" for name in ("budget", "grading", "process", "runner", "sandbox", "session")
+    },
+    "stand_ins": "answers.stand_ins",
+    **{name: f"course.{name}" for name in ("assignments", "classroom", "export", "formgrader", "students", "table")},
+    "uploads": "course.uploads",
+    "course_config": "course.config",
+    "bridge": "hub.bridge",
+    "collect": "hub.collect",
+    "hub_runtime": "hub.runtime",
+    "lti": "lms.lti",
+    "notebook_grading": "notebook.autograde",
+    "student_kernel": "notebook.kernel",
+    **{name: f"notebook.{name}" for name in ("feedback", "pipeline", "sanitise", "stubs")},
+    "similarity": "report.similarity",
+    **{name: f"service.{name}" for name in ("attempts", "instant", "policy")},
+}
+DOTTED = re.compile(r"autograder(?:\.[A-Za-z_]\w*)+")
+
+
+def removed_names(path: Path) -> list[tuple[int, str, str]]:
+    """(line, name, where it is now or "") for each name of the engine's that the configuration file ``path`` imports
+    or sets as a value (``c.ExchangeFactory.collect = "autograder.collect.OwnCollect"``) and that no longer exists:
+    ``autograder.pipeline`` is autograder.notebook.pipeline now. Read, never run; a file Python cannot parse has
+    none (loading it says what is wrong)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, ValueError):
+        return []
+    named = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            named += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:  # a module, or a name in it
+            named += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names if alias.name != "*"]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and DOTTED.fullmatch(node.value):
+            named += [(node.lineno, node.value)]
+    found = []
+    for number, name in sorted(named):
+        gone = first_missing(name) if name.split(".")[0] == "autograder" else None
+        if gone is not None and (number, gone) not in [(n, g) for n, g, _ in found]:
+            home = MOVED.get(gone.split(".")[1], "") if gone.count(".") == 1 else ""
+            found.append((number, gone, f"autograder.{home}" if home else ""))
+    return found
+
+
+def first_missing(name: str) -> str | None:
+    """The shortest part of the dotted ``name`` (autograder.x.y) that is neither a module of the engine nor a name in
+    the package above it; None when the whole name can be found (a module, or a name inside one)."""
+    parts = name.split(".")
+    for end in range(2, len(parts) + 1):
+        prefix, parent = ".".join(parts[:end]), ".".join(parts[: end - 1])
+        try:
+            if importlib.util.find_spec(prefix) is not None:
+                continue
+        except (ImportError, ValueError):  # the parent is a module, not a package: what follows are its names
+            return None
+        package = importlib.import_module(parent)  # a package of the engine (find_spec found it): its __init__ only
+        return None if hasattr(package, parts[end - 1]) else prefix
+    return None
+
+
+def recovered(path: Path) -> tuple[str | None, int | None]:
+    """(gradebook, cell limit) from the lines generated_text writes, read as text: for a generated file that cannot
+    be loaded (it names a module that has moved since)."""
+    text = path.read_text(encoding="utf-8")
+    db = re.search(r"^c\.CourseDirectory\.db_url = (.+)$", text, re.M)
+    timeout = re.search(r"^c\.SurvivingExecute\.timeout = (\d+)$", text, re.M)
+    try:
+        url = ast.literal_eval(db.group(1)) if db else None
+    except (ValueError, SyntaxError):
+        raise SettingsError(
+            f"{path} names a module that no longer exists and its gradebook line cannot be read: delete the file "
+            "and run again, with --db URL when the course's gradebook is not its gradebook.db"
+        ) from None
+    return (str(url) if url else None), (int(timeout.group(1)) if timeout else None)
+
+
+def refuse_removed_names(path: Path) -> None:
+    """SettingsError when the instructor's ``path`` names a module of the engine that no longer exists: nbgrader's
+    commands would stop on it (or, before this check, run on nbgrader's defaults). Each line, and what to write."""
+    found = removed_names(path) if path.is_file() else []
+    if found:
+        lines = "; ".join(
+            f"line {number}: {name} " + (f"is {home} now" if home else "no longer exists")
+            for number, name, home in found
+        )
+        raise SettingsError(
+            f"{path} names modules of autograder that have moved ({lines}). This file is yours and is never rewritten:"
+            f" change each name to where it is now, or delete a line that loads the grading chain ({GENERATED_FILE},"
+            " which it loads first, brings it); then run the command again"
+        )
 
 
 def find_alembic() -> None:
@@ -167,6 +278,8 @@ def recorded(course: Path) -> tuple[str | None, int | None]:
     """(gradebook, cell limit) that earlier runs were given (--db, --cell-timeout) and the generated file records
     (or, for a course an earlier version made, its nbgrader_config.py), None for what none was given."""
     generated, instructor = course / GENERATED_FILE, course / INSTRUCTOR_FILE
+    if generated.is_file() and removed_names(generated):  # written by an earlier version: its values, as text
+        return recovered(generated)
     if generated.is_file():
         try:
             config = own_lines(generated)
@@ -217,6 +330,10 @@ def write_course_files(course: Path, *, db: str | None = None, cell_timeout: int
     notes for the instructor (a migration, a file that does not load the generated one); SettingsError when a
     given value contradicts a line of the instructor's."""
     course = Path(course).absolute()
+    path = course / INSTRUCTOR_FILE
+    if path.is_file() and not is_old(path.read_text(encoding="utf-8")):  # an old one is migrated, then checked
+        refuse_removed_names(path)
+    stale = removed_names(course / GENERATED_FILE) if (course / GENERATED_FILE).is_file() else []
     try:
         earlier_db, earlier_timeout = recorded(course)
     except SettingsError:
@@ -230,6 +347,12 @@ def write_course_files(course: Path, *, db: str | None = None, cell_timeout: int
     cell_timeout = earlier_timeout if cell_timeout is None else cell_timeout
     write_atomic(course / GENERATED_FILE, generated_text(course, db=db, cell_timeout=cell_timeout))
     path, notes = course / INSTRUCTOR_FILE, []
+    if stale:
+        moved = ", ".join(sorted({name for _, name, _ in stale}))
+        notes.append(
+            f"{course / GENERATED_FILE} was written by an earlier version and named {moved}, which no longer exists: "
+            "written again (its gradebook and cell limit kept)"
+        )
     if not path.exists():
         write_atomic(path, instructor_text())
     else:
@@ -239,9 +362,39 @@ def write_course_files(course: Path, *, db: str | None = None, cell_timeout: int
                 f"{path} is yours from now on (autograder writes {GENERATED_FILE} instead); your lines are kept in "
                 f"it, and the file as it was in {backup.name}"
             )
+        refuse_removed_names(path)
         if GENERATED_FILE not in path.read_text(encoding="utf-8"):
             notes.append(
                 f"{path} does not load {GENERATED_FILE}: nbgrader's commands and Formgrader will not run the course's "
                 f"grading chain; add this line near its top: {LOAD_LINE}"
             )
     return notes
+
+
+def main(argv=None) -> int:
+    """``python -m autograder.course.config --course DIR``: the course's configuration written again, nothing graded
+    (what every class run and hub start does first); for nbgrader's own commands in a course folder an earlier
+    version configured."""
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.course.config",
+        description="Write a course folder's configuration again (autograder_config.py; nbgrader_config.py when it is "
+        "missing or an earlier version wrote it whole), keeping its gradebook and cell limit; nothing is graded.",
+    )
+    parser.add_argument("--course", type=Path, required=True, help="the course folder")
+    course = parser.parse_args(argv).course.absolute()
+    if not course.is_dir():
+        print(f"FAILED: no course folder {course}", file=sys.stderr)
+        return 1
+    try:
+        notes = write_course_files(course)
+    except SettingsError as error:
+        print(f"FAILED: {error}", file=sys.stderr)
+        return 1
+    for note in notes:
+        print(note)
+    print(f"{course / GENERATED_FILE} written: nbgrader's commands and Formgrader can run in {course}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,7 +10,8 @@ nbgrader_config.py read from the working folder (the gradebook, the course root)
 starts the virtual environment's `jupyter lab` (or `jupyter server` with --server) in the course folder with
 the environment's bin/ first on PATH, listening on 127.0.0.1 only, with a token (printed, or --token), and
 prints the address of Formgrader's page. It replaces itself with Jupyter, so stopping it (Ctrl-C twice, or
-SIGTERM) stops the server.
+SIGTERM) stops the server. Before that it writes the course's generated configuration again, as a class run does
+(autograder.course.config), so a course an earlier version configured runs today's grading chain.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import sys
 from pathlib import Path
 
 from autograder import REPOSITORY
+from autograder.course.config import write_course_files
+from autograder.settings import GENERATED_FILE, SettingsError
 
 EXTENSION = "nbgrader.server_extensions.formgrader"
 
@@ -46,6 +49,13 @@ def command(course: Path, port: int, token: str, browser: bool, server: bool) ->
     return argv, environment
 
 
+def configured(course: Path) -> list[str]:
+    """The configuration the project generates for ``course`` written again when the course has one (as every class
+    run does: one an earlier version wrote may name modules that have moved since), before Formgrader runs nbgrader
+    on it; the notes to print. SettingsError when the instructor's own file must be changed first."""
+    return write_course_files(course) if (course / GENERATED_FILE).is_file() else []
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m autograder.course.formgrader", description=__doc__.split("\n\n")[0]
@@ -68,6 +78,12 @@ def main(argv=None) -> int:
             f"(python -m autograder.course --course {args.course})",
             file=sys.stderr,
         )
+        return 1
+    try:
+        for note in configured(course):
+            print(note)
+    except SettingsError as error:
+        print(f"FAILED: {error}", file=sys.stderr)
         return 1
     token = args.token or secrets.token_hex(24)
     program, environment = command(course, args.port, token, not args.no_browser, args.server)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.course import config, formgrader
 from autograder.course import run as steps
 from autograder.course.assignments import find
 from autograder.course.config import generated_text
@@ -236,3 +237,116 @@ def test_a_configuration_that_cannot_load_stops_nbgrader_before_it_releases_the_
     if fault == "autograder_config.py is missing":  # (in this process the engine is imported already)
         with pytest.raises(SettingsError, match="SystemExit: .*autograder_config.py is missing"):
             course_config(course)
+
+
+# --- a course folder an earlier version configured: names of modules that have moved since ------------------------
+
+# autograder_config.py as a version before the engine's packages might have left it: the chain imported by its old
+# name, autograder.pipeline (autograder.notebook.pipeline now), with the gradebook and cell limit runs were given
+STALE_GENERATED = """import os
+
+c = get_config()  # noqa: F821
+from autograder.pipeline import chain_config
+
+c.merge(chain_config())
+c.CourseDirectory.root = {root!r}
+
+# --cell-timeout
+c.SurvivingExecute.timeout = 20
+
+# --db: the gradebook, for nbgrader's commands and Formgrader too
+c.CourseDirectory.db_url = {db!r}
+"""
+
+
+def stale_course(tmp_path: Path) -> tuple[Path, str]:
+    course, url = tmp_path / "course", f"sqlite:///{tmp_path / 'grades.db'}"
+    steps.prepare_course(course, source=SOURCE, layout=find(SOURCE, "positions"))
+    (course / GENERATED_FILE).write_text(STALE_GENERATED.format(root=str(course), db=url))
+    return course, url
+
+
+def nbgrader_release(course: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "nbgrader"), "generate_assignment", "positions"],
+        cwd=course,
+        env={"HOME": os.environ.get("HOME", "/root"), "PATH": NO_VENV_PATH},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+def test_the_names_of_moved_modules_are_found_in_imports_and_values_not_in_messages(tmp_path):
+    path = tmp_path / "nbgrader_config.py"
+    path.write_text(
+        "import autograder.pipeline\n"
+        "from autograder.notebook.pipeline import chain_config\n"
+        "c.ExchangeFactory.collect = 'autograder.collect.OwnCollect'\n"
+        "c.ExchangeFactory.release = 'autograder.hub.collect.OwnCollect'\n"
+        "from autograder.course import grade_course\n"
+        "raise SystemExit('run python -m autograder.classroom on this course')  # a message, not a name\n"
+        "# from autograder.answer_runner import x\n"
+    )
+    assert config.removed_names(path) == [
+        (1, "autograder.pipeline", "autograder.notebook.pipeline"),
+        (3, "autograder.collect", "autograder.hub.collect"),
+        (5, "autograder.course.grade_course", ""),
+    ]
+    path.write_text("this is not Python (\n")
+    assert config.removed_names(path) == []  # loading it says what is wrong
+
+
+def test_a_generated_file_naming_a_moved_module_is_written_again_with_its_gradebook_and_cell_limit(tmp_path, capsys):
+    """The class command, the hub and Formgrader write it again (prepare_course, formgrader.configured); for nbgrader's
+    own commands, `python -m autograder.course.config --course DIR` does, without grading."""
+    course, url = stale_course(tmp_path)
+    with pytest.raises(SettingsError, match="No module named 'autograder.pipeline'"):
+        course_config(course)  # as nbgrader's commands read it today
+    assert config.main(["--course", str(course)]) == 0
+    printed = capsys.readouterr().out
+    assert f"{course / GENERATED_FILE} was written by an earlier version and named autograder.pipeline" in printed
+    assert "written again (its gradebook and cell limit kept)" in printed
+    assert (course / GENERATED_FILE).read_text() == generated_text(course.absolute(), db=url, cell_timeout=20)
+    settings = CourseSettings.read(course)
+    assert (settings.db, settings.cell_timeout) == (url, 20)
+    assert "ExternalVerdicts" in [step.__name__ for step in course_config(course).Autograde.autograde_preprocessors]
+    (course / GENERATED_FILE).write_text(STALE_GENERATED.format(root=str(course), db=url))
+    assert formgrader.configured(course)[0].endswith("written again (its gradebook and cell limit kept)")
+    assert CourseSettings.read(course).db == url
+    assert formgrader.configured(tmp_path) == [] and not (tmp_path / GENERATED_FILE).exists()  # not a course of ours
+
+
+def test_nbgrader_in_a_course_whose_generated_file_names_a_moved_module_stops_and_says_what_to_run(tmp_path):
+    """Before, nbgrader logged the ImportError and released with its defaults (checks.py and reference.py beside the
+    notebook). The instructor's file stops it, naming the command that writes the file again; after that command,
+    nbgrader releases the notebook alone."""
+    course, _ = stale_course(tmp_path)
+    done = nbgrader_release(course)
+    assert done.returncode != 0
+    said = f"{course / GENERATED_FILE} cannot be loaded (ModuleNotFoundError: No module named 'autograder.pipeline')"
+    assert said in done.stderr and f"run python -m autograder.course.config --course {course}; nothing was done" in (
+        done.stderr
+    ), done.stderr[-2000:]
+    assert not (course / "release" / "positions").exists()
+    assert config.main(["--course", str(course)]) == 0
+    done = nbgrader_release(course)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(path.name for path in (course / "release" / "positions").iterdir()) == ["positions.ipynb"]
+
+
+def test_an_instructors_file_naming_a_moved_module_is_refused_with_each_line_and_where_it_is_now(tmp_path, capsys):
+    course = tmp_path / "course"
+    prepare(course)
+    append(course / INSTRUCTOR_FILE, "\nfrom autograder.pipeline import chain_config\nc.merge(chain_config())\n")
+    mine = (course / INSTRUCTOR_FILE).read_text()
+    line = mine.splitlines().index("from autograder.pipeline import chain_config") + 1
+    with pytest.raises(PipelineError) as refused:
+        prepare(course)
+    message = str(refused.value)
+    assert message.startswith(f"{course.absolute() / INSTRUCTOR_FILE} names modules of autograder that have moved")
+    assert f"line {line}: autograder.pipeline is autograder.notebook.pipeline now" in message
+    assert "change each name to where it is now, or delete a line that loads the grading chain" in message
+    assert (course / INSTRUCTOR_FILE).read_text() == mine  # the instructor's: never rewritten
+    assert config.main(["--course", str(course)]) == 1
+    assert f"line {line}: autograder.pipeline is autograder.notebook.pipeline now" in capsys.readouterr().err

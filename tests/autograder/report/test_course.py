@@ -73,6 +73,20 @@ def test_verdicts_come_from_the_check_cells_metadata_only():
     assert verdicts["check_softmax"].failed[0].message == "row 0 sums to <b>2.0</b>"
 
 
+def test_how_the_hidden_checks_were_cut_short_is_a_problem_read_from_the_verdict():
+    """A crash stored with the verdict (ChecksEnd, its signal a field) is one problem naming the check it cost."""
+    from dataclasses import replace
+
+    from autograder.verdicts import ChecksEnd
+
+    crash = ChecksEnd("crash", "softmax", signal="SIGSEGV")
+    stored = replace(softmax_verdict(0.0, "crashed"), limit="crash", end=crash)
+    student = Student("ada")
+    read_autograded(student, {"cells": [code_cell("check_softmax()", SOFTMAX_CHECK, verdict=stored)]}, release={})
+    assert student.verdicts["check_softmax"].end.signal == "SIGSEGV"
+    assert student.problems == [("hidden checks (check_softmax)", "softmax crashed (SIGSEGV: a segmentation fault)")]
+
+
 def test_a_notebook_graded_before_verdicts_were_stored_is_stale():
     words = "check_softmax (softmax): 2 / 2 points\n  PASS shape\n  PASS values\n"
     cell = code_cell("check_softmax()", SOFTMAX_CHECK)

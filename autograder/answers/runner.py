@@ -42,8 +42,8 @@ A batch ("calls") makes each call as a "call" makes it (its own arguments, stand
 so one call's exception or stand-in changes no other's result; only the round trips between them are saved.
 
 Time: a cell or call gets ``seconds`` of CPU time (ITIMER_PROF raises CallTimedOut inside the student's
-code); the grader also watches this process's CPU time and a wall-clock backstop, and kills it when
-the student's code swallows the timeout.
+code); the grader also watches this process's CPU time, and kills it when the student's code swallows the timeout
+or waits without computing (a sleep, a lock: autograder.answers.budget's ``idle``).
 """
 
 from __future__ import annotations

@@ -27,6 +27,9 @@ Every other outcome of grading a notebook is data too, defined here once:
 - how the hidden checks' calls were cut short (``ChecksEnd``: a call that waited without computing, a cell's or
   call's CPU seconds, the hidden checks' CPU budget for the notebook, a crash with its signal, an exit with its
   status, ...), stored with each verdict it cost (``Verdict.end``) and listed by ``checks_ends``;
+- how long the hidden checks took for the notebook, seconds by the clock from their start to their verdicts, stored in
+  the autograded notebook's metadata (``notebook.metadata[CHECKS_SECONDS]``, ``read_checks_seconds``), written by
+  autograder.notebook.autograde.ExternalVerdicts (the report's timing.csv reads it);
 - why a notebook was graded as the blank release (``Blank``: the file is empty, not text, not a notebook, of an
   unknown format, or nbgrader could not grade it), carried by the worker's Outcome and stored in the ledger entry
   (``blank``; autograder.grading.ledger), never in the notebook, whose metadata is the student's.
@@ -348,6 +351,18 @@ def checks_ends(verdicts) -> list[tuple[list[str], ChecksEnd]]:
         if verdict.end is not None:
             listed.setdefault(verdict.end, []).append(verdict.check)
     return [(checks, end) for end, checks in listed.items()]
+
+
+CHECKS_SECONDS = "autograder_checks_seconds"  # the autograded notebook's metadata key: the hidden checks' seconds
+
+
+def read_checks_seconds(notebook) -> float | None:
+    """The seconds by the clock the hidden checks took for an autograded notebook (an nbformat node or its dict
+    form); None when they were not stored (graded before they were, or no check cell) or are no number of seconds."""
+    stored = notebook.get("metadata", {}).get(CHECKS_SECONDS)
+    if isinstance(stored, bool) or not isinstance(stored, (int, float)) or not 0 <= stored < float("inf"):
+        return None
+    return float(stored)
 
 
 # --- the kernel's end and the blank notebook ------------------------------------------------------------------

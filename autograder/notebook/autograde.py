@@ -11,7 +11,8 @@ nbgrader's steps for one notebook (nbgrader_config.py lists them in order):
   and plots;
 - ExternalVerdicts (before SaveAutoGrades): REPLACES the outputs of every grade cell whose grade_id is one of
   the assignment's checks (source/<assignment>/checks.py) with the verdict: a stdout stream (each property,
-  passed or failed and why, the points, the seed) and an execute_result whose text/plain is the points. So
+  passed or failed and why, the points, the seed) and an execute_result whose text/plain is the points, and stores
+  the hidden checks' seconds by the clock in the notebook's metadata (verdicts.CHECKS_SECONDS). So
   nothing the kernel printed, patched or deleted decides a grade: nbgrader's SaveAutoGrades reads a grade
   cell's outputs (an error or stderr gives 0, else the first number, else full points);
 - DropPoints (after SaveAutoGrades): the execute_result that carried the points to SaveAutoGrades is removed
@@ -94,13 +95,15 @@ EARLY = "autograder_early_verdicts"  # the resources key where StartVerdicts lea
 
 @dataclass(frozen=True)
 class EarlyVerdicts:
-    """What StartVerdicts hands ExternalVerdicts: the answers and checks it started on, the verdicts to come, and
-    by when (time.monotonic) they must have come: the answers' wall-clock budget from the start, plus judging."""
+    """What StartVerdicts hands ExternalVerdicts: the answers and checks it started on, the verdicts to come with
+    the seconds they took (ExternalVerdicts.timed), and by when (time.monotonic) they must have come: the answers'
+    wall-clock budget from the start, plus judging; ``started``: when they started (time.monotonic)."""
 
     sources: list
     checks: list
     verdicts: Future
     due: float
+    started: float | None = None
 
 
 class ExternalVerdicts(NbGraderPreprocessor):
@@ -150,27 +153,37 @@ class ExternalVerdicts(NbGraderPreprocessor):
             wall=self.wall,
         )
 
-    def collect(self, early: EarlyVerdicts, checks, ids) -> dict:
-        """The early verdicts, waited for until they are due at most; past that, 0 points that say why."""
+    def timed(self, checks, sources, ids) -> tuple[dict, float]:
+        """(grade's verdicts, the seconds by the clock they took)."""
+        started = time.monotonic()
+        return self.grade(checks, sources, ids), time.monotonic() - started
+
+    def collect(self, early: EarlyVerdicts, checks, ids) -> tuple[dict, float | None]:
+        """The early verdicts and their seconds, waited for until they are due at most; past that, 0 points that say
+        why, and the seconds waited since they started."""
         try:
             return early.verdicts.result(timeout=max(0.0, early.due - time.monotonic()))
         except WaitedTooLong:
             seconds = self.limits().wall_seconds
             self.log.error("the hidden checks did not finish within %g s (+ %g s to judge)", seconds, JUDGING_SLACK)
             reason = f"the hidden checks did not finish within {seconds:g} s by the clock"
-            return unfinished(checks, ids, reason, ChecksEnd(verdicts.CHECKS_CLOCK, limit=seconds))
+            waited = None if early.started is None else time.monotonic() - early.started
+            return unfinished(checks, ids, reason, ChecksEnd(verdicts.CHECKS_CLOCK, limit=seconds)), waited
 
     def preprocess(self, nb, resources):
         for cell in nb.cells:  # a verdict is only ever the one written here: none the student put in a cell
             cell.get("metadata", {}).pop(verdicts.KEY, None)
+        nb.metadata.pop(verdicts.CHECKS_SECONDS, None)  # nor the checks' seconds
         checks, cells, ids, sources = self.plan(nb, resources)
         if not cells:
             return nb, resources
         early = resources.pop(EARLY, None)
         if isinstance(early, EarlyVerdicts) and (early.sources, early.checks) == (sources, ids):  # the very answers
-            decided = self.collect(early, checks, ids)
+            decided, seconds = self.collect(early, checks, ids)
         else:
-            decided = self.grade(checks, sources, ids)
+            decided, seconds = self.timed(checks, sources, ids)
+        if seconds is not None:
+            nb.metadata[verdicts.CHECKS_SECONDS] = round(seconds, 2)
         for cell in cells:
             verdict = decided[cell.metadata["nbgrader"]["grade_id"]]
             cell.outputs = verdict_outputs(cell, verdict)
@@ -195,8 +208,10 @@ class StartVerdicts(ExternalVerdicts):
         checks, cells, ids, sources = self.plan(nb, resources)
         if cells:
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hidden-checks")
-            due = time.monotonic() + self.limits().wall_seconds + JUDGING_SLACK
-            resources[EARLY] = EarlyVerdicts(sources, ids, pool.submit(self.grade, checks, sources, ids), due)
+            started = time.monotonic()
+            due = started + self.limits().wall_seconds + JUDGING_SLACK
+            graded = pool.submit(self.timed, checks, sources, ids)
+            resources[EARLY] = EarlyVerdicts(sources, ids, graded, due, started)
             pool.shutdown(wait=False)
         return nb, resources
 

@@ -20,7 +20,8 @@ beside it ``reports/<assignment>/<table>.csv``, one CSV per table of the page:
 - failures.csv: every failed property's message and how many students it was shown to;
 - problems.csv: notebooks that timed out, crashed or could not be read, with the cell and reason;
 - written.csv: written answers waiting for a grader, with a link into Formgrader;
-- timing.csv and slow_cells.csv: seconds per notebook (in the kernel, outside it) and the cells that took longest;
+- timing.csv and slow_cells.csv: seconds per notebook (in the kernel, outside it, the hidden checks' own, which run
+  beside the kernel, making the feedback) and the cells that took longest;
 - similarity.csv: pairs of students whose answer code is similar (autograder.report.similarity).
 
 The modules, one job each: ``course`` reads the graded course into data (the gradebook, the verdicts the

@@ -3,9 +3,10 @@
 What it reads: the gradebook (nbgrader's Gradebook API), the autograded notebooks (the verdict each hidden
 check stored in its cell's metadata, autograder.verdicts; the kernel's errors; nbclient's timing of each
 cell), the release and source notebooks (the starter text, the solution), and the grading ledger (.grading/,
-seconds per notebook, why a notebook was graded as blank: verdicts.Blank). How the kernel ended is read from the
-notebook's metadata (verdicts.KernelEnd). It does not import the checks or the course library, and it parses no
-sentence: a notebook graded before verdicts were stored is marked stale, with what to do (grade the class again).
+seconds per notebook, why a notebook was graded as blank: verdicts.Blank). How the kernel ended and how long the
+hidden checks took are read from the notebook's metadata (verdicts.KernelEnd, verdicts.read_checks_seconds). It
+does not import the checks or the course library, and it parses no sentence: a notebook graded before verdicts
+were stored is marked stale, with what to do (grade the class again).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from autograder.verdicts import (
     StaleVerdicts,
     Verdict,
     checks_ends,
+    read_checks_seconds,
     read_kernel_ends,
     read_verdicts,
 )
@@ -51,6 +53,7 @@ class Student:
     code: dict = field(default_factory=dict)  # {answer cell id: source}
     problems: list = field(default_factory=list)  # [(cell, reason)]
     cells_seconds: dict = field(default_factory=dict)  # {cell label: seconds in the kernel}
+    checks_seconds: float | None = None  # the hidden checks' seconds by the clock (the notebook's metadata)
     ledger: dict = field(default_factory=dict)
 
     @property
@@ -226,6 +229,7 @@ def read_autograded(student: Student, notebook: dict | None, release: dict) -> N
         return
     read_verdicts_into(student, notebook)
     read_kernel_problems(student, notebook)
+    student.checks_seconds = read_checks_seconds(notebook)
     student.code = answer_cells(notebook)
     starter = answer_cells(release)
     same = all(squeeze(student.code.get(key, "")) == squeeze(code) for key, code in starter.items())

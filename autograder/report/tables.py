@@ -222,7 +222,7 @@ def timing_tables(graded: GradedAssignment) -> tuple[pd.DataFrame, pd.DataFrame]
                 "total": total,
                 "kernel": round(kernel, 2),
                 "outside_kernel": round(total - kernel, 2) if isinstance(total, (int, float)) else None,
-                "checks": s.ledger.get("checks_seconds"),
+                "checks": None if s.checks_seconds is None else round(s.checks_seconds, 2),
                 "feedback": s.ledger.get("feedback_seconds"),
                 "slowest_cell": max(s.cells_seconds, key=s.cells_seconds.get) if s.cells_seconds else "",
             }

@@ -23,7 +23,7 @@ from autograder.notebook.autograde import (
     RestoreCellFlags,
     StartVerdicts,
 )
-from autograder.verdicts import KEY, Property, Verdict, read_verdicts
+from autograder.verdicts import CHECKS_SECONDS, KEY, Property, Verdict, read_checks_seconds, read_verdicts
 
 PYTHON = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
 SOURCE = Path(__file__).resolve().parents[3] / "source"
@@ -85,14 +85,41 @@ def test_external_verdicts_replace_the_kernels_outputs_and_store_the_verdict(tmp
     assert step.graded == [(["def causal_mask(positions):\n    return None\n"], ["check_causal_mask"])]
 
 
+class Clock:
+    """time for autograde alone: monotonic() moves 1.25 s on each reading."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def monotonic(self) -> float:
+        self.now += 1.25
+        return self.now
+
+
+def test_external_verdicts_store_the_hidden_checks_seconds_in_the_notebook(tmp_path, monkeypatch):
+    """The seconds by the clock from the checks' start to their verdicts (the report's timing.csv reads them); a
+    value the student planted in the notebook's metadata is dropped, even with no check cell to grade."""
+    monkeypatch.setattr(notebook_grading, "time", Clock())
+    notebook = new_notebook(cells=[answer(), check()])
+    notebook.metadata[CHECKS_SECONDS] = 0.01  # planted
+    notebook, _ = FixedVerdicts(source=str(SOURCE)).preprocess(notebook, resources(tmp_path))
+    assert notebook.metadata[CHECKS_SECONDS] == 1.25 and read_checks_seconds(notebook) == 1.25
+    nothing = new_notebook(cells=[answer()])
+    nothing.metadata[CHECKS_SECONDS] = 0.01
+    nothing, _ = FixedVerdicts(source=str(SOURCE)).preprocess(nothing, resources(tmp_path))
+    assert CHECKS_SECONDS not in nothing.metadata
+
+
 def test_start_verdicts_hands_its_verdicts_on_for_the_very_same_answers_only(tmp_path):
     notebook = new_notebook(cells=[answer(), check()])
     started = type("Started", (StartVerdicts, FixedVerdicts), {})(source=str(SOURCE))
     started.graded.clear()
     notebook, found = started.preprocess(notebook, resources(tmp_path))
     assert isinstance(found[EARLY], EarlyVerdicts) and found[EARLY].checks == ["check_causal_mask"]
-    FixedVerdicts(source=str(SOURCE)).preprocess(notebook, found)
+    early = found[EARLY].verdicts
+    notebook, _ = FixedVerdicts(source=str(SOURCE)).preprocess(notebook, found)
     assert len(FixedVerdicts.graded) == 1, "the early verdicts were graded again"
+    assert read_checks_seconds(notebook) == round(early.result()[1], 2), "the seconds the early grading took"
     notebook.cells[0].source = "def causal_mask(positions):\n    return 1\n"  # changed since: graded again
     _, found = started.preprocess(notebook, resources(tmp_path))
     notebook.cells[0].source = "def causal_mask(positions):\n    return 2\n"

@@ -33,7 +33,7 @@ from autograder.report.course import (
     read_course,
     solution_cells,
 )
-from autograder.verdicts import EXITED, KERNEL, KEY, KernelEnd, Property, StaleVerdicts, Verdict
+from autograder.verdicts import CHECKS_SECONDS, EXITED, KERNEL, KEY, KernelEnd, Property, StaleVerdicts, Verdict
 
 # --- verdicts read as data, on in-memory notebooks --------------------------------------------------------------
 
@@ -85,6 +85,18 @@ def test_how_the_hidden_checks_were_cut_short_is_a_problem_read_from_the_verdict
     read_autograded(student, {"cells": [code_cell("check_softmax()", SOFTMAX_CHECK, verdict=stored)]}, release={})
     assert student.verdicts["check_softmax"].end.signal == "SIGSEGV"
     assert student.problems == [("hidden checks (check_softmax)", "softmax crashed (SIGSEGV: a segmentation fault)")]
+
+
+def test_the_hidden_checks_seconds_are_read_from_the_notebook_s_metadata():
+    """ExternalVerdicts stores them (verdicts.CHECKS_SECONDS); one that is no number of seconds is no time."""
+    cells = [code_cell("check_softmax()", SOFTMAX_CHECK, verdict=softmax_verdict(2.0))]
+    for stored, read in ((2.34, 2.34), (0, 0.0), ("3 s", None), (True, None), (-1.0, None)):
+        student = Student("ada")
+        read_autograded(student, {"cells": cells, "metadata": {CHECKS_SECONDS: stored}}, release={})
+        assert student.checks_seconds == read, stored
+    student = Student("bo")
+    read_autograded(student, {"cells": cells}, release={})  # graded before they were stored
+    assert student.checks_seconds is None
 
 
 def test_a_notebook_graded_before_verdicts_were_stored_is_stale():

@@ -170,7 +170,7 @@ def test_written_answers_waiting_link_to_formgrader():
 
 def test_timing_per_notebook_and_slowest_cells_over_the_class():
     ada = student("ada", 2.0, 1.0, cells_seconds={"softmax": 1.5, "cell 2: x = 1": 0.25}, ledger={"seconds": 4.0})
-    bob = student("bob", 2.0, 1.0, cells_seconds={"softmax": 3.0}, ledger={"checks_seconds": 1.0})
+    bob = student("bob", 2.0, 1.0, cells_seconds={"softmax": 3.0}, checks_seconds=1.004)
     timing, slow = timing_tables(assignment(ada, bob))
     rows = timing.set_index("student").to_dict("index")
     assert (rows["ada"]["kernel"], rows["ada"]["outside_kernel"], rows["ada"]["slowest_cell"]) == (
@@ -179,6 +179,7 @@ def test_timing_per_notebook_and_slowest_cells_over_the_class():
         "softmax",
     )
     assert pd.isna(rows["bob"]["outside_kernel"]) and rows["bob"]["checks"] == 1.0, "no total in bob's ledger"
+    assert pd.isna(rows["ada"]["checks"]), "graded before the hidden checks' seconds were stored"
     assert slow.to_dict("records") == [
         {"cell": "softmax", "notebooks": 2, "mean": 2.25, "max": 3.0, "total": 4.5},
         {"cell": "cell 2: x = 1", "notebooks": 1, "mean": 0.25, "max": 0.25, "total": 0.25},

@@ -12,12 +12,23 @@ seconds of this process per round (time.process_time: Python and SQLite alike), 
 the same run on the same inbound and table, the checker as it was before (``--baseline``, a git revision of
 autograder/service/instant.py, run against today's attempts store), and their ratio; and the floor, a round over an
 empty inbound and table, so "the cost does not grow with the entries seen or the attempts stored" is a ratio too.
+
+    .venv/bin/python benchmarks/service_rounds.py --start          # a Submit waiting when the service starts
+    .venv/bin/python benchmarks/service_rounds.py --start --quick  # on positions, whose probe is short (tests)
+
+``--start``: seconds from the service's start (autograder.service.checkers: the checkers made, Checkers.warm, the
+service's thread started, on a fresh pool of ``--workers`` spawned processes) to the verdict of a Submit already in
+the inbound, twice in the same run on a copy of the course: first with no passing probe remembered (the
+assignment's own checks tried first, as every start did before ProbeMemory), then started again with the files
+unchanged, the probe remembered passing in the course folder (ProbeMemory) and not run; and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import datetime
+import multiprocessing
 import shutil
 import statistics
 import subprocess
@@ -32,6 +43,7 @@ sys.path.insert(0, str(REPOSITORY))
 
 from autograder.service import instant  # noqa: E402
 from autograder.service.attempts import Attempts, utcnow  # noqa: E402
+from autograder.service.checkers import Checkers, ProbeMemory, authoring_trouble, probe_digest  # noqa: E402
 
 BASELINE = "fa283f793ef13b31aebd15cf0cab8cfe5963e280"  # autograder/instant.py before issue 24
 # where the baseline's imports now live (autograder's modules moved into packages by stage after it)
@@ -143,6 +155,73 @@ def measure(module, scratch: Path, url: str, rounds: int, label: str) -> dict:
     return {"first": first, "steady": statistics.median(steady), "arrival": arrival}
 
 
+SUBMITTED = {  # the Submit waiting at start: a notebook of each assignment (the source notebook: the solution)
+    "attention": REPOSITORY / "examples" / "submissions" / "no_sqrt_scaling" / "attention" / "attention.ipynb",
+    "positions": REPOSITORY / "source" / "positions" / "positions.ipynb",
+}
+ANSWERED = ("done", "refused")
+
+
+def first_verdict(course: Path, assignment: str, workers: int) -> tuple[float, int, str]:
+    """(seconds from the service's start to the verdict of the Submit waiting in ``course``'s inbound, probes run,
+    the attempt's status): the service as autograder.service.app.serve starts it, on a fresh pool."""
+    began = time.monotonic()
+    store = Attempts(f"sqlite:///{course / 'gradebook.db'}")
+    checker = instant.Checker(
+        source=course / "source" / assignment,
+        inbound=course / "inbound",
+        store=store.scoped(assignment),
+        policy=instant.InstantChecks(attempts=3, period=3600),
+        students=lambda: set(STUDENTS),
+        slots=workers,
+        probe=authoring_trouble,
+        memory=ProbeMemory(course),
+        digest=probe_digest,
+    )
+    checkers = Checkers({assignment: checker}, slots=workers)
+    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    checkers.warm(pool)
+    thread = instant.CheckerThread(checkers, pool)
+    thread.start()
+    try:
+        while not (answered := store.select(status=ANSWERED)):
+            if time.monotonic() - began > 600:
+                raise TimeoutError("no verdict 10 minutes after the start")
+            time.sleep(0.02)
+        took = time.monotonic() - began
+    finally:
+        thread.stop()
+        pool.shutdown()
+        store.close()
+    return took, checker.probes_run, answered[0].status
+
+
+def start_main(args) -> int:
+    """--start: the first verdict after a start, the probe run against remembered (module docstring)."""
+    assignment = "positions" if args.quick else args.assignment
+    with tempfile.TemporaryDirectory(prefix="service-start-") as scratch:
+        course = Path(scratch) / "course"
+        shutil.copytree(REPOSITORY / "source" / assignment, course / "source" / assignment)
+        if (REPOSITORY / "release" / assignment).is_dir():
+            shutil.copytree(REPOSITORY / "release" / assignment, course / "release" / assignment)
+        results = {}
+        for label in ("probed", "remembered"):
+            (course / "gradebook.db").unlink(missing_ok=True)
+            shutil.rmtree(course / "inbound", ignore_errors=True)
+            folder = course / "inbound" / f"{STUDENTS[0]}+{assignment}+{STAMP}+{label}"
+            folder.mkdir(parents=True)
+            shutil.copy(SUBMITTED[assignment], folder / f"{assignment}.ipynb")
+            results[label] = first_verdict(course, assignment, args.workers)
+            took, probes, status = results[label]
+            print(f"{label}: the Submit waiting at start {status} {took:.1f} s after the start; probes run: {probes}")
+    probed, remembered = results["probed"][0], results["remembered"][0]
+    print(
+        f"first verdict after a start, {assignment}, {args.workers} workers: probe run {probed:.1f} s, "
+        f"probe remembered {remembered:.1f} s; probe run / remembered: {probed / max(remembered, 1e-6):.2f}"
+    )
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folders", type=int, default=20_000, help="junk folders in the inbound")
@@ -150,7 +229,12 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=8, help="steady rounds measured (the median is printed)")
     parser.add_argument("--baseline", default=BASELINE, help="the git revision of the checker to compare with")
     parser.add_argument("--quick", action="store_true", help="500 folders, 200 attempts, 3 rounds (tests)")
+    parser.add_argument("--start", action="store_true", help="the first verdict after a start instead (see above)")
+    parser.add_argument("--assignment", default="attention", help="--start: the assignment (--quick: positions)")
+    parser.add_argument("--workers", type=int, default=2, help="--start: the pool's processes")
     args = parser.parse_args(argv)
+    if args.start:
+        return start_main(args)
     if args.quick:
         args.folders, args.attempts, args.rounds = min(args.folders, 500), min(args.attempts, 200), 3
     with tempfile.TemporaryDirectory(prefix="service-rounds-") as scratch:

@@ -46,7 +46,7 @@ from autograder import sandbox
 from autograder.course import assignments, students
 from autograder.hub import collect
 from autograder.service.attempts import WAITING, Attempt, Attempts, utcnow
-from autograder.service.checkers import Checkers, authoring_trouble
+from autograder.service.checkers import Checkers, ProbeMemory, authoring_trouble, probe_digest
 from autograder.service.instant import SHOWN_REFUSED, Broken, Checker, CheckerThread, window_reopens
 from autograder.service.policy import explain
 from autograder.settings import LiveSettings, SettingsError
@@ -480,13 +480,15 @@ def checked_names(source: Path, chosen: tuple[str, ...] = ()) -> list[str]:
 
 def make_checkers(options: ServiceOptions) -> Checkers:
     """A checker per assignment (checked_names), each with its own checks, policy and attempts, on one database;
-    each assignment's checks tried before its first Submit (authoring_trouble)."""
+    each assignment's checks tried before its first Submit (authoring_trouble), unless they passed before with the
+    same files, engine and model (ProbeMemory in the course folder)."""
     source_root = options.course / "source"
     names = checked_names(source_root, options.assignments)
     live = {name: LiveSettings(options.course, name, db=options.db) for name in names}  # read again each round
     db = live[names[0]].db
     store, students = Attempts(db), course_students(db, options.students)
     send = lms_sender(options, lambda assignment: live[assignment].current)
+    memory = ProbeMemory(options.course)  # passing probes remembered: a restart with nothing changed skips them
     checkers = {
         name: Checker(
             source=source_root / name,
@@ -499,6 +501,8 @@ def make_checkers(options: ServiceOptions) -> Checkers:
             admit=collect.refusal if options.own_submissions_only else None,
             checked=send,
             probe=authoring_trouble,
+            memory=memory,
+            digest=probe_digest,
         )
         for name, settings in live.items()
     }

@@ -1,7 +1,8 @@
 """Every assignment of a course checked by one service: a checker per assignment, on one pool of workers.
 
     checkers = Checkers({"attention": Checker(...), "positions": Checker(...)}, slots=2)
-    checkers.warm(pool)      # each assignment's checks tried (authoring_trouble), then the workers warmed on each
+    checkers.warm(pool)      # each assignment's checks tried (authoring_trouble) unless remembered passing
+                             # (ProbeMemory), Submits already waiting started, then the workers warmed on each
     checkers.step(pool)      # one round of every checker, the pool's slots shared: what CheckerThread runs
 
 Each assignment keeps its own checker (autograder.service.instant.Checker): its checks, reference and notebook, its
@@ -16,18 +17,136 @@ notebook and checks.py that disagree: the class run's check before grading, auto
 others: its Submits are recorded and wait, queued, and its students read "cannot be checked now: the instructor's
 checks for <name> fail: ...", while the instructor's page says what to fix; once its files change the checks are
 tried again, and the waiting Submits are checked when they pass.
+
+A passing probe is remembered on disk (ProbeMemory: ``grading-probes.json`` in the course folder, the instructor's,
+mode 0600) under the digest of everything it depends on (probe_digest: the assignment's files, the engine's and
+lib's code, lib's model data, Python's and NumPy's versions), so a restart with none of them changed skips it and
+checks a Submit waiting at start as soon as a worker is warm; any change, a file the service did not write itself
+or one another account may write, and the probe runs as before (benchmarks/service_rounds.py --start).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import os
+import platform
+import stat
 import threading
 from pathlib import Path
 
+import numpy as np
+
+from autograder import REPOSITORY
+from autograder.model import MODEL_DIR
 from autograder.service.instant import Broken, Checker
 from autograder.validate import KINDS, AuthoringError, check_before_grading
 
 log = logging.getLogger("autograder.service.checkers")
+
+MEMORY_FILE = "grading-probes.json"  # in the course folder: {assignment: the digest its probe last passed with}
+ENGINE = Path(__file__).resolve().parent.parent  # autograder/: the grading engine's code
+LARGEST_MEMORY = 2**20  # bytes: a memory file larger than this is not the service's
+
+
+def folder_files(folder: Path, pattern: str = "*") -> list[Path]:
+    """The plain files under ``folder`` matching ``pattern`` (compiled bytecode left out), in a fixed order."""
+    if not folder.is_dir():
+        return []
+    found = (path for path in folder.rglob(pattern) if "__pycache__" not in path.parts and path.is_file())
+    return sorted(found, key=lambda path: path.relative_to(folder).as_posix())
+
+
+def probe_digest(source: Path) -> str:
+    """The SHA-256 of everything an assignment's probe (authoring_trouble) depends on: its folder's files (checks.py,
+    reference.py, the source notebook, any data), the engine's code (autograder/), lib's code and the store's model
+    data (data/model, the catalogue), and Python's and NumPy's versions. Equal digests: the probe would say the same."""
+    source = Path(source)
+    hashed = hashlib.sha256(f"python {platform.python_version()} numpy {np.__version__}\0".encode())
+    parts = [
+        ("assignment", source, folder_files(source)),
+        ("engine", ENGINE, folder_files(ENGINE, "*.py")),
+        ("lib", REPOSITORY / "lib", folder_files(REPOSITORY / "lib", "*.py")),
+        ("model", MODEL_DIR, folder_files(MODEL_DIR)),
+        ("data", REPOSITORY / "data", sorted((REPOSITORY / "data").glob("products*"))),
+    ]
+    for part, root, files in parts:
+        for path in files:
+            name = f"{part}/{path.relative_to(root).as_posix()}"
+            data = path.read_bytes()
+            hashed.update(f"{name}\0{len(data)}\0".encode() + data)
+    return hashed.hexdigest()
+
+
+class ProbeMemory:
+    """The probes that passed, remembered across restarts: ``grading-probes.json`` in the course folder holds, per
+    assignment, the probe_digest its probe last passed with.
+
+    Trusted only when it is a plain file of the service's own account that no other account may write (the course
+    folder is the instructor's: no student writes there); otherwise, or unreadable, or for another digest, nothing is
+    remembered and the probe runs. Written whole (a temporary file renamed), mode 0600."""
+
+    def __init__(self, course: Path):
+        self.path = Path(course) / MEMORY_FILE
+
+    def read(self) -> dict[str, str]:
+        """{assignment: digest} when the file can be trusted, else {} (the reason logged)."""
+        try:
+            handle = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except FileNotFoundError:
+            return {}
+        except OSError as error:  # a link, or a file the service may not read
+            log.warning("%s is not trusted (%s): every assignment's checks are tried", self.path, error.strerror)
+            return {}
+        with os.fdopen(handle, "rb") as file:
+            status = os.fstat(file.fileno())
+            why = self.distrust(status)
+            if why:
+                log.warning("%s is not trusted (%s): every assignment's checks are tried", self.path, why)
+                return {}
+            data = file.read(LARGEST_MEMORY)
+        try:
+            remembered = json.loads(data)
+        except ValueError:
+            log.warning("%s is not JSON: every assignment's checks are tried", self.path)
+            return {}
+        if not isinstance(remembered, dict):
+            return {}
+        return {name: digest for name, digest in remembered.items() if isinstance(digest, str)}
+
+    @staticmethod
+    def distrust(status: os.stat_result) -> str:
+        """Why a memory file with this status is not the service's own ("" when it is)."""
+        if not stat.S_ISREG(status.st_mode):
+            return "not a plain file"
+        if status.st_uid != os.geteuid():
+            return f"owned by account {status.st_uid}, not the service's"
+        if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return "other accounts may write it"
+        if status.st_size > LARGEST_MEMORY:
+            return f"{status.st_size} bytes, over the {LARGEST_MEMORY} it may have"
+        return ""
+
+    def passed(self, assignment: str, digest: str) -> bool:
+        """Whether ``assignment``'s probe passed with exactly ``digest``."""
+        return self.read().get(assignment) == digest
+
+    def remember(self, assignment: str, digest: str) -> None:
+        """``assignment``'s probe passed with ``digest`` (what it passed with before is forgotten: a digest that
+        comes back after a change is probed again). A memory that cannot be written is logged: the probe then runs
+        at the next start, as without one."""
+        remembered = self.read() | {assignment: digest}
+        temporary = self.path.with_name(f".{MEMORY_FILE}.{os.getpid()}")
+        try:
+            temporary.unlink(missing_ok=True)
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                json.dump(remembered, file, indent=1, sort_keys=True)
+            os.replace(temporary, self.path)
+        except OSError as error:
+            log.warning("the passing checks of %s are not remembered in %s: %s", assignment, self.path, error)
+            temporary.unlink(missing_ok=True)
 
 
 def authoring_trouble(source: Path) -> Broken | None:
@@ -93,10 +212,13 @@ class Checkers:
         return sum(1 for checker in self for future in checker.running.values() if not future.done())
 
     def warm(self, pool) -> list:
-        """Each assignment's checks tried first (its probe), then the workers warmed on each assignment's blank
-        notebook (Checker.warm), so the first Submit of each waits for neither; the warm-ups' futures."""
+        """The service's start: each assignment's checks tried (its probe; skipped when ProbeMemory remembers it
+        passing with the same digest), then a first round, so the Submits already waiting of an assignment not being
+        probed go to the workers first, then the workers warmed on each assignment's blank notebook (Checker.warm),
+        so a later Submit waits for none of it; the warm-ups' futures."""
         for checker in self:
             checker.start_probe(pool)
+        self.step(pool)
         return [future for checker in self for future in checker.warm(pool)]
 
     def step(self, pool, now=None) -> int:

@@ -358,7 +358,9 @@ class Checker:
     (autograder.settings.LiveSettings), asked at the start of each round, so a changed policy or due date
     applies without a restart; probe: a function (source) -> Broken | None run on the pool by ``start_probe`` and
     again when the assignment's files change (autograder.service.checkers.authoring_trouble): while it runs, or says
-    the checks are broken, no Submit is started (they wait, queued, and the pages say why).
+    the checks are broken, no Submit is started (they wait, queued, and the pages say why); memory: where passing
+    probes are remembered (autograder.service.checkers.ProbeMemory, with ``digest``: source -> the digest of what
+    the probe depends on), so a probe that passed with the same digest is not run again.
 
     Each inbound entry is judged once, alone, when first seen: a Submit of a student of the class, made by
     their account, is recorded (autograder.service.attempts); anything else is kept in ``refused`` (name, reason) for
@@ -381,6 +383,8 @@ class Checker:
         wall: float = WALL,
         settings=None,
         probe=None,
+        memory=None,
+        digest=None,
     ):
         self.source, self.inbound, self.store, self.policy = Path(source), Path(inbound), store, policy
         self.settings = settings
@@ -391,6 +395,9 @@ class Checker:
         self.running: dict[int, object] = {}  # attempt id -> future
         self.busy = lambda: len(self.running)  # checks on the pool now (service.checkers: every assignment's)
         self.probe = probe  # (source) -> Broken | None, run on the pool before any check and when the files change
+        self.memory, self.digest = memory, digest  # passing probes remembered by digest (both or neither)
+        self.probing_digest: str | None = None  # the digest of what the running probe tries
+        self.probes_run = 0  # probes started on the pool (not those skipped as remembered)
         self.probing = None  # the probe's future while it runs: no check starts meanwhile
         self.probed: tuple | None = None  # the folder's source_stamp when last probed
         self.probed_at = 0.0
@@ -533,14 +540,39 @@ class Checker:
 
     # the assignment's own checks -------------------------------------------------------------------------
 
-    def start_probe(self, pool) -> None:
+    def start_probe(self, pool, remembered: bool = True) -> None:
         """The assignment's checks tried on the pool (``probe``: autograder.service.checkers.authoring_trouble, the
-        class run's check before grading); no Submit of it is started until the answer is in."""
+        class run's check before grading); no Submit of it is started until the answer is in. Not tried when the
+        memory holds a pass with the digest of what it depends on now (``remembered``: False after a probe that
+        could not run, whose cause lies outside those files: tried for real)."""
         if self.probe is None:
             return
         self.probed, self.probed_at = source_stamp(self.source), time.monotonic()
+        self.probing_digest = self.current_digest()
+        if remembered and self.probing_digest is not None and self.memory.passed(self.assignment, self.probing_digest):
+            if self.broken is not None:
+                log.info("the checks of %s run again (they passed before with these files)", self.assignment)
+            self.broken = None  # passed with exactly these files, engine and model: not tried again
+            return
+        self.probes_run += 1
         self.probing = pool.submit(self.probe, source=self.source)
         self.probing.add_done_callback(lambda _: self.wake.set())
+
+    def current_digest(self) -> str | None:
+        """The digest of what the probe depends on now, or None without a memory (or when it cannot be read: the
+        probe runs, and nothing is remembered)."""
+        if self.memory is None or self.digest is None:
+            return None
+        try:
+            return self.digest(self.source)
+        except OSError as error:
+            log.warning("the files the checks of %s depend on cannot be read: %s", self.assignment, error)
+            return None
+
+    def remember_passed(self) -> None:
+        """The probe that just passed remembered under its digest, if the files are still those it tried."""
+        if self.probing_digest is not None and self.current_digest() == self.probing_digest:
+            self.memory.remember(self.assignment, self.probing_digest)
 
     def watch_source(self, pool) -> None:
         """The probe's answer taken when it is in; once probed (start_probe, at the service's start), the assignment
@@ -550,8 +582,9 @@ class Checker:
             return
         if self.probing is None:
             stale = self.broken is not None and not self.broken.lasting and time.monotonic() - self.probed_at > RETRY
-            if stale or source_stamp(self.source) != self.probed:
-                self.start_probe(pool)
+            changed = source_stamp(self.source) != self.probed
+            if stale or changed:
+                self.start_probe(pool, remembered=changed)
         if self.probing is not None and self.probing.done():
             future, self.probing = self.probing, None
             try:
@@ -562,6 +595,8 @@ class Checker:
                     f"the checks of {self.assignment} could not be tried: {type(error).__name__}: {error}",
                     lasting=False,
                 )
+            if broken is None:
+                self.remember_passed()
             if broken != self.broken:
                 if broken is None:
                     log.info("the checks of %s run again", self.assignment)

@@ -1,5 +1,6 @@
 """benchmarks/service_rounds.py at its quick sizes: it runs to its end and prints the figures it exists for (CPU
-seconds per round of the grading service's checker, this one's and the old one's, measured in the same run)."""
+seconds per round of the grading service's checker, this one's and the old one's, measured in the same run), and with
+--start the seconds from the service's start to a waiting Submit's verdict, its probe run and remembered."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from autograder import sandbox
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 SCRIPT = REPOSITORY / "benchmarks" / "service_rounds.py"
@@ -28,3 +33,28 @@ def test_service_rounds_prints_cpu_per_round_and_the_ratios_at_quick_sizes():
         ratios = re.search(r"old / new, CPU per round: first (\d+\.\d), steady (\d+\.\d)", output)
         assert ratios, output
         assert float(ratios[1]) > 0 and float(ratios[2]) > 0
+
+
+def test_service_rounds_start_prints_the_first_verdict_probed_and_remembered_at_quick_sizes():
+    """--start --quick: a Submit waiting at the service's start is checked both times; the first start tries the
+    assignment's checks (one probe), the second, with the same files, remembers them passing (none)."""
+    if sandbox.bubblewrap() is None:
+        pytest.skip("the checks run only in the sandbox: bubblewrap is missing (apt-get install bubblewrap)")
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--start", "--quick"],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    output = done.stdout
+    assert re.search(r"probed: the Submit waiting at start done [\d.]+ s after the start; probes run: 1\n", output)
+    assert re.search(r"remembered: the Submit waiting at start done [\d.]+ s after the start; probes run: 0\n", output)
+    figures = re.search(
+        r"first verdict after a start, positions, 2 workers: probe run ([\d.]+) s, probe remembered ([\d.]+) s; "
+        r"probe run / remembered: (\d+\.\d\d)",
+        output,
+    )
+    assert figures, output
+    assert float(figures[3]) == pytest.approx(float(figures[1]) / float(figures[2]), rel=0.05)

@@ -9,6 +9,7 @@ import concurrent.futures
 import contextlib
 import datetime
 import json
+import os
 import shutil
 import sys
 import threading
@@ -27,7 +28,7 @@ from autograder.course import assignments
 from autograder.service import app as service
 from autograder.service import instant
 from autograder.service.attempts import Attempts
-from autograder.service.checkers import Checkers, authoring_trouble
+from autograder.service.checkers import MEMORY_FILE, Checkers, ProbeMemory, authoring_trouble, probe_digest
 from autograder.service.instant import Checker, InstantChecks
 from autograder.verdicts import Property, Verdict
 
@@ -63,9 +64,10 @@ def course(tmp_path: Path, names=("attention", "positions")) -> Path:
 
 
 def checkers_of(
-    folder: Path, inbound: Path, policy=None, slots=2, probe=None, students=("ada", "bo", "cy")
+    folder: Path, inbound: Path, policy=None, slots=2, probe=None, students=("ada", "bo", "cy"), memory=None
 ) -> Checkers:
-    """A checker per assignment of ``folder``'s source/, on one database, as service.make_checkers makes them."""
+    """A checker per assignment of ``folder``'s source/, on one database, as service.make_checkers makes them (with
+    ``memory``: passing probes remembered there, by probe_digest)."""
     store = Attempts(f"sqlite:///{folder / 'gradebook.db'}")
     made = {
         name: Checker(
@@ -76,6 +78,8 @@ def checkers_of(
             students=lambda: set(students),
             slots=slots,
             probe=probe,
+            memory=memory,
+            digest=probe_digest if memory is not None else None,
         )
         for name in assignments.names(folder / "source")
     }
@@ -434,6 +438,137 @@ def test_a_probe_that_itself_fails_is_tried_again_later(tmp_path, monkeypatch):
     assert checker.broken is None
 
 
+# --- a passing probe remembered across restarts --------------------------------------------------------------------
+
+
+class Held(Routed):
+    """Routed, but each probe's answer is held until ``answer()``: what the pool was given, in order, in ``order``."""
+
+    def __init__(self):
+        super().__init__()
+        self.order: list[str] = []
+        self.probes: list[tuple[concurrent.futures.Future, Path]] = []
+
+    def submit(self, function, **keywords):
+        name = getattr(function, "__name__", "probe")
+        self.order.append(name if function in (instant.check_notebook, instant.warm_up) else "probe")
+        if self.order[-1] != "probe":
+            return super().submit(function, **keywords)
+        future = concurrent.futures.Future()
+        self.probes.append((future, Path(keywords["source"])))
+        return future
+
+    def answer(self, probe) -> None:
+        for future, source in self.probes:
+            if not future.done():
+                future.set_result(probe(source))
+
+
+def started_service(folder: Path, inbound: Path, pool) -> Checkers:
+    """The service's start (make_checkers, then Checkers.warm) on positions, its probes remembered in the course."""
+    checkers = checkers_of(folder, inbound, probe=lambda source: None, memory=ProbeMemory(folder))
+    checkers.warm(pool)
+    return checkers
+
+
+def test_a_passing_probe_is_remembered_and_a_restart_with_the_same_files_does_not_run_it(tmp_path):
+    folder, inbound = course(tmp_path, names=("positions",)), tmp_path / "exchange" / "inbound"
+    memory = folder / MEMORY_FILE
+    pool = Held()
+    checkers = started_service(folder, inbound, pool)
+    assert pool.order == ["probe", "warm_up", "warm_up"] and not memory.exists()  # not remembered before it passes
+    pool.answer(lambda source: None)
+    checkers.step(pool, now=T0)
+    digest = probe_digest(folder / "source" / "positions")
+    assert json.loads(memory.read_text()) == {"positions": digest}
+    assert memory.stat().st_mode & 0o777 == 0o600
+
+    submit(inbound, "ada", "positions", T0)  # waiting when the service starts again
+    pool = Held()
+    checkers = started_service(folder, inbound, pool)
+    assert checkers["positions"].probes_run == 0 and checkers["positions"].probing is None
+    assert pool.order == ["check_notebook", "warm_up", "warm_up"]  # the waiting Submit before the warm-ups
+    checkers.step(pool, now=T0)  # the service's thread's first round records it
+    assert statuses(checkers["positions"].store, "ada") == [("positions", "done")]
+
+    checks = folder / "source" / "positions" / "checks.py"
+    checks.write_text(checks.read_text() + "\n# a comment: the file is not the one that passed\n")
+    assert probe_digest(folder / "source" / "positions") != digest
+    submit(inbound, "bo", "positions", T0)
+    pool = Held()
+    checkers = started_service(folder, inbound, pool)
+    assert checkers["positions"].probes_run == 1 and pool.order == ["probe", "warm_up", "warm_up"]
+    assert statuses(checkers["positions"].store, "bo") == [("positions", "pending")]  # waits for the probe
+    pool.answer(lambda source: None)
+    for _ in range(2):  # the probe's answer taken and the Submit started, then its verdict recorded
+        checkers.step(pool, now=T0)
+    assert statuses(checkers["positions"].store, "bo") == [("positions", "done")]
+    assert json.loads(memory.read_text()) == {"positions": probe_digest(folder / "source" / "positions")}
+
+
+def test_a_change_while_the_service_runs_is_probed_and_a_failing_probe_is_never_remembered(tmp_path):
+    folder, inbound = course(tmp_path, names=("positions",)), tmp_path / "exchange" / "inbound"
+    pool = Held()
+    checkers = started_service(folder, inbound, pool)
+    pool.answer(lambda source: None)
+    checkers.step(pool, now=T0)
+    passed = json.loads((folder / MEMORY_FILE).read_text())
+    kept = break_checks(folder / "source" / "positions")
+    checkers.step(pool, now=T0)
+    assert pool.order.count("probe") == 2  # the changed files tried again, not taken from the memory
+    pool.answer(lambda source: instant.Broken("broken", "checks.py fails"))
+    submit(inbound, "ada", "positions", T0)
+    checkers.step(pool, now=T0)
+    assert checkers["positions"].broken is not None
+    assert json.loads((folder / MEMORY_FILE).read_text()) == passed  # the failing digest is not remembered
+    assert statuses(checkers["positions"].store, "ada") == [("positions", "queued")]  # waits: nobody is charged
+
+    pool = Held()  # a restart while they fail: tried again, the Submit still waits
+    checkers = started_service(folder, inbound, pool)
+    assert pool.order[0] == "probe" and statuses(checkers["positions"].store, "ada") == [("positions", "queued")]
+
+    (folder / "source" / "positions" / "checks.py").write_text(kept)  # back to the files that passed
+    pool = Held()
+    checkers = started_service(folder, inbound, pool)
+    assert checkers["positions"].probes_run == 0 and checkers["positions"].broken is None
+    checkers.step(pool, now=T0)
+    assert statuses(checkers["positions"].store, "ada") == [("positions", "done")]
+
+
+def test_the_memory_is_trusted_only_for_its_digest_and_only_as_the_service_wrote_it(tmp_path):
+    folder, inbound = course(tmp_path, names=("positions",)), tmp_path / "exchange" / "inbound"
+    memory, digest = folder / MEMORY_FILE, probe_digest(folder / "source" / "positions")
+
+    def probes_run() -> int:
+        return started_service(folder, inbound, Held())["positions"].probes_run
+
+    memory.write_text(json.dumps({"positions": "0" * 64}))  # stale: another digest
+    memory.chmod(0o600)
+    assert probes_run() == 1
+    memory.write_text(json.dumps({"positions": digest}))
+    memory.chmod(0o600)
+    assert probes_run() == 0  # the control: exactly this file, as the service writes it, is trusted
+    memory.chmod(0o666)  # another account may have written it
+    assert probes_run() == 1
+    memory.chmod(0o600)
+    elsewhere = tmp_path / "elsewhere.json"
+    memory.rename(elsewhere)
+    memory.symlink_to(elsewhere)  # a link to a file of anyone's
+    assert probes_run() == 1
+    memory.unlink()
+    for junk in (b"not json", b"[]", json.dumps({"positions": 7}).encode()):
+        memory.write_bytes(junk)
+        assert probes_run() == 1
+    if os.geteuid() == 0:  # only root may give a file away: another account's file is not trusted
+        memory.write_text(json.dumps({"positions": digest}))
+        os.chown(memory, 4242, -1)
+        assert probes_run() == 1
+    digests = {probe_digest(folder / "source" / "positions")}
+    (folder / "source" / "positions" / "data.txt").write_text("a file the checks may read")
+    digests.add(probe_digest(folder / "source" / "positions"))
+    assert len(digests) == 2  # every file of the assignment's folder counts, not only checks.py
+
+
 # --- the command line and the hub ---------------------------------------------------------------------------------
 
 
@@ -486,4 +621,6 @@ def test_the_hub_starts_one_service_that_checks_every_assignment(tmp_path, monke
     assert checkers.names == ["attention", "positions"]
     assert {checker.inbound for checker in checkers} == {tmp_path / "exchange" / "attention" / "inbound"}
     assert [checker.probe for checker in checkers] == [authoring_trouble, authoring_trouble]
+    assert {checker.memory.path for checker in checkers} == {folder / MEMORY_FILE}  # the instructor's course folder
+    assert {checker.digest for checker in checkers} == {probe_digest}
     assert [checker.store.assignment for checker in checkers] == ["attention", "positions"]

@@ -6,6 +6,8 @@ import concurrent.futures
 import datetime
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -661,3 +663,27 @@ def test_a_failing_round_is_logged_once_shown_to_the_instructor_and_tried_again_
     assert checker.seen[1:5] == ["RuntimeError: database is locked"] * 3 + [""]  # what the instructor's page says
     assert checker.trouble == ""
     assert [r.message for r in caplog.records] == ["a round of instant checks failed; trying again"]  # once
+
+
+def test_a_worker_starts_without_jsonschema_s_iri_grammar_and_still_reads_and_validates_notebooks():
+    """A worker's first import (autograder.service.instant, as a pool's process unpickles check_notebook) leaves out
+    rfc3987_syntax, whose grammar cost about 1 s of CPU per worker start; nbformat still reads and validates a
+    Submit, and a broken one is still refused."""
+    solved = REPOSITORY / "examples" / "submissions" / "full_solution" / "attention" / "attention.ipynb"
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from autograder.service import instant\n"
+        "import nbformat\n"
+        f"notebook = instant.read_notebook(Path({str(solved)!r}))\n"
+        "nbformat.validate(notebook)\n"
+        "notebook.cells[0]['cell_type'] = 'nonsense'\n"
+        "try:\n"
+        "    nbformat.validate(notebook)\n"
+        "except nbformat.ValidationError:\n"
+        "    print('refused')\n"
+        "print('grammar imported:', sys.modules.get('rfc3987_syntax') is not None)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPOSITORY, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["refused", "grammar imported: False"]

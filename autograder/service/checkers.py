@@ -28,6 +28,7 @@ or one another account may write, and the probe runs as before (benchmarks/servi
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -58,6 +59,14 @@ def folder_files(folder: Path, pattern: str = "*") -> list[Path]:
     return sorted(found, key=lambda path: path.relative_to(folder).as_posix())
 
 
+def lib_folders() -> list[Path]:
+    """Where the student library the checks run against is, as the runner imports it (installed, or the repository's
+    lib/)."""
+    spec = importlib.util.find_spec("lib")
+    found = [Path(location) for location in (spec.submodule_search_locations or [])] if spec else []
+    return found or [REPOSITORY / "lib"]
+
+
 def probe_digest(source: Path) -> str:
     """The SHA-256 of everything an assignment's probe (authoring_trouble) depends on: its folder's files (checks.py,
     reference.py, the source notebook, any data), the engine's code (autograder/), lib's code and the store's model
@@ -67,7 +76,7 @@ def probe_digest(source: Path) -> str:
     parts = [
         ("assignment", source, folder_files(source)),
         ("engine", ENGINE, folder_files(ENGINE, "*.py")),
-        ("lib", REPOSITORY / "lib", folder_files(REPOSITORY / "lib", "*.py")),
+        *(("lib", folder, folder_files(folder, "*.py")) for folder in lib_folders()),
         ("model", MODEL_DIR, folder_files(MODEL_DIR)),
         ("data", REPOSITORY / "data", sorted((REPOSITORY / "data").glob("products*"))),
     ]

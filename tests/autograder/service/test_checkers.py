@@ -26,6 +26,7 @@ from conftest import InlinePool
 from autograder import sandbox
 from autograder.course import assignments
 from autograder.service import app as service
+from autograder.service import checkers as checkers_module
 from autograder.service import instant
 from autograder.service.attempts import Attempts
 from autograder.service.checkers import MEMORY_FILE, Checkers, ProbeMemory, authoring_trouble, probe_digest
@@ -567,6 +568,27 @@ def test_the_memory_is_trusted_only_for_its_digest_and_only_as_the_service_wrote
     (folder / "source" / "positions" / "data.txt").write_text("a file the checks may read")
     digests.add(probe_digest(folder / "source" / "positions"))
     assert len(digests) == 2  # every file of the assignment's folder counts, not only checks.py
+
+
+def test_the_digest_changes_with_the_engine_lib_and_the_model_data(tmp_path, monkeypatch):
+    """Each part a probe depends on, outside the assignment's folder, stood in by a folder of the test's own."""
+    source = course(tmp_path, names=("positions",)) / "source" / "positions"
+    parts = {name: tmp_path / name for name in ("engine", "lib", "model")}
+    for folder in parts.values():
+        folder.mkdir()
+        (folder / "code.py").write_text("x = 1\n")
+    monkeypatch.setattr(checkers_module, "ENGINE", parts["engine"])
+    monkeypatch.setattr(checkers_module, "lib_folders", lambda: [parts["lib"]])
+    monkeypatch.setattr(checkers_module, "MODEL_DIR", parts["model"])
+    seen = [probe_digest(source)]
+    assert probe_digest(source) == seen[0]  # the same files, the same digest
+    for folder in parts.values():
+        (folder / "code.py").write_text("x = 2\n")
+        seen.append(probe_digest(source))
+    (parts["engine"] / "__pycache__").mkdir()
+    (parts["engine"] / "__pycache__" / "code.cpython.pyc").write_bytes(b"compiled")
+    seen.append(probe_digest(source))
+    assert len(set(seen)) == 4 and seen[-1] == seen[-2]  # each part counts; compiled bytecode does not
 
 
 # --- the command line and the hub ---------------------------------------------------------------------------------

@@ -408,7 +408,7 @@ def grade_course(options: CourseOptions) -> CourseRun:
         check_before_grading(options.source / layout.name)  # an instructor's mistake stops the run, before grading
     except (NoAssignment, AuthoringError) as error:
         raise PipelineError(str(error)) from None
-    uploads = survey(options.submissions, layout)
+    uploads = survey(options.submissions, layout, others=tuple(n for n in names(options.source) if n != layout.name))
     options.course.mkdir(parents=True, exist_ok=True)
     adopt(options.course)
     try:

@@ -51,12 +51,14 @@ class Uploads:
         }
 
 
-def survey(submissions: Path, layout: Layout) -> Uploads:
+def survey(submissions: Path, layout: Layout, others: tuple[str, ...] = ()) -> Uploads:
     """Each student's notebook under ``submissions``, by nbgrader's layout (<student>/<assignment>/<notebook>.ipynb)
     and the course's own rules for what students actually hand in: the name in another case
     (``Attention.ipynb``, an ``Attention/`` folder), a copy (``attention (1).ipynb``) when it is the only one,
     the notebook directly in the student's folder. Every other upload is listed with why it is not graded.
-    Names starting with a dot (.ipynb_checkpoints, .DS_Store) are not uploads and are left out."""
+    Names starting with a dot (.ipynb_checkpoints, .DS_Store) are not uploads and are left out. A student whose
+    uploads all lie in folders of ``others`` (the course's other assignments) handed in none of this one: left out,
+    as a student without a folder is."""
     if not submissions.is_dir():
         raise PipelineError(
             f"no submissions folder {submissions}" + (" (it is a file)" if submissions.exists() else "")
@@ -73,7 +75,7 @@ def survey(submissions: Path, layout: Layout) -> Uploads:
             found.students_not_graded[name] = f"not graded: {id_problem(name)}"
             found.not_graded[name] = id_problem(name)
         else:
-            student_upload(entry, layout, submissions=submissions, found=found)
+            student_upload(entry, layout, submissions=submissions, found=found, others=others)
     if not found.folders:
         raise PipelineError(
             f"no submissions in {submissions}: expected {expected} folders"
@@ -92,8 +94,11 @@ def assignment_folder_of(entry: Path, assignment: str) -> Path:
     return same[0] if same else entry
 
 
-def student_upload(entry: Path, layout: Layout, *, submissions: Path, found: Uploads) -> None:
-    """The notebook graded of the student whose folder is ``entry`` into ``found``, and the uploads not graded."""
+def student_upload(
+    entry: Path, layout: Layout, *, submissions: Path, found: Uploads, others: tuple[str, ...] = ()
+) -> None:
+    """The notebook graded of the student whose folder is ``entry`` into ``found``, and the uploads not graded
+    (nothing when all of them are in folders of ``others``, the course's other assignments)."""
     name, notebook, copy = entry.name, layout.notebook, copy_pattern(layout.notebook)
     folder = assignment_folder_of(entry, layout.name)
     notebooks = sorted(
@@ -116,6 +121,8 @@ def student_upload(entry: Path, layout: Layout, *, submissions: Path, found: Upl
             for path in entry.rglob("*")
             if path.is_file() and not any(part.startswith(".") for part in path.relative_to(entry).parts)
         )
+        if uploads and all(Path(upload).parts[0] in others for upload in uploads):
+            return  # another assignment's submission only (nbgrader's <student>/<other>/): none of this one
         listed = ", ".join(uploads[:5]) + (f" and {len(uploads) - 5} more" if len(uploads) > 5 else "")
         why = f"no {notebook}.ipynb" + (f" (found {listed})" if uploads else " (the folder is empty)")
         found.students_not_graded[name] = f"not graded: {why}"

@@ -76,3 +76,25 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
         "5",
     ]
     assert collect(course, submissions, ATTENTION, uploads) == [], "unchanged uploads are not copied again"
+
+
+def test_a_student_who_handed_in_another_assignment_only_is_left_out_of_this_ones_survey(tmp_path):
+    """nbgrader's collected layout of a course of two assignments: bo and cy submitted attention only."""
+    submissions = tmp_path / "submitted"
+    for path in (
+        "ada/attention/attention.ipynb",
+        "ada/positions/positions.ipynb",
+        "bo/attention/attention.ipynb",
+        "bo/attention/timestamp.txt",
+        "cy/attention/attention.ipynb",
+        "cy/notes/positions-draft.ipynb",  # not in an assignment's folder: said, as before
+    ):
+        (submissions / path).parent.mkdir(parents=True, exist_ok=True)
+        (submissions / path).write_text("{}")
+    uploads = survey(submissions, Layout("positions", "positions"), others=("attention",))
+    assert uploads.students == ["ada"]
+    assert uploads.students_not_graded == {
+        "cy": "not graded: no positions.ipynb (found attention/attention.ipynb, notes/positions-draft.ipynb)"
+    }
+    alone = survey(submissions, Layout("positions", "positions"))  # without the course's other assignments
+    assert sorted(alone.students_not_graded) == ["bo", "cy"]

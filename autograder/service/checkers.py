@@ -227,7 +227,10 @@ class Checkers:
         so a later Submit waits for none of it; the warm-ups' futures."""
         for checker in self:
             checker.start_probe(pool)
-        self.step(pool)
+        try:
+            self.step(pool)
+        except Exception:  # a failing first round stops no start: the service's thread tries it again
+            log.exception("the first round of instant checks failed; the service's thread tries again")
         return [future for checker in self for future in checker.warm(pool)]
 
     def step(self, pool, now=None) -> int:

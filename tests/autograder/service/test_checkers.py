@@ -570,6 +570,19 @@ def test_the_memory_is_trusted_only_for_its_digest_and_only_as_the_service_wrote
     assert len(digests) == 2  # every file of the assignment's folder counts, not only checks.py
 
 
+def test_a_first_round_that_fails_at_start_still_warms_the_workers(tmp_path, monkeypatch, caplog):
+    folder, inbound = course(tmp_path, names=("positions",)), tmp_path / "exchange" / "inbound"
+    checkers = checkers_of(folder, inbound, probe=lambda source: None, memory=ProbeMemory(folder))
+
+    def broken_round(pool, now=None):
+        raise OSError("the database is locked")
+
+    monkeypatch.setattr(checkers["positions"], "step", broken_round)
+    pool = Held()
+    assert len(checkers.warm(pool)) == 2 and pool.order == ["probe", "warm_up", "warm_up"]
+    assert "the first round of instant checks failed" in caplog.text and checkers["positions"].trouble
+
+
 def test_the_digest_changes_with_the_engine_lib_and_the_model_data(tmp_path, monkeypatch):
     """Each part a probe depends on, outside the assignment's folder, stood in by a folder of the test's own."""
     source = course(tmp_path, names=("positions",)) / "source" / "positions"

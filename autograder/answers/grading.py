@@ -17,7 +17,8 @@ the limit hit.
 
 Nothing of the course is inside the runner's process (docs/contracts.md, "Where student code runs"):
 driven calls (the store's model driven by the student's attention, a statistic over every recorded
-pattern) run here and call the student's function one plain call at a time; a graded function that a
+pattern) run here and call the student's function through the runner (one plain call at a time, or many that do
+not wait on each other in one message: autograder.answers.session); a graded function that a
 student's function may call while it is graded (its softmax, while attention is graded) is computed
 here, by the assignment's stand_in, when the runner asks, and only for the call in progress
 (autograder.answers.stand_ins).

@@ -1,7 +1,9 @@
 """The runners of one notebook's grading: started again after a hang or crash, without what caused it.
 
-A Session makes the planned calls of the checks one at a time (``perform``: a plain call with its stand-ins,
-or a driven call run here that calls the student's function through ``call``). A cell that hung or crashed
+A Session makes the planned calls of the checks in order (``perform_all``): each run of plain calls goes to the
+runner many to a message (``calls``: a round trip per batch, not per call, each call made as a lone call would be),
+and a driven call runs here, calling the student's function through ``call`` or, for calls that do not wait on
+each other, ``many`` (``Student``). A cell that hung or crashed
 is left out of the next runner ("not run again: ..."); a function whose call hung or crashed has its later
 calls not made; a fatal end (the notebook's budget spent, a forged message, too many restarts) makes every
 later call "not run", at once. What each check's calls used (CPU seconds, the first call that failed, the

@@ -20,7 +20,10 @@ empty inbound and table, so "the cost does not grow with the entries seen or the
 service's thread started, on a fresh pool of ``--workers`` spawned processes) to the verdict of a Submit already in
 the inbound, twice in the same run on a copy of the course: first with no passing probe remembered (the
 assignment's own checks tried first, as every start did before ProbeMemory), then started again with the files
-unchanged, the probe remembered passing in the course folder (ProbeMemory) and not run; and their ratio.
+unchanged, the probe remembered passing in the course folder (ProbeMemory) and not run; and their ratio. Each start
+is a Python of its own, as the service's is. Then the CPU seconds a worker spends importing before its first check:
+today's (autograder.service.checking) against the module a worker imported before (autograder.service.instant, with
+nbgrader and jsonschema's IRI grammar), each in a fresh Python.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import datetime
+import json
 import multiprocessing
 import shutil
 import statistics
@@ -196,6 +200,37 @@ def first_verdict(course: Path, assignment: str, workers: int) -> tuple[float, i
     return took, checker.probes_run, answered[0].status
 
 
+def in_fresh_process(course: Path, assignment: str, workers: int) -> tuple[float, int, str]:
+    """first_verdict in a Python of its own started with ``-c``, as ``python -m autograder.service`` is started: its
+    spawned workers import only what they run (a script's own imports would be run again in each of them)."""
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import service_rounds; "
+        f"from pathlib import Path; "
+        f"print(json.dumps(service_rounds.first_verdict(Path({str(course)!r}), {assignment!r}, {workers})))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPOSITORY, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the service's start failed:\n{done.stderr[-3000:]}")
+    took, probes, status = json.loads(done.stdout.strip().splitlines()[-1])
+    return took, probes, status
+
+
+def import_seconds(code: str) -> float:
+    """CPU seconds a fresh Python spends running ``code`` (imports), less a bare Python's."""
+
+    def cpu(text: str) -> float:
+        done = subprocess.run(
+            [sys.executable, "-c", f"import time; {text}; print(time.process_time())"],
+            cwd=REPOSITORY,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return float(done.stdout.split()[-1])
+
+    return max(cpu(code) - cpu("pass"), 0.0)
+
+
 def start_main(args) -> int:
     """--start: the first verdict after a start, the probe run against remembered (module docstring)."""
     assignment = "positions" if args.quick else args.assignment
@@ -211,13 +246,22 @@ def start_main(args) -> int:
             folder = course / "inbound" / f"{STUDENTS[0]}+{assignment}+{STAMP}+{label}"
             folder.mkdir(parents=True)
             shutil.copy(SUBMITTED[assignment], folder / f"{assignment}.ipynb")
-            results[label] = first_verdict(course, assignment, args.workers)
+            results[label] = in_fresh_process(course, assignment, args.workers)
             took, probes, status = results[label]
             print(f"{label}: the Submit waiting at start {status} {took:.1f} s after the start; probes run: {probes}")
     probed, remembered = results["probed"][0], results["remembered"][0]
     print(
         f"first verdict after a start, {assignment}, {args.workers} workers: probe run {probed:.1f} s, "
         f"probe remembered {remembered:.1f} s; probe run / remembered: {probed / max(remembered, 1e-6):.2f}"
+    )
+    now = import_seconds("import autograder.service.checking")
+    # before: the worker imported the whole of instant (nbgrader, SQLAlchemy, the web server's) and jsonschema's IRI
+    # grammar; imported first here, rfc3987_syntax is kept as it was then
+    before = import_seconds("import rfc3987_syntax; import autograder.service.instant")
+    print(
+        f"a worker's imports before its first check: {now:.2f} s CPU (autograder.service.checking), before: "
+        f"{before:.2f} s CPU (autograder.service.instant, nbgrader and the IRI grammar); before / now: "
+        f"{before / max(now, 1e-6):.1f}"
     )
     return 0
 

@@ -32,25 +32,10 @@ from nbgrader.api import Gradebook
 
 from autograder import REPOSITORY, sandbox, verdicts
 from autograder.grading.gradebook import quiet_nbgrader_warnings, scratch_gradebook
+from autograder.grading.readable import unreadable as unreadable  # the rule, shared with the instant checks
 from autograder.grading.task import Assignment, Outcome, Submission, temporary_prefix
 from autograder.notebook.pipeline import nbgrader_api
 from autograder.verdicts import Blank, read_kernel_ends
-
-
-def unreadable(data: bytes) -> Blank | None:
-    """Why ``data`` is not a notebook nbgrader can grade, or None when it is one."""
-    if not data.strip():
-        return Blank(verdicts.EMPTY)
-    try:
-        notebook = nbformat.reads(data.decode("utf-8"), as_version=nbformat.NO_CONVERT)
-    except UnicodeDecodeError as error:
-        return Blank(verdicts.NOT_TEXT, str(error))
-    except Exception as error:  # noqa: BLE001 - nbformat raises several kinds for a bad file
-        return Blank(verdicts.NOT_NOTEBOOK, f"{type(error).__name__}: {str(error).splitlines()[0][:300]}")
-    major = notebook.get("nbformat")
-    if major not in (3, 4):
-        return Blank(verdicts.FORMAT_VERSION, str(major))
-    return None
 
 
 def blank_with_reason(release: bytes, blank: Blank) -> bytes:

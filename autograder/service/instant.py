@@ -29,7 +29,6 @@ same verdicts on the gradebook's scale, so the class run's automatic score equal
 from __future__ import annotations
 
 import datetime
-import json
 import logging
 import os
 import re
@@ -37,27 +36,19 @@ import stat
 import threading
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
-import nbformat
-
-from autograder.answers.grading import answer_sources, grade_answers
-from autograder.course import assignments
 from autograder.course.students import RULE as ID_RULE
 from autograder.course.students import is_valid as valid_id
-from autograder.grading.worker import unreadable
 from autograder.hub.collect import NotTheirs
 from autograder.service.attempts import Attempt, Attempts, attempts_table, utcnow
+from autograder.service.checking import WALL, NotCheckable, changed_at, check_notebook, warm_up
+from autograder.service.checking import check_answers as check_answers  # one check, by its older name here
 from autograder.service.policy import InstantChecks
-from autograder.verdicts import Verdict
 
 log = logging.getLogger("autograder.service.instant")
 
 SHOWN = ("verdicts", "score", "nothing")  # what a student's page shows of a checked attempt
-LARGEST = 20 * 2**20  # bytes: a submitted notebook larger than this is not checked
-WALL = 30.0  # seconds by the clock one check may take, whatever the notebook does (sleeps included)
-SETTLE = 10.0  # seconds after a Submit was received within which its notebook may still be written (the copy)
 RACY = 1.0  # seconds: an inbound listed this soon after it changed is listed again (a change in the same tick)
 RELIST = 60.0  # seconds: the inbound is listed at least this often, changed or not
 RETRY = 60.0  # seconds between two looks at the class's students for Submits refused as not in the class
@@ -109,11 +100,6 @@ def parse_timestamp(text: str) -> datetime.datetime:
         return value.astimezone(datetime.UTC).replace(tzinfo=None) if value.tzinfo else value
     except (ValueError, OverflowError):
         raise ValueError(f"{shown_name(text.encode(), 60)!r} is not a date and time") from None
-
-
-def changed_at(status: os.stat_result) -> datetime.datetime:
-    """A change time (st_ctime: set by the system, never by the file's owner) as naive UTC."""
-    return datetime.datetime.fromtimestamp(status.st_ctime, datetime.UTC).replace(tzinfo=None)
 
 
 def examine(inbound: Path, raw: bytes, assignment: str, notebook: str) -> Submit | str | None:
@@ -198,10 +184,6 @@ def next_in_line(waiting: list[Attempt], started: dict[str, datetime.datetime]) 
 # --- checking one notebook ------------------------------------------------------------------------------
 
 
-class NotCheckable(ValueError):
-    """The Submit cannot be checked; the message says why, in words for the student."""
-
-
 @dataclass(frozen=True)
 class Broken:
     """Why an assignment's own checks cannot check anyone now (the instructor's mistake, never a student's): what
@@ -230,116 +212,6 @@ def source_stamp(folder: Path) -> tuple:
         except OSError:
             continue
     return tuple(stamp)
-
-
-def submitted_bytes(path: Path, received: datetime.datetime | None = None) -> bytes:
-    """The bytes of the Submit's file at ``path``, never through a link: the Submit's folder and the file are
-    opened without following one, so a student who swaps either for a link after the scan (they own both) reads
-    nothing of the instructor's through the verdict. Raises NotCheckable for a link, a missing file, anything
-    but a plain file, a file over LARGEST, a folder the grader may not read, a file another account than the
-    folder's wrote (nbgrader's submit leaves the folder open to all: a classmate may put a notebook of theirs in
-    it), and (``received``: when the Submit was received, naive UTC) a file changed more than SETTLE seconds
-    after it was received."""
-    try:
-        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-        try:
-            owner = os.fstat(folder).st_uid
-            handle = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
-        finally:
-            os.close(folder)
-    except FileNotFoundError:
-        raise NotCheckable(f"the Submit holds no {path.name}: submit the assignment's notebook") from None
-    except PermissionError:
-        raise NotCheckable(
-            f"the grader may not read {path.name} in its Submit: submit again (nbgrader's submit leaves it readable)"
-        ) from None
-    except OSError:  # ELOOP or ENOTDIR: a link where the Submit's folder or notebook should be
-        raise NotCheckable(f"{path.name} is not a plain file in its Submit: submit the notebook itself") from None
-    with os.fdopen(handle, "rb") as file:
-        status = os.fstat(file.fileno())
-        if not stat.S_ISREG(status.st_mode):
-            raise NotCheckable(f"{path.name} is not a plain file in its Submit: submit the notebook itself")
-        if status.st_uid != owner:
-            raise NotCheckable(f"{path.name} in this Submit was written by another account than its folder's")
-        changed = changed_at(status)
-        if received is not None and changed > received + datetime.timedelta(seconds=SETTLE):
-            raise NotCheckable(
-                f"{path.name} was changed at {changed:%Y-%m-%d %H:%M:%S} UTC, after this Submit was received "
-                f"({received:%Y-%m-%d %H:%M:%S} UTC): a Submit is checked as it was received; submit again"
-            )
-        if status.st_size > LARGEST:
-            raise NotCheckable(
-                f"{path.name} is {status.st_size / 2**20:.1f} MB, over the {LARGEST // 2**20} MB that is checked: "
-                "clear the outputs (Edit > Clear Outputs of All Cells), save and submit again"
-            )
-        return file.read(LARGEST + 1)
-
-
-def read_notebook(path: Path, received: datetime.datetime | None = None) -> nbformat.NotebookNode:
-    data = submitted_bytes(path, received)
-    blank = unreadable(data)  # the class run's rule (grading.worker): empty, not text, not a notebook, format
-    if blank is not None:
-        raise NotCheckable(f"{path.name}: {blank.text()}; open it in JupyterLab, save it and submit again")
-    return nbformat.reads(data.decode("utf-8"), as_version=4)
-
-
-@lru_cache(maxsize=8)
-def assignment_checks(source: Path, changed: int):
-    """The assignment's checks (checks.py), loaded once per worker process while checks.py stays the same
-    (``changed``: its modification time in ns, part of the key so an edited checks.py is loaded again)."""
-    return assignments.load(source)
-
-
-@lru_cache(maxsize=8)
-def cell_points(source_notebook: Path, changed: int = 0) -> dict[str, float]:
-    """{grade id: points} of the source notebook's grade cells: the gradebook's scale (``changed``: the
-    notebook's modification time in ns, for the cache)."""
-    notebook = json.loads(source_notebook.read_text(encoding="utf-8"))
-    points = {}
-    for cell in notebook["cells"]:
-        flags = cell.get("metadata", {}).get("nbgrader", {})
-        if flags.get("grade"):
-            points[flags["grade_id"]] = float(flags.get("points", 0))
-    return points
-
-
-def modified(path: Path) -> int:
-    return path.stat().st_mtime_ns
-
-
-def check_answers(
-    source: Path, notebook: nbformat.NotebookNode, wall: float = WALL
-) -> tuple[float, float, list[Verdict]]:
-    """(points, max points, verdicts) of a notebook's answers by the assignment in ``source``; the checks and the
-    points table are loaded once per process (the first check of a worker pays for them, warm_up at start)."""
-    checks = assignment_checks(source, modified(source / "checks.py"))
-    source_notebook = next(source.glob("*.ipynb"))
-    scale = cell_points(source_notebook, modified(source_notebook))
-    verdicts = grade_answers(checks, answer_sources(notebook), wall=wall)
-    points = sum(verdict.scaled(scale.get(check, verdict.max_points)) for check, verdict in verdicts.items())
-    top = sum(scale.get(check, verdict.max_points) for check, verdict in verdicts.items())
-    return round(points, 2), top, list(verdicts.values())
-
-
-def warm_up(source: Path, notebook_path: Path) -> float:
-    """A worker made ready for the first Submit: the checks imported and a whole check run (the sandbox, the
-    runner, NumPy read from disk once) on ``notebook_path``, the release's blank notebook; its seconds."""
-    started = time.monotonic()
-    check_answers(source, nbformat.read(notebook_path, as_version=4))
-    return time.monotonic() - started
-
-
-def check_notebook(
-    *, source: Path, notebook_path: Path, received: datetime.datetime | None = None, wall: float = WALL
-) -> tuple[float, float, list[Verdict]]:
-    """(points, max points, verdicts) of one submitted notebook, by the assignment in ``source``.
-
-    Runs the class run's hidden checks (grade_answers) on the notebook's answer cells, within ``wall`` seconds
-    by the clock (the notebook's budget: past it the runner is killed and each verdict says so); points are on
-    the gradebook's scale. received: when the Submit was received (a notebook changed after it is not
-    checked). Raises NotCheckable with a reason for the student.
-    """
-    return check_answers(source, read_notebook(notebook_path, received), wall)
 
 
 # --- the loop: find Submits, start what the policy allows, record what finished --------------------------

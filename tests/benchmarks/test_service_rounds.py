@@ -58,3 +58,9 @@ def test_service_rounds_start_prints_the_first_verdict_probed_and_remembered_at_
     )
     assert figures, output
     assert float(figures[3]) == pytest.approx(float(figures[1]) / float(figures[2]), rel=0.05)
+    imports = re.search(
+        r"a worker's imports before its first check: (\d+\.\d\d) s CPU \(autograder.service.checking\), before: "
+        r"(\d+\.\d\d) s CPU .*; before / now: (\d+\.\d)",
+        output,
+    )
+    assert imports, output

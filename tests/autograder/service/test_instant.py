@@ -15,17 +15,10 @@ import pytest
 
 from autograder import sandbox
 from autograder.hub import collect
-from autograder.service import instant
+from autograder.service import checking, instant
 from autograder.service.attempts import Attempts
-from autograder.service.instant import (
-    Checker,
-    InstantChecks,
-    NotCheckable,
-    check_notebook,
-    inbound_submits,
-    read_notebook,
-    window_reopens,
-)
+from autograder.service.checking import NotCheckable, check_notebook, read_notebook
+from autograder.service.instant import Checker, InstantChecks, inbound_submits, window_reopens
 from autograder.settings import CourseSettings
 from autograder.verdicts import Verdict
 
@@ -139,7 +132,7 @@ def test_the_workers_are_warmed_at_start_on_the_releases_blank_notebook(tmp_path
     blank = REPOSITORY / "release" / "attention" / "attention.ipynb"
     assert [call["notebook_path"] for call in pool.calls] == [blank, blank]
     assert all(future.result() > 0 for future in futures)  # a whole check ran: its seconds
-    points, top, verdicts = instant.check_answers(SOURCE, nbformat.read(blank, 4))
+    points, top, verdicts = checking.check_answers(SOURCE, nbformat.read(blank, 4))
     assert points == 0 and top == 29 and all(isinstance(v, Verdict) and not v.passed for v in verdicts)
 
 
@@ -236,7 +229,7 @@ def test_a_notebook_that_cannot_be_read_gets_a_plain_reason(tmp_path, content, r
 
 
 def test_a_notebook_too_large_is_refused_saying_what_to_do(tmp_path, monkeypatch):
-    monkeypatch.setattr("autograder.service.instant.LARGEST", 1000)
+    monkeypatch.setattr("autograder.service.checking.LARGEST", 1000)
     path = tmp_path / "attention.ipynb"
     path.write_bytes(b"{" + b" " * 2000 + b"}")
     with pytest.raises(NotCheckable, match="Clear Outputs"):
@@ -665,25 +658,27 @@ def test_a_failing_round_is_logged_once_shown_to_the_instructor_and_tried_again_
     assert [r.message for r in caplog.records] == ["a round of instant checks failed; trying again"]  # once
 
 
-def test_a_worker_starts_without_jsonschema_s_iri_grammar_and_still_reads_and_validates_notebooks():
-    """A worker's first import (autograder.service.instant, as a pool's process unpickles check_notebook) leaves out
-    rfc3987_syntax, whose grammar cost about 1 s of CPU per worker start; nbformat still reads and validates a
-    Submit, and a broken one is still refused."""
+def test_a_worker_imports_only_the_check_and_still_reads_and_validates_notebooks():
+    """A worker's first import (autograder.service.checking, as a pool's process unpickles check_notebook) leaves out
+    nbgrader, the database, the web server and rfc3987_syntax, whose grammar alone cost about 1 s of CPU per worker
+    start; nbformat still reads and validates a Submit, and a broken one is still refused."""
     solved = REPOSITORY / "examples" / "submissions" / "full_solution" / "attention" / "attention.ipynb"
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from autograder.service import instant\n"
+        "from autograder.service.checking import check_notebook, read_notebook\n"
         "import nbformat\n"
-        f"notebook = instant.read_notebook(Path({str(solved)!r}))\n"
+        f"notebook = read_notebook(Path({str(solved)!r}))\n"
         "nbformat.validate(notebook)\n"
         "notebook.cells[0]['cell_type'] = 'nonsense'\n"
         "try:\n"
         "    nbformat.validate(notebook)\n"
         "except nbformat.ValidationError:\n"
         "    print('refused')\n"
-        "print('grammar imported:', sys.modules.get('rfc3987_syntax') is not None)\n"
+        "print('worker from', check_notebook.__module__)\n"
+        "heavy = ('rfc3987_syntax', 'nbgrader', 'sqlalchemy', 'tornado', 'jupyterhub')\n"
+        "print('imported:', [name for name in heavy if sys.modules.get(name) is not None])\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=REPOSITORY, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["refused", "grammar imported: False"]
+    assert done.stdout.splitlines() == ["refused", "worker from autograder.service.checking", "imported: []"]

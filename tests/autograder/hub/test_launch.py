@@ -1,8 +1,9 @@
 """The course on JupyterHub (autograder.hub.launch, hub/jupyterhub_config.py), and the whole nbgrader round trip
-driven in
-Debian's Chromium through Playwright: release in Formgrader; three students fetch, validate and submit (complete, a
-typical mistake, blank); collect; grade with autograder.course.classroom on what nbgrader collected; hand-grade in
-Formgrader; regenerate and release feedback; each student fetches it and reads their verdicts.
+driven in Debian's Chromium through Playwright, on a course of two assignments (attention and positions): release
+both in Formgrader; three students fetch, validate and submit attention (complete, a typical mistake, blank), and one
+of them positions too, each Submit checked by its own assignment's checks in the grading service; collect; grade
+with autograder.course.classroom on what nbgrader collected; hand-grade in Formgrader; regenerate and release
+feedback; each student fetches it and reads their verdicts.
 
 The browser test needs chromium, Playwright, JupyterHub and configurable-http-proxy (CI installs them: .ci/run);
 without one it is skipped with the reason. Screenshots are saved under the test's temporary folder
@@ -477,7 +478,7 @@ def attack_from_a_terminal(
     account = pwd.getpwnam(student)
     os.chown(script, account.pw_uid, account.pw_gid)
     inbound = course_hub.state / "exchange" / "attention" / "inbound"
-    other = max(entry.name for entry in inbound.iterdir() if entry.name.startswith(f"{victim}+"))  # the last
+    other = max(entry.name for entry in inbound.iterdir() if entry.name.startswith(f"{victim}+attention+"))
     ports = [course_hub.api_port, course_hub.proxy_api_port]
     ports += [server_port(server_of(course_hub, "instructor")), server_port(server_of(course_hub, victim))]
     arguments = [inbound, other, course / "source" / "attention" / "checks.py"]
@@ -516,10 +517,15 @@ FADED_IN = """() => Promise.all(document.getAnimations()
     .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity).map((a) => a.finished))"""
 
 
-def formgrader_action(page, column: str, success: str, shot=None) -> str:
-    """Click the attention row's ``column`` action in Manage Assignments; the dialog's text once it says ``success``
+def formgrader_row(page, assignment: str):
+    """``assignment``'s row in Formgrader's Manage Assignments table."""
+    return page.locator(f"#main-table tr:has(td.name a:text-is({assignment!r}))")
+
+
+def formgrader_action(page, column: str, success: str, shot=None, assignment: str = "attention") -> str:
+    """Click ``assignment``'s ``column`` action in Manage Assignments; the dialog's text once it says ``success``
     (``shot``, when given, is called with nothing before the dialog is closed: a screenshot of it)."""
-    page.locator(f"#main-table td.{column} a").click()
+    formgrader_row(page, assignment).locator(f"td.{column} a").click()
     page.wait_for_selector(f".modal-body:has-text({success!r})")
     text = page.inner_text(".modal-body")
     if shot is not None:  # once the dialog has faded in whole (Bootstrap's transitions)
@@ -538,8 +544,9 @@ def test_the_round_trip_in_a_browser(tmp_path, open_state):
     state, shots = open_state, Shots(tmp_path / "screenshots")
     students = list(HANDED_IN)
     due = datetime.datetime.now() - datetime.timedelta(days=1)  # every submission is late: the columns are filled
-    source = tmp_path / "source"  # the attention assignment alone: Formgrader's table has its one row
-    shutil.copytree(REPOSITORY / "source" / "attention", source / "attention", ignore=shutil.ignore_patterns("__*"))
+    source = tmp_path / "source"  # the course's two assignments: Formgrader's table has a row for each
+    for assignment in ("attention", "positions"):
+        shutil.copytree(REPOSITORY / "source" / assignment, source / assignment, ignore=shutil.ignore_patterns("__*"))
     course = hub.prepare(state, students, due, source=source)
     with open(course / "nbgrader_config.py", "a") as config:  # the instant checks' policy (autograder.service.instant)
         config.write(
@@ -750,12 +757,22 @@ def attacks_across_origins(course_hub: hub.Hub, teacher, pages: dict, course: Pa
     return outcomes
 
 
-def submit(page) -> None:
-    """Press Submit in the assignment list and wait for the new submission to be listed."""
-    listed = page.locator("#submitted_assignments_list .list_item").count()
-    page.locator("#fetched_assignments_list button:has-text('Submit')").click()
+def listed(page, listing: str, assignment: str):
+    """``assignment``'s row in the Assignment List's ``listing`` ('released', 'fetched' or 'submitted'), the row its
+    name heads (nbgrader's rows: div.list_item, the name in its .item_name; a fetched assignment's name is the link
+    that unfolds its notebooks, each a row of its own named by the notebook, often the assignment's name too)."""
+    name = "a.assignment-notebooks-link" if listing == "fetched" else ".item_name > span"
+    name = page.locator(f"#{listing}_assignments_list {name}:text-is({assignment!r})")
+    return name.locator("xpath=ancestor::div[contains(concat(' ', @class, ' '), ' list_item ')][1]")
+
+
+def submit(page, assignment: str = "attention") -> None:
+    """Press ``assignment``'s Submit in the assignment list and wait for the new submission to be listed."""
+    listed_before = page.locator("#submitted_assignments_list .list_item").count()
+    listed(page, "fetched", assignment).locator("button:has-text('Submit')").click()
     page.wait_for_function(
-        f"document.querySelectorAll('#submitted_assignments_list .list_item').length > {listed}", timeout=60_000
+        f"document.querySelectorAll('#submitted_assignments_list .list_item').length > {listed_before}",
+        timeout=60_000,
     )
 
 
@@ -852,6 +869,66 @@ def instant_checks(pages: dict, course_hub: hub.Hub, shots: Shots) -> None:
     shots.phase("instant checks")
 
 
+def positions_beside_attention(pages: dict, teacher, course_hub: hub.Hub, shots: Shots) -> None:
+    """The course's second assignment: student1 fetches positions in the Assignment List, writes it (the example's
+    solution saved in place), and Submits; the notification in their Lab names positions and its points, and the
+    service's page shows positions' section beside attention's, each with its own Submits and points. student2's
+    answers from the service are their own (no positions Submit), and the instructor's page lists both assignments."""
+    service, lab = course_hub.service_url(), pages["student1"]
+    open_assignment_list(lab)
+    listed(lab, "released", "positions").locator("button:has-text('fetch')").click()
+    listed(lab, "fetched", "positions").wait_for()
+    fetched = course_hub.state / "home" / "student1" / "positions" / "positions.ipynb"
+    assert fetched.is_file(), "fetch put no positions notebook in student1's home"
+    shutil.copyfile(SUBMISSIONS / "full_solution" / "positions" / "positions.ipynb", fetched)
+    shots(lab, "student1-positions-fetched")
+    began = time.monotonic()
+    submit(lab, "positions")
+    message = lab_notification(lab, "checked, 5 / 5 points, every function passes").inner_text()
+    in_lab = time.monotonic() - began
+    assert message.startswith("positions, your Submit of"), message
+    shots(lab, "student1-lab-positions-verdict")
+    checks = lab.context.new_page()
+    waited = shown_within(checks, service, "Your latest checked Submit: 5 / 5 points")
+    sections = checks.locator("section.assignment").evaluate_all("(all) => all.map((s) => s.id)")
+    assert sections == ["assignment-positions", "assignment-attention"], sections  # the newest Submit's first
+    mine = checks.inner_text("#assignment-positions")
+    assert "Your latest checked Submit: 5 / 5 points" in mine and "29 / 29" not in mine, mine
+    for function in ("rotation_angles", "rotate", "rotated_score"):
+        assert f"{function}: " in checks.inner_text("#assignment-positions table.verdicts"), function
+    assert "Your latest checked Submit: 29 / 29 points" in checks.inner_text("#assignment-attention")
+    shots(checks, "student1-checks-positions-beside-attention")
+    checks.close()
+    print(f"positions: in the Lab {in_lab:.0f} s after Submit; on the page {waited:.0f} s later")
+    # student2 asks the service for positions: their own answer (no Submit yet), never student1's
+    other = pages["student2"].context.new_page()
+    answer = other.goto(f"{service}api/latest?assignment=positions")
+    assert answer.status == 200, answer.status
+    theirs = answer.json()
+    assert theirs["student"] == "student2" and theirs["assignment"] == "positions", theirs
+    assert theirs["newest"] is None, theirs
+    other.goto(service)
+    assert "No Submit yet of positions" in other.inner_text("#assignment-positions")
+    assert "5 / 5" not in other.inner_text("body")
+    for page in ("students/student1", "students/student1/feedback/positions"):
+        assert other.goto(f"{service}{page}").status == 403, page
+    other.close()
+    # the instructor's page: both assignments, each with its own students and scores
+    page = teacher.context.new_page()
+    page.goto(service)
+    assert page.locator("section.assignment").evaluate_all("(all) => all.map((s) => s.id)") == [
+        "assignment-attention",
+        "assignment-positions",
+    ]
+    rows = page.locator("#assignment-positions table.students tr").all_inner_texts()
+    assert [row.split("\t") for row in rows[1:]] == [["student1", "1", "1", "5"]], rows
+    students = page.locator("#assignment-attention table.students td:first-child").all_inner_texts()
+    assert students == sorted(HANDED_IN), students
+    shots(page, "instructor-checks-of-both-assignments", full_page=True)
+    page.close()
+    shots.phase("positions beside attention")
+
+
 def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None:
     url = course_hub.url
     # student3 first tries to configure their own server from their home (it must change nothing)
@@ -877,7 +954,13 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     formgrader.wait_for_selector("#main-table td.release a")
     released = formgrader_action(formgrader, "release", "Successfully released")
     assert "Released as: attention attention" in released
-    assert formgrader.inner_text("#main-table td.status") == "released"
+    made = "The student version of 'positions' is made: 1 notebook, positions.ipynb."
+    formgrader_action(formgrader, "assign", made, assignment="positions")
+    formgrader_row(formgrader, "positions").locator("td.release a").wait_for()
+    released = formgrader_action(formgrader, "release", "Successfully released", assignment="positions")
+    assert "Released as: attention positions" in released
+    for assignment in ("attention", "positions"):
+        assert formgrader_row(formgrader, assignment).locator("td.status").inner_text() == "released", assignment
     shots(teacher, "formgrader-released")
     shots.phase("released")
 
@@ -888,7 +971,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         assert disabled_plugins(page) >= INSTRUCTOR_TOOLS, "the page a student gets holds an instructor's tool"
         answer = fetched_status(page, f"{course_hub.user_url(student)}formgrader/manage_assignments")
         assert answer == 404, f"Formgrader answers a student ({answer})"
-        page.locator("#released_assignments_list button:has-text('fetch')").click()
+        listed(page, "released", "attention").locator("button:has-text('fetch')").click()
         page.wait_for_selector("#fetched_assignments_list .assignment-notebooks-link")
         fetched = course_hub.state / "home" / student / "attention" / "attention.ipynb"
         assert fetched.is_file(), "fetch put no notebook in the student's home"
@@ -954,9 +1037,11 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         submit(page)
     shots.phase("validated and submitted")
     instant_checks(pages, course_hub, shots)
+    positions_beside_attention(pages, teacher, course_hub, shots)
     # --- student3 attacks from a terminal of their own server: the other submissions, the course, the network ----
     inbound = course_hub.state / "exchange" / "attention" / "inbound"
-    genuine = max(entry for entry in inbound.iterdir() if entry.name.startswith("student1+"))  # the last Submit
+    # student1's last Submit of attention
+    genuine = max(entry for entry in inbound.iterdir() if entry.name.startswith("student1+attention+"))
     before = files_of(genuine)
     tried, ports = attack_from_a_terminal(pages["student3"], course_hub, course, "student3", "student1")
     print(f"the attacker's attempts: {tried}")
@@ -988,18 +1073,26 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     planted = course / "submitted" / "student3" / "attention"
     assert not any(path.is_symlink() for path in planted.rglob("*")) and not (planted / "cookie.txt").exists()
     assert b"CHECKS" not in (planted / "attention.ipynb").read_bytes(), "checks.py was collected through a link"
+    collected = formgrader_action(teacher, "collect", "Successfully collected", assignment="positions")
+    assert "Collected 1 submission of 'positions': student1." in collected, collected
     teacher.reload()
     teacher.wait_for_selector("#main-table td.num-submissions a:text-is('3')")
+    assert formgrader_row(teacher, "positions").locator("td.num-submissions").inner_text().strip() == "1"
     shots(teacher, "formgrader-collected")
     for student in HANDED_IN:
         assert (course / "submitted" / student / "attention" / "timestamp.txt").is_file()
     shots.phase("collected")
-    graded = as_instructor(
-        "--course", str(course), "--submissions", str(course / "submitted"), "--assignment", "attention"
-    )
+    # both assignments, each one the submissions hold in turn (attention's three, positions' one)
+    graded = as_instructor("--course", str(course), "--submissions", str(course / "submitted"))
     assert graded.returncode == 0, graded.stdout[-3000:] + graded.stderr[-3000:]
+    print("the class run:", "; ".join(line for line in graded.stdout.splitlines() if line.startswith(("===", "done"))))
     with open(course / "grades.csv") as grades_file:
-        grades = {row["student_id"]: row for row in csv.DictReader(grades_file)}
+        rows = list(csv.DictReader(grades_file))
+    grades = {row["student_id"]: row for row in rows if row["assignment"] == "attention"}
+    positions = {row["student_id"]: row for row in rows if row["assignment"] == "positions"}
+    assert float(positions["student1"]["raw_score"]) == 5 and float(positions["student1"]["max_score"]) == 5
+    assert positions["student1"]["timestamp"], positions  # its Submit, collected
+    assert not any(positions.get(student, {}).get("timestamp") for student in ("student2", "student3")), positions
     assert float(grades["student1"]["raw_score"]) == 29 and float(grades["student3"]["raw_score"]) == 0
     assert 0 < float(grades["student2"]["raw_score"]) < 29
     for row in grades.values():  # nbgrader's timestamps kept: the due date and lateness are known
@@ -1042,7 +1135,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     }
     for student, page in pages.items():
         open_assignment_list(page)
-        page.locator("#submitted_assignments_list button:has-text('Fetch Feedback')").click()
+        listed(page, "submitted", "attention").locator("button:has-text('Fetch Feedback')").click()
         page.wait_for_selector("#submitted_assignments_list a:has-text('view feedback')")
         found = sorted((course_hub.state / "home" / student / "attention" / "feedback").glob("*/attention.html"))
         assert len(found) == 1, found  # nbgrader's fetch_feedback brought the page into the student's home
@@ -1068,7 +1161,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
             refused.close()
         tab.close()
         page.goto(course_hub.service_url())  # and from the student's checks, one click opens it
-        page.click("#feedback a")
+        page.click("#assignment-attention [id^='feedback'] a")
         page.wait_for_load_state()
         text = page.inner_text("body")
         for words in expected[student]:

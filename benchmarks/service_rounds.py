@@ -23,7 +23,8 @@ assignment's own checks tried first, as every start did before ProbeMemory), the
 unchanged, the probe remembered passing in the course folder (ProbeMemory) and not run; and their ratio. Each start
 is a Python of its own, as the service's is. Then the CPU seconds a worker spends importing before its first check:
 today's (autograder.service.checking) against the module a worker imported before (autograder.service.instant, with
-nbgrader and jsonschema's IRI grammar), each in a fresh Python.
+nbgrader and jsonschema's IRI grammar), each in a fresh Python; and the same start by the service as it was
+(``--start-baseline``, a git revision unpacked and run with its own engine, lib and data).
 """
 
 from __future__ import annotations
@@ -231,6 +232,66 @@ def import_seconds(code: str) -> float:
     return max(cpu(code) - cpu("pass"), 0.0)
 
 
+BEFORE_START = "faadfc4c56ef6917c0de7427d83816808fce53b5"  # the service before ProbeMemory and the light workers
+OLD_START = """
+import json, sys, time, concurrent.futures, multiprocessing
+from pathlib import Path
+from autograder.service import instant
+from autograder.service.attempts import Attempts
+from autograder.service.checkers import Checkers, authoring_trouble
+course, assignment, workers = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+began = time.monotonic()
+store = Attempts(f"sqlite:///{course / 'gradebook.db'}")
+checker = instant.Checker(
+    source=course / "source" / assignment, inbound=course / "inbound", store=store.scoped(assignment),
+    policy=instant.InstantChecks(attempts=3, period=3600), students=lambda: {sys.argv[4]}, slots=workers,
+    probe=authoring_trouble,
+)
+checkers = Checkers({assignment: checker}, slots=workers)
+pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+checkers.warm(pool)
+thread = instant.CheckerThread(checkers, pool)
+thread.start()
+while not (answered := store.select(status=("done", "refused"))):
+    time.sleep(0.02)
+took = time.monotonic() - began
+thread.stop()
+pool.shutdown()
+store.close()
+print(json.dumps([took, 1, answered[0].status]))
+"""
+
+
+def old_service_start(revision: str, scratch: Path, assignment: str, workers: int) -> tuple[float, int, str] | str:
+    """The same start by the service at git ``revision`` (its tree unpacked under ``scratch``, run with its own
+    engine, lib, data and assignment), or why it cannot be measured."""
+    tree = scratch / "before"
+    tree.mkdir()
+    folders = ["autograder", "lib", "data", "source", "release"]
+    try:
+        archive = subprocess.run(
+            ["git", "archive", revision, *folders], cwd=REPOSITORY, capture_output=True, check=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        return f"git archive {revision[:10]} failed ({getattr(error, 'stderr', b'') or error})"
+    # compiled once before timing, as an installed service's code is (a first import would compile it)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "autograder"), str(tree / "lib")], check=False)
+    course = scratch / "before-course"
+    shutil.copytree(tree / "source" / assignment, course / "source" / assignment)
+    shutil.copytree(tree / "release" / assignment, course / "release" / assignment)
+    folder = course / "inbound" / f"{STUDENTS[0]}+{assignment}+{STAMP}+before"
+    folder.mkdir(parents=True)
+    shutil.copy(SUBMITTED[assignment], folder / f"{assignment}.ipynb")
+    code = f"import sys; sys.path.insert(0, {str(tree)!r})\n{OLD_START}"
+    argv = [sys.executable, "-c", code, str(course), assignment, str(workers), STUDENTS[0]]
+    done = subprocess.run(argv, cwd=tree, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return f"the service at {revision[:10]} did not start: {done.stderr.strip().splitlines()[-1:]}"
+    took, probes, status = json.loads(done.stdout.strip().splitlines()[-1])
+    return took, probes, status
+
+
 def start_main(args) -> int:
     """--start: the first verdict after a start, the probe run against remembered (module docstring)."""
     assignment = "positions" if args.quick else args.assignment
@@ -239,6 +300,7 @@ def start_main(args) -> int:
         shutil.copytree(REPOSITORY / "source" / assignment, course / "source" / assignment)
         if (REPOSITORY / "release" / assignment).is_dir():
             shutil.copytree(REPOSITORY / "release" / assignment, course / "release" / assignment)
+        before = old_service_start(args.start_baseline, Path(scratch), assignment, args.workers)
         results = {}
         for label in ("probed", "remembered"):
             (course / "gradebook.db").unlink(missing_ok=True)
@@ -254,6 +316,14 @@ def start_main(args) -> int:
         f"first verdict after a start, {assignment}, {args.workers} workers: probe run {probed:.1f} s, "
         f"probe remembered {remembered:.1f} s; probe run / remembered: {probed / max(remembered, 1e-6):.2f}"
     )
+    if isinstance(before, str):
+        print(f"the service before: not measured: {before}")
+    else:
+        print(
+            f"the service before (git {args.start_baseline[:10]}): the Submit waiting at start {before[2]} "
+            f"{before[0]:.1f} s after the start; before / now (probe remembered): "
+            f"{before[0] / max(remembered, 1e-6):.2f}"
+        )
     now = import_seconds("import autograder.service.checking")
     # before: the worker imported the whole of instant (nbgrader, SQLAlchemy, the web server's) and jsonschema's IRI
     # grammar; imported first here, rfc3987_syntax is kept as it was then
@@ -276,6 +346,9 @@ def main(argv=None) -> int:
     parser.add_argument("--start", action="store_true", help="the first verdict after a start instead (see above)")
     parser.add_argument("--assignment", default="attention", help="--start: the assignment (--quick: positions)")
     parser.add_argument("--workers", type=int, default=2, help="--start: the pool's processes")
+    parser.add_argument(
+        "--start-baseline", default=BEFORE_START, help="--start: the git revision of the service to compare with"
+    )
     args = parser.parse_args(argv)
     if args.start:
         return start_main(args)

@@ -262,9 +262,9 @@ print(json.dumps([took, 1, answered[0].status]))
 """
 
 
-def old_service_start(revision: str, scratch: Path, assignment: str, workers: int) -> tuple[float, int, str] | str:
-    """The same start by the service at git ``revision`` (its tree unpacked under ``scratch``, run with its own
-    engine, lib, data and assignment), or why it cannot be measured."""
+def unpack(revision: str, scratch: Path) -> Path | str:
+    """The tree of git ``revision`` (engine, lib, data, assignments) unpacked and compiled under ``scratch``, or why
+    it cannot be."""
     tree = scratch / "before"
     tree.mkdir()
     folders = ["autograder", "lib", "data", "source", "release"]
@@ -277,53 +277,81 @@ def old_service_start(revision: str, scratch: Path, assignment: str, workers: in
         return f"git archive {revision[:10]} failed ({getattr(error, 'stderr', b'') or error})"
     # compiled once before timing, as an installed service's code is (a first import would compile it)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "autograder"), str(tree / "lib")], check=False)
-    course = scratch / "before-course"
-    shutil.copytree(tree / "source" / assignment, course / "source" / assignment)
-    shutil.copytree(tree / "release" / assignment, course / "release" / assignment)
-    folder = course / "inbound" / f"{STUDENTS[0]}+{assignment}+{STAMP}+before"
+    return tree
+
+
+def waiting_course(course: Path, tree: Path, assignment: str, label: str) -> Path:
+    """``course`` made afresh: ``tree``'s assignment and release, and one Submit waiting in its inbound."""
+    shutil.rmtree(course, ignore_errors=True)
+    unlike = shutil.ignore_patterns("__py*")
+    shutil.copytree(tree / "source" / assignment, course / "source" / assignment, ignore=unlike)
+    if (tree / "release" / assignment).is_dir():
+        shutil.copytree(tree / "release" / assignment, course / "release" / assignment)
+    return waiting_submit(course, assignment, label)
+
+
+def waiting_submit(course: Path, assignment: str, label: str) -> Path:
+    """``course``'s inbound and database emptied, then one Submit waiting in the inbound (its files kept)."""
+    (course / "gradebook.db").unlink(missing_ok=True)
+    shutil.rmtree(course / "inbound", ignore_errors=True)
+    folder = course / "inbound" / f"{STUDENTS[0]}+{assignment}+{STAMP}+{label}"
     folder.mkdir(parents=True)
     shutil.copy(SUBMITTED[assignment], folder / f"{assignment}.ipynb")
+    return course
+
+
+def old_service_start(tree: Path, course: Path, assignment: str, workers: int) -> tuple[float, int, str]:
+    """The same start by the service unpacked in ``tree`` (its own engine, lib, data and assignment)."""
     code = f"import sys; sys.path.insert(0, {str(tree)!r})\n{OLD_START}"
     argv = [sys.executable, "-c", code, str(course), assignment, str(workers), STUDENTS[0]]
     done = subprocess.run(argv, cwd=tree, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        return f"the service at {revision[:10]} did not start: {done.stderr.strip().splitlines()[-1:]}"
+        raise RuntimeError(f"the service before did not start:\n{done.stderr[-3000:]}")
     took, probes, status = json.loads(done.stdout.strip().splitlines()[-1])
     return took, probes, status
+
+
+def summary(label: str, runs: list) -> str:
+    """One line per kind of start: the median seconds, the probes run, and the range over the starts."""
+    seconds = [run[0] for run in runs]
+    statuses = "/".join(sorted({run[2] for run in runs}))
+    spread = f"median of {len(runs)} starts, {min(seconds):.1f}-{max(seconds):.1f} s"
+    return (
+        f"{label}: the Submit waiting at start {statuses} {statistics.median(seconds):.1f} s after the start; "
+        f"probes run: {max(run[1] for run in runs)} ({spread})"
+    )
 
 
 def start_main(args) -> int:
     """--start: the first verdict after a start, the probe run against remembered (module docstring)."""
     assignment = "positions" if args.quick else args.assignment
+    runs = {"before": [], "probed": [], "remembered": []}
     with tempfile.TemporaryDirectory(prefix="service-start-") as scratch:
-        course = Path(scratch) / "course"
-        shutil.copytree(REPOSITORY / "source" / assignment, course / "source" / assignment)
-        if (REPOSITORY / "release" / assignment).is_dir():
-            shutil.copytree(REPOSITORY / "release" / assignment, course / "release" / assignment)
-        before = old_service_start(args.start_baseline, Path(scratch), assignment, args.workers)
-        results = {}
-        for label in ("probed", "remembered"):
-            (course / "gradebook.db").unlink(missing_ok=True)
-            shutil.rmtree(course / "inbound", ignore_errors=True)
-            folder = course / "inbound" / f"{STUDENTS[0]}+{assignment}+{STAMP}+{label}"
-            folder.mkdir(parents=True)
-            shutil.copy(SUBMITTED[assignment], folder / f"{assignment}.ipynb")
-            results[label] = in_fresh_process(course, assignment, args.workers)
-            took, probes, status = results[label]
-            print(f"{label}: the Submit waiting at start {status} {took:.1f} s after the start; probes run: {probes}")
-    probed, remembered = results["probed"][0], results["remembered"][0]
+        scratch = Path(scratch)
+        tree = unpack(args.start_baseline, scratch)
+        for _ in range(args.repeat):  # the three kinds of start in turn, so the machine's load falls on each alike
+            if not isinstance(tree, str):
+                course = waiting_course(scratch / "before-course", tree, assignment, "before")
+                runs["before"].append(old_service_start(tree, course, assignment, args.workers))
+            course = waiting_course(scratch / "course", REPOSITORY, assignment, "probed")  # nothing remembered
+            runs["probed"].append(in_fresh_process(course, assignment, args.workers))
+            waiting_submit(course, assignment, "remembered")  # the same files, the probe remembered passing
+            runs["remembered"].append(in_fresh_process(course, assignment, args.workers))
+    print(summary("probed", runs["probed"]))
+    print(summary("remembered", runs["remembered"]))
+    probed = statistics.median(run[0] for run in runs["probed"])
+    remembered = statistics.median(run[0] for run in runs["remembered"])
     print(
         f"first verdict after a start, {assignment}, {args.workers} workers: probe run {probed:.1f} s, "
         f"probe remembered {remembered:.1f} s; probe run / remembered: {probed / max(remembered, 1e-6):.2f}"
     )
-    if isinstance(before, str):
-        print(f"the service before: not measured: {before}")
+    if isinstance(tree, str):
+        print(f"the service before: not measured: {tree}")
     else:
-        print(
-            f"the service before (git {args.start_baseline[:10]}): the Submit waiting at start {before[2]} "
-            f"{before[0]:.1f} s after the start; before / now (probe remembered): "
-            f"{before[0] / max(remembered, 1e-6):.2f}"
-        )
+        before = statistics.median(run[0] for run in runs["before"])
+        print(summary(f"the service before (git {args.start_baseline[:10]})", runs["before"]))
+        ratio = before / max(remembered, 1e-6)
+        print(f"before / now (probe remembered), median seconds to the first verdict: {ratio:.2f}")
     now = import_seconds("import autograder.service.checking")
     # before: the worker imported the whole of instant (nbgrader, SQLAlchemy, the web server's) and jsonschema's IRI
     # grammar; imported first here, rfc3987_syntax is kept as it was then
@@ -346,11 +374,13 @@ def main(argv=None) -> int:
     parser.add_argument("--start", action="store_true", help="the first verdict after a start instead (see above)")
     parser.add_argument("--assignment", default="attention", help="--start: the assignment (--quick: positions)")
     parser.add_argument("--workers", type=int, default=2, help="--start: the pool's processes")
+    parser.add_argument("--repeat", type=int, default=3, help="--start: starts of each kind (--quick: 1)")
     parser.add_argument(
         "--start-baseline", default=BEFORE_START, help="--start: the git revision of the service to compare with"
     )
     args = parser.parse_args(argv)
     if args.start:
+        args.repeat = 1 if args.quick else max(args.repeat, 1)
         return start_main(args)
     if args.quick:
         args.folders, args.attempts, args.rounds = min(args.folders, 500), min(args.attempts, 200), 3

@@ -14,9 +14,12 @@ page shows before and after the due date, and that nothing is checked after it.
     checker.warm(pool)                              # at start: each worker imports the checks and checks the
                                                     # release's blank notebook, so the first Submit waits for none
     checker.start_probe(pool)                       # with probe=...: the assignment's own checks tried first; while
-                                                    # they fail (checker.broken) its Submits wait, queued
+                                                    # they fail (checker.broken) its Submits wait, queued (not run
+                                                    # when memory=... remembers them passing with today's digest)
 
-One Checker checks one assignment; autograder.service.checkers runs one per assignment of the course, on one pool.
+What a worker runs (check_notebook, warm_up) is autograder.service.checking, which imports no more than a check
+needs. One Checker checks one assignment; autograder.service.checkers runs one per assignment of the course, on one
+pool.
 
 A student's newest waiting Submit is the one checked: when a later Submit arrives while an earlier one still
 waits, the earlier one is ``superseded`` (never checked, so it costs no check of the window), and the class

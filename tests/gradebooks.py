@@ -165,9 +165,11 @@ def synthetic_course(root: Path, students: dict[str, str], url: str | None = Non
     url = url or f"sqlite:///{root / 'course' / 'gradebook.db'}"
     course = make_course(root, url)
     (course / "source" / ASSIGNMENT).mkdir(parents=True)
-    (course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
+    # an empty notebook (no cells): the class run's export reads the source's order of cells, and refuses "{}"
+    empty = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    (course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text(empty)
     (course / "release" / ASSIGNMENT).mkdir(parents=True)
-    (course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
+    (course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text(empty)
     for student, points in students.items():
         hand_in(course, student, points)
     return course, url

@@ -174,10 +174,20 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False):
         self._watching.clear()
+        await super()._async_shutdown_kernel(now=now, restart=restart)
+
+    async def _async_cleanup_resources(self, restart: bool = False):
+        """The last step of a shutdown, and all nbclient does for a kernel that is already dead."""
         try:
-            await super()._async_shutdown_kernel(now=now, restart=restart)
+            await super()._async_cleanup_resources(restart=restart)
         finally:
-            shutil.rmtree(self.private, ignore_errors=True)
+            if not restart:  # a restart launches again in the same folder (its connection file, its ipc sockets)
+                shutil.rmtree(self.private, ignore_errors=True)
+
+    # AsyncKernelManager binds these names to KernelManager's own coroutines, not to a subclass's overrides: without
+    # these lines nbclient never reached the two methods above, and every kernel left its private folder behind
+    shutdown_kernel = _async_shutdown_kernel
+    cleanup_resources = _async_cleanup_resources
 
 
 # --- nbgrader's Execute, with that kernel -----------------------------------------------------------

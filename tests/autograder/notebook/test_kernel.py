@@ -5,6 +5,7 @@ reads what was stored in the notebook's metadata (autograder.verdicts.KernelEnd)
 
 from __future__ import annotations
 
+import tempfile
 import time
 
 import nbformat
@@ -81,3 +82,22 @@ def test_a_notebook_that_ran_to_its_end_stores_no_end_and_a_planted_one_is_dropp
     notebook.metadata[verdicts.KERNEL] = [KernelEnd(verdicts.MEMORY, 1).to_dict()]  # the student's own
     SurvivingExecute(timeout=30).preprocess(notebook, {"metadata": {"path": str(tmp_path)}})
     assert read_kernel_ends(notebook) == []
+
+
+@needs_bubblewrap
+@pytest.mark.parametrize(
+    "sources",
+    [["print('done')"], ["import os\nos._exit(3)"], [SLEEP, SLEEP]],
+    ids=["ran to its end", "exited", "cut by its budget"],
+)
+def test_every_kernel_removes_its_private_folder_however_it_ends(tmp_path, monkeypatch, sources):
+    """Each kernel's private folder (its sockets, caches and whatever the student's code wrote there) is removed when
+    nbclient shuts the kernel down: before, AsyncKernelManager's shutdown_kernel skipped the subclass's override and
+    every graded notebook left an attention-kernel-* folder in the temporary folder."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    work = tmp_path / "work"
+    work.mkdir()
+    run(work, [*sources, "open('/tmp/x', 'w').write('student data')"], timeout=2, notebook_timeout=3)
+    assert sorted(path.name for path in temporary.iterdir()) == []

@@ -67,6 +67,9 @@ def parse_forward(text: str) -> tuple[Endpoint, Endpoint]:
 
 
 async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Copies ``reader`` to ``writer`` until it ends, then ends ``writer`` too: half-closed after an end of file,
+    closed after an error. A reset (the far side closed with our data unread: the sandbox's half when the server
+    behind it was not listening yet) must close the near connection, else its client waits for an answer for ever."""
     try:
         while data := await reader.read(CHUNK):
             writer.write(data)
@@ -74,22 +77,23 @@ async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> No
         if writer.can_write_eof():
             writer.write_eof()
     except (ConnectionError, OSError):
-        pass
+        writer.close()
 
 
 def forwarder(target: Endpoint):
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        far_writer = None
         try:
             far_reader, far_writer = await target.connect()
-        except OSError:
-            writer.close()
-            return
-        try:
             await asyncio.gather(pipe(reader, far_writer), pipe(far_reader, writer))
+        except OSError:  # the other side is not there (yet): the connection is closed, the client tries again
+            pass
         except asyncio.CancelledError:  # the command ended: the bridge closes every connection with it
             pass
-        for side in (writer, far_writer):
-            side.close()
+        finally:  # whatever ended it (asyncio logs an unexpected error), neither side is left open
+            for side in (writer, far_writer):
+                if side is not None:
+                    side.close()
 
     return handle
 

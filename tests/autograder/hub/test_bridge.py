@@ -50,6 +50,34 @@ def test_a_connection_goes_through_the_unix_socket_and_back(tmp_path):
             far.shutdown()
 
 
+def test_a_far_side_that_hangs_up_on_unread_data_closes_the_near_connection(tmp_path):
+    """The far side accepts, then closes with the request unread (the sandbox's half of the bridge when the server
+    behind it is not listening yet): the bridge reads a reset, and must close the near connection too. Left open,
+    the hub waited on it for aiohttp's 300 s, past its own 120 s, and the student's server never became ready."""
+    door, near = tmp_path / "door.sock", free_port()
+    with socket.socket(socket.AF_UNIX) as far:
+        far.bind(str(door))
+        far.listen()
+        command = [sys.executable, "-m", "autograder.hub.bridge", "--forward", f"tcp:{near}=unix:{door}", "--"]
+        process = subprocess.Popen([*command, "sleep", "30"])
+        try:
+            with connect(near) as client:
+                client.sendall(b"GET /user/student1/api HTTP/1.1\r\n\r\n")
+                accepted, _ = far.accept()
+                accepted.settimeout(10)
+                assert accepted.recv(64, socket.MSG_PEEK)  # the request is there, unread
+                accepted.close()  # with data unread: the bridge's next read is a reset
+                client.settimeout(10)
+                try:
+                    answer = client.recv(1024)
+                except ConnectionResetError:
+                    answer = b""
+                assert answer == b"", answer  # closed, not left waiting (socket.timeout)
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
 def test_the_bridge_ends_with_its_command_and_its_status():
     done = subprocess.run([sys.executable, "-m", "autograder.hub.bridge", "--", "sh", "-c", "exit 3"], timeout=30)
     assert done.returncode == 3

@@ -342,11 +342,57 @@ def start_login(browser, hub_url: str, name: str):
     """A new browser session that has asked to log in as ``name`` (the hub then starts its server)."""
     page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
     page.set_default_timeout(120_000)
+    listen(page)
     page.goto(f"{hub_url}/hub/login")
     page.fill("#username_input", name)
     page.fill("#password_input", "any password")
     page.click("#login_submit", no_wait_after=True)
     return page
+
+
+def listen(page) -> None:
+    """What ``page`` hears, kept in ``page.heard`` with the time since it opened: where it went, its console (the
+    hub's spawn page logs each progress event it receives), the answers to its requests to the hub (the progress
+    event stream among them) and its requests that failed. Saved beside the screenshots when the test fails."""
+    page.heard, opened = [], time.monotonic()
+
+    def note(what: str) -> None:
+        page.heard.append(f"{time.monotonic() - opened:7.1f} s  {what}")
+
+    page.on("framenavigated", lambda frame: note(f"at {frame.url}") if frame == page.main_frame else None)
+    page.on("console", lambda message: note(f"console {message.type}: {message.text[:300]}"))
+    page.on("requestfailed", lambda request: note(f"failed {request.method} {request.url}: {request.failure}"))
+
+    def answered(answer) -> None:
+        if "/hub/" in answer.url and "/static/" not in answer.url:
+            note(f"{answer.status} {answer.request.method} {answer.url}")
+
+    page.on("response", answered)
+
+
+def keep_evidence(browser, course_hub: hub.Hub, shots: Shots) -> None:
+    """What the test saw when it failed, beside the screenshots: each page's screenshot, what it heard (listen) and
+    the hub's REST view of its account (/hub/api/user, with that page's own login: pending, ready, progress_url),
+    and the hub's whole log (each server's output is in it: LocalProcessSpawner's servers write to the hub's
+    stdout); the log's last 80 lines and each account's server state are printed."""
+    from playwright.sync_api import Error as Unanswered  # here: Playwright is optional (the test skips without it)
+
+    for number, page in enumerate(p for context in browser.contexts for p in context.pages):
+        shots(page, f"failed-page-{number}")  # what each page showed when the test stopped
+        try:
+            answer = page.context.request.get(f"{course_hub.url}/hub/api/user", timeout=20_000)
+            view = answer.json() if answer.ok else {"status": answer.status, "body": answer.text()[:500]}
+        except Unanswered as error:  # the hub did not answer: said as the view
+            view = {"unanswered": str(error)[:500]}
+        servers = {name: {key: server.get(key) for key in ("pending", "ready", "started", "progress_url")}
+                   for name, server in (view.get("servers") or {}).items()}  # fmt: skip
+        print(f"page {number} at {page.url}: {view.get('name')} pending={view.get('pending')} servers={servers}")
+        heard = getattr(page, "heard", [])
+        lines = [f"url: {page.url}", f"/hub/api/user: {json.dumps(view, indent=1)}", "heard:", *heard]
+        (shots.folder / f"failed-page-{number}.txt").write_text("\n".join(lines) + "\n")
+    said = course_hub.log.read_text(errors="replace")
+    (shots.folder / "jupyterhub.log").write_text(said)
+    print(f"the hub's log ({shots.folder / 'jupyterhub.log'}), its last 80 lines:", *said.splitlines()[-80:], sep="\n")
 
 
 def on_lab(page, name: str):
@@ -564,10 +610,7 @@ def test_the_round_trip_in_a_browser(tmp_path, open_state):
             try:
                 round_trip(browser, course_hub, course, shots)
             except Exception:
-                for number, page in enumerate(p for context in browser.contexts for p in context.pages):
-                    shots(page, f"failed-page-{number}")  # what each page showed when the test stopped
-                said = course_hub.log.read_text(errors="replace").splitlines()
-                print("the hub's log, its errors:", *[line for line in said if "[E " in line or "rror" in line][-30:])
+                keep_evidence(browser, course_hub, shots)
                 listing = subprocess.run(["ls", "-lanR", state / "exchange"], capture_output=True, text=True).stdout
                 print("the exchange:", listing[-6000:])
                 raise

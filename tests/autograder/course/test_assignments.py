@@ -112,8 +112,8 @@ def hostile(kind: str, right: dict) -> dict:
 COURSE = [""]  # the course folder being graded, which the probes aim at
 
 
-@pytest.fixture(scope="module")
-def both(graded_class, tmp_path_factory):
+@pytest.fixture(scope="session")  # not "module": a worker that ran another module's test between two of these
+def both(graded_class, tmp_path_factory):  # tore it down and graded positions again (about 150 s, twice in a run)
     """The session's graded attention course, copied, with the positions assignment graded into it: the submissions
     hold positions only, so the run grades positions without being told."""
     root = tmp_path_factory.mktemp("second")

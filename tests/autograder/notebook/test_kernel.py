@@ -5,8 +5,10 @@ reads what was stored in the notebook's metadata (autograder.verdicts.KernelEnd)
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -94,10 +96,12 @@ def test_every_kernel_removes_its_private_folder_however_it_ends(tmp_path, monke
     """Each kernel's private folder (its sockets, caches and whatever the student's code wrote there) is removed when
     nbclient shuts the kernel down: before, AsyncKernelManager's shutdown_kernel skipped the subclass's override and
     every graded notebook left an attention-kernel-* folder in the temporary folder."""
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
-    work = tmp_path / "work"
-    work.mkdir()
-    run(work, [*sources, "open('/tmp/x', 'w').write('student data')"], timeout=2, notebook_timeout=3)
-    assert sorted(path.name for path in temporary.iterdir()) == []
+    # a short folder of its own: the kernel's ipc sockets live in its private folder, and a socket's path has a
+    # limit of 107 bytes that pytest's tmp_path under xdist can pass
+    temporary = Path(tempfile.mkdtemp(prefix="k-", dir="/tmp"))
+    try:
+        monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+        run(tmp_path, [*sources, "open('/tmp/x', 'w').write('student data')"], timeout=2, notebook_timeout=3)
+        assert sorted(path.name for path in temporary.iterdir()) == []
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)

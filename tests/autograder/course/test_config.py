@@ -181,14 +181,7 @@ def test_nbgrader_s_commands_find_alembic_without_a_path_change(tmp_path, where)
         )
         subprocess.run(["cp", "-r", str(SOURCE / "positions"), str(course / "source")], check=True)
     assert "alembic" not in os.listdir("/usr/bin") and "alembic" not in os.listdir("/bin")
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "nbgrader"), "generate_assignment", "positions"],
-        cwd=course,
-        env={"HOME": os.environ.get("HOME", "/root"), "PATH": NO_VENV_PATH},
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = nbgrader_release(course)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "alembic" not in done.stderr
     released = course / "release" / "positions"
@@ -223,14 +216,7 @@ def test_a_configuration_that_cannot_load_stops_nbgrader_before_it_releases_the_
     else:
         (course / GENERATED_FILE).unlink()
         said = "autograder_config.py is missing"
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "nbgrader"), "generate_assignment", "positions"],
-        cwd=course,
-        env={"HOME": os.environ.get("HOME", "/root"), "PATH": NO_VENV_PATH},
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = nbgrader_release(course)
     assert done.returncode != 0
     assert said in done.stderr and "nothing was done" in done.stderr.lower(), done.stderr[-2000:]
     assert not (course / "release" / "positions").exists()

@@ -65,7 +65,12 @@ class GradedClass:
     students: list = field(default_factory=list)
 
 
-# --- the suite on two processes (pytest-xdist, --dist loadgroup in pyproject.toml) ---------------------------------
+# --- the suite on two processes (pytest-xdist, -n 2 --dist loadgroup in pyproject.toml) ------------------------------
+#
+# xdist's own loadgroup reads a group that its workers append to each test's id, which pytest 9.2 no longer lets a
+# plugin change: every module and group was split across the workers and the graded class graded on both (about
+# 150 s, twice in a run). The groups are here, by path, and the controller's scheduler (pytest_xdist_make_scheduler)
+# reads them from the test's id as it is.
 
 HUB_ACCOUNTS = (  # start a hub: they make and use the same system accounts (instructor, student1..), one at a time
     "tests/autograder/hub/",
@@ -73,16 +78,41 @@ HUB_ACCOUNTS = (  # start a hub: they make and use the same system accounts (ins
     "tests/autograder/lms/lti/test_tool.py",
 )
 
+GRADED_CLASS = (  # read the session's graded class (fixtures graded_class, graded_course_copy): graded once per worker
+    "tests/autograder/course/test_assignments.py",
+    "tests/autograder/course/test_classroom.py",
+    "tests/autograder/course/test_formgrader.py",
+    "tests/autograder/notebook/test_feedback.py",
+    "tests/autograder/report/test_report.py",
+    "tests/end_to_end/test_hostile.py",
+    "tests/end_to_end/test_inert_pages.py",
+)
 
-def xdist_group(path: str, fixtures: set) -> str:
-    """The worker group of a test module: every module that reads the graded class in one (the class is graded
-    once per worker that asks for it), every module that starts a hub in another, else the module itself (its
-    module-scoped fixtures, such as the mutants' grading, built once)."""
-    if fixtures & {"graded_class", "graded_course_copy"}:
+
+def xdist_group(nodeid: str) -> str:
+    """The worker group of a test, from its id: every module that reads the graded class in one, every module that
+    starts a hub in another, else the test's module (its module-scoped fixtures, such as the mutants' grading, built
+    once). A group runs whole on one worker."""
+    path = nodeid.split("::", 1)[0]
+    if path in GRADED_CLASS:
         return "graded_class"
     if path.startswith(HUB_ACCOUNTS):
         return "hub"
     return path
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """With --dist loadgroup, xdist's scope scheduler over this file's groups (xdist_group): a group, not a test,
+    is what is handed to a worker."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # here: only the controller of an xdist run needs it
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(nodeid)
+
+    return ByGroup(config, log)
 
 
 def hub_accounts_leftovers() -> list:
@@ -129,23 +159,23 @@ LONGEST_FIRST = (  # the groups that take longest, handed out first (--no-loadsc
 
 
 def pytest_collection_modifyitems(config, items):
-    """Each test marked with its module's xdist_group: with --dist loadgroup a group runs whole on one worker. On
-    xdist's workers the longest groups come first (a stable sort: each module keeps its order)."""
-    modules, groups = {}, {}
-    for item in items:
-        path = Path(os.path.relpath(item.path, REPOSITORY)).as_posix()
-        modules.setdefault(path, set()).update(getattr(item, "fixturenames", ()))
-    for item in items:
-        path = Path(os.path.relpath(item.path, REPOSITORY)).as_posix()
-        groups[item.nodeid] = group = xdist_group(path, modules[path])
-        item.add_marker(pytest.mark.xdist_group(group))
-        if getattr(config.option, "loadgroup", False) and not item.nodeid.endswith(f"@{group}"):
-            # xdist's own hook, which puts a test's group in its id, runs before this one on the workers
-            groups[f"{item.nodeid}@{group}"] = group
-            item._nodeid = f"{item.nodeid}@{group}"
+    """A module that reads the graded class but is not in GRADED_CLASS would grade it again on another worker: the
+    run stops and says to add it. On xdist's workers the longest groups come first (a stable sort: each module keeps
+    its order; the controller hands groups out in that order, --no-loadscope-reorder)."""
+    unlisted = sorted(
+        {
+            item.nodeid.split("::", 1)[0]
+            for item in items
+            if {"graded_class", "graded_course_copy"} & set(getattr(item, "fixturenames", ()))
+            and xdist_group(item.nodeid) != "graded_class"
+        }
+    )
+    if unlisted:
+        listed = ", ".join(unlisted)
+        raise pytest.UsageError(f"tests/conftest.py: add {listed} to GRADED_CLASS (they read the graded class)")
     if os.environ.get("PYTEST_XDIST_WORKER"):
         rank = {group: number for number, group in enumerate(LONGEST_FIRST)}
-        items.sort(key=lambda item: rank.get(groups[item.nodeid], len(rank)))
+        items.sort(key=lambda item: rank.get(xdist_group(item.nodeid), len(rank)))
 
 
 @pytest.fixture(scope="session", autouse=True)

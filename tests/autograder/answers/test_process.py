@@ -396,7 +396,7 @@ def test_a_call_blocked_on_a_lock_is_stopped_and_one_that_computes_is_not(starte
         NAMES,
     )
     result, used, end = runner.call("scale", (np.ones(3),), {}, (), 2, 5.0)
-    assert result.error is None and end is None and used >= 1.0
+    assert result.error is None and end is None and used >= 0.9  # /proc counts in 10 ms ticks
     with pytest.raises(RunnerDied) as ended:
         runner.call("double", (np.ones(2),), {}, (), 1, 5.0)
     assert ended.value.end == ChecksEnd("idle", "double", limit=0.3)

@@ -9,6 +9,7 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e .
+	$(PY) -m autograder.course.guard  # nbgrader from .venv never releases checks.py or reference.py
 	touch $@
 
 install: $(VENV)/.installed

@@ -68,8 +68,8 @@ except Exception as _error:  # one an earlier version wrote, naming a module tha
     raise SystemExit(f"{{_generated}} cannot be loaded ({{type(_error).__name__}}: {{_error}}): run {{_again}}; "
                      "nothing was done") from None
 
-# Keep every line below one that runs: nbgrader logs an error in this file and carries on with its own defaults,
-# which release checks.py and reference.py beside the notebook (python -m autograder.validate --release finds them).
+# Keep every line below one that runs: nbgrader logs an error in this file and carries on without all of it (the
+# environment's own file, python -m autograder.course.guard, still keeps checks.py and reference.py out of a release).
 
 # Your settings go below. The grading service's policy for instant checks (read again when this file changes):
 # c.InstantChecks.attempts = 3             # Submits checked per student per period; later ones are queued

@@ -193,6 +193,8 @@ def make(venv: Path = VENV) -> Path:
         subprocess.run([str(base), "-m", "venv", str(venv)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-e", f"{REPOSITORY}[hub]"], check=True)
+    # Formgrader and nbgrader from here never release checks.py or reference.py (autograder.course.guard)
+    subprocess.run([str(python), "-m", "autograder.course.guard"], check=True)
     missing = build_lab_extension(python)
     if missing:
         print(f"WARNING: {missing}", file=sys.stderr, flush=True)

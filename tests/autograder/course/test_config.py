@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.course import config, formgrader
+from autograder.course import config, formgrader, guard
 from autograder.course import run as steps
 from autograder.course.assignments import find
 from autograder.course.config import generated_text
@@ -223,6 +223,46 @@ def test_a_configuration_that_cannot_load_stops_nbgrader_before_it_releases_the_
     if fault == "autograder_config.py is missing":  # (in this process the engine is imported already)
         with pytest.raises(SettingsError, match="SystemExit: .*autograder_config.py is missing"):
             course_config(course)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "c.Exchange.root = EXCHANGE  # a name never defined\n",
+        "c.InstantChecks.attempts = int('three')\n",
+        "import a_module_that_is_not_installed\n",
+    ],
+)
+def test_a_failing_line_of_the_instructors_releases_no_answer_key(tmp_path, line):
+    """A line of the instructor's that raises makes nbgrader log the error and drop the whole course file, the
+    project's ignore list with it. The environment's own file (autograder.course.guard, written by make and the
+    hub's runtime) still holds that list: the release has the notebook alone, and nbgrader said what failed."""
+    said = guard.write_guard(Path(sys.prefix))
+    assert "WARNING" not in said and guard.guard_path(Path(sys.prefix)).read_text() == guard.GUARD
+    course = tmp_path / "course"
+    steps.prepare_course(course, source=SOURCE, layout=find(SOURCE, "positions"))
+    append(course / INSTRUCTOR_FILE, "\n" + line)
+    done = nbgrader_release(course)
+    assert "nbgrader_config.py" in done.stderr and "Traceback" in done.stderr, done.stderr[-2000:]
+    released = course / "release" / "positions"
+    assert sorted(path.name for path in released.iterdir()) == ["positions.ipynb"]
+
+
+def test_the_guard_is_written_once_kept_in_place_and_never_replaces_a_file_of_someone_elses(tmp_path):
+    prefix = tmp_path / "env"
+    assert "written" in guard.write_guard(prefix)
+    path = guard.guard_path(prefix)
+    assert path == prefix / "etc" / "jupyter" / "nbgrader_config.py"
+    text = path.read_text()
+    assert "'checks.py', 'reference.py'" in text and "import" not in text.split('"""')[-1]  # loads without the engine
+    assert guard.write_guard(prefix).endswith("in place")
+    path.write_text(text + "c.Extra = 1\n")  # an edit to the guard: written again
+    assert "written" in guard.write_guard(prefix) and path.read_text() == guard.GUARD
+    theirs = "c = get_config()\nc.Exchange.root = '/srv/exchange'\n"
+    path.write_text(theirs)
+    said = guard.write_guard(prefix)
+    assert said.startswith("WARNING") and "c.CourseDirectory.ignore" in said and "left as it is" in said
+    assert path.read_text() == theirs
 
 
 # --- a course folder an earlier version configured: names of modules that have moved since ------------------------

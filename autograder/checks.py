@@ -208,10 +208,14 @@ def coarse_message(call: Call, dtype: str) -> str:
 
 
 def describe_argument(value) -> str:
+    """An argument as feedback shows it: a short vector written out, a larger array by its shape, and its dtype
+    named unless it is float64 ('int64 array of shape (3, 4)', 'float32 array of shape (5,)')."""
     if isinstance(value, np.ndarray):
-        if value.ndim == 1 and value.size <= 12:
-            return np.array2string(value, separator=", ")
-        return f"array of shape {value.shape}"
+        if value.ndim == 1 and value.size <= 12 and value.dtype.kind in "biuf":
+            written = np.array2string(value, separator=", ")
+            return written if value.dtype in (np.float64, np.int64) else f"{written} ({value.dtype})"
+        kind = "" if value.dtype == np.float64 else f"{value.dtype} "
+        return f"{kind}array of shape {value.shape}"
     if callable(value):  # a function the grader passes (a callback): its name, never its repr
         return getattr(value, "__name__", "a function")
     return repr(value)

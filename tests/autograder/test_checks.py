@@ -13,7 +13,17 @@ from memorising import VARIANTS, variant_notebook
 from autograder import sandbox
 from autograder.answers.grading import answer_sources, evaluate, grade_answers, grade_seeds
 from autograder.answers.process import changed_labels
-from autograder.checks import Args, Call, Outputs, Result, call_order, changed_inputs, checks_by_id, compare
+from autograder.checks import (
+    Args,
+    Call,
+    Outputs,
+    Result,
+    call_order,
+    changed_inputs,
+    checks_by_id,
+    compare,
+    describe_call,
+)
 from autograder.course import assignments
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -254,3 +264,19 @@ def test_four_students_of_layer_norm_get_their_points_and_mistakes_on_every_seed
         failed = {check_id: [p.name for p in verdict.failed] for check_id, verdict in graded[0].items()}
         eps = ["eps inside the square root"]
         assert failed == {"check_layer_norm": eps, "check_residual_block": [], "check_rms_norm": eps}
+
+
+def test_a_call_names_the_dtype_of_each_array_that_is_not_float64():
+    """'softmax(array of shape (3, 4))' for float64 alone: an int, float32 or bool argument says so, so a message
+    about rounding or indexing can be read against what the function was given."""
+    shown = describe_call(
+        Call(
+            "f",
+            (np.zeros((3, 4)), np.zeros((3, 4), np.float32), np.arange(6).reshape(2, 3), np.array([0.5, 1.0])),
+            {"ids": np.arange(4), "mask": np.array([True, False]), "small": np.ones(2, np.float32)},
+        )
+    )
+    assert shown == (
+        "f(array of shape (3, 4), float32 array of shape (3, 4), int64 array of shape (2, 3), [0.5, 1. ], "
+        "ids=[0, 1, 2, 3], mask=[ True, False] (bool), small=[1., 1.] (float32))"
+    )

@@ -38,6 +38,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -79,6 +80,10 @@ KINDS = {
     "mistake-not-seen": "a named mistake of a compare(...) check returns what the reference returns on every draw",
     "mistake-ids-collide": "two named mistakes whose words before the colon differ get the same id (letters only, "
     "eight words at most), so the report counts them as one",
+    "visible-check-fails": "the solution, run in a kernel as a student runs it, fails a visible check of the "
+    "notebook: a student with a right answer would be told it is wrong",
+    "solution-cell-raises": "a cell of the solution that is not a check (a demo, a plot) raises when the notebook is "
+    "run in a kernel: a student with a right answer meets the same error",
 }
 BEFORE_GRADING = (  # the kinds check_before_grading looks for: cheap, and each one a student's loss
     "to-fill-in",
@@ -356,6 +361,82 @@ def load_finding(error: Exception, checks_path: Path) -> Finding:
         f"importing {checks_path} raises {type(error).__name__}: {error}: correct it (checks.py imports NumPy, "
         "autograder.checks and what its references need, and defines CHECKS)",
     )
+
+
+# --- the visible checks, run as a student runs them ---------------------------------------------------------
+
+VISIBLE_TIMEOUT = 120  # seconds a cell of the solution may take in the kernel
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def cell_line(traceback_lines: list) -> str:
+    """' (line N)' of the innermost frame in the notebook's own cell ('Cell In[5], line 4'), '' when none."""
+    text = ANSI.sub("", "\n".join(traceback_lines or []))
+    lines = re.findall(r"Cell In\[\d+\], line (\d+)", text)
+    return f" (line {lines[-1]})" if lines else ""
+
+
+def visible_findings(notebook, folder: Path, notebook_name: str, timeout: int = VISIBLE_TIMEOUT) -> list[Finding]:
+    """The solution run top to bottom in a Jupyter kernel in the assignment's folder, as a student runs it, with
+    the hidden-tests blocks taken out as the release takes them out: each cell that raises is a finding, a graded
+    test cell's as ``visible-check-fails``, any other's as ``solution-cell-raises``; a cell that fails after an
+    earlier one did says so (it may only follow from it). The instructor's own notebook runs unsandboxed, as
+    nbgrader's validate runs it."""
+    from jupyter_client import KernelManager  # here: only a validate that runs the notebook needs a kernel
+    from nbclient import NotebookClient
+
+    config = chain_config()
+    solved = nbformat.from_dict(json.loads(json.dumps(notebook)))
+    solved, _ = ClearHiddenTests(config=config).preprocess(solved, {})
+    try:
+        with tempfile.TemporaryDirectory(prefix="validate-") as sockets:  # ipc, not TCP: nothing listens on a port
+            manager = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
+            client = NotebookClient(
+                solved, km=manager, timeout=timeout, allow_errors=True, resources={"metadata": {"path": str(folder)}}
+            )
+            try:
+                client.execute()
+            finally:  # a kernel manager handed to nbclient is the caller's to stop
+                if manager.has_kernel:
+                    manager.shutdown_kernel(now=True)
+    except Exception as error:  # noqa: BLE001 - no kernel, or one that died: said, with nbclient's words
+        return [
+            Finding(
+                "solution-cell-raises",
+                notebook_name,
+                f"the notebook could not be run to its end in a kernel ({type(error).__name__}: {error}); run it "
+                "in JupyterLab (Kernel > Restart Kernel and Run All Cells) to see where",
+            )
+        ]
+    findings, failed = [], ""
+    for index, cell in enumerate(solved.cells):
+        errors = [out for out in cell.get("outputs", []) if out.get("output_type") == "error"]
+        if cell.cell_type != "code" or not errors:
+            continue
+        error = errors[0]
+        name = cell_name(cell, index)
+        said = f"{error.get('ename', 'Error')}: {ANSI.sub('', str(error.get('evalue', '')))}".rstrip(": ")
+        after = f" (after cell {failed} failed: it may only follow from that)" if failed else ""
+        if flags_of(cell).get("grade") and not flags_of(cell).get("solution"):
+            findings.append(
+                Finding(
+                    "visible-check-fails",
+                    f"{notebook_name}, cell {name}{cell_line(error.get('traceback'))}",
+                    f"the solution fails this visible check: {said}{after}; a student with a right answer would "
+                    "read it: correct the check or the solution",
+                    check=flags_of(cell).get("grade_id", ""),
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    "solution-cell-raises",
+                    f"{notebook_name}, cell {name}{cell_line(error.get('traceback'))}",
+                    f"raises on the solution: {said}{after}; a student with a right answer meets the same error",
+                )
+            )
+        failed = failed or name
+    return findings
 
 
 # --- the release ---------------------------------------------------------------------------------------------
@@ -774,13 +855,15 @@ def validate_assignment(
     blank: bool = True,
     driven: bool = True,
     check_release: bool = True,
+    visible: bool = True,
 ) -> Report:
     """Every authoring mistake of the assignment ``assignment`` of the folder ``source`` (see the module).
 
     seeds: how many seeds (0 .. seeds-1) each version is graded under; wrong: a folder of wrong versions'
     notebooks; release: the committed release folder to check (default: <source>/../release/<assignment>/ where it
     exists); blank: grade the blank release too; driven: make the driven calls (the store's model); check_release:
-    look for a solution or hidden check left in the release.
+    look for a solution or hidden check left in the release; visible: run the solution in a Jupyter kernel, as a
+    student runs it, and find each visible check it fails and each other cell that raises (visible_findings).
     Raises assignments.NoAssignment, sandbox.SandboxUnavailable (no bubblewrap and unsandboxed not allowed).
     """
     started = time.monotonic()
@@ -852,6 +935,8 @@ def validate_assignment(
             f"the wrong versions were not judged on {', '.join(f'{key} ({kind})' for key, kind in blocked.items())}: "
             "what they lose there follows from the finding(s) named; correct those, then validate again"
         )
+    if visible:  # after the wrong versions: a visible check the solution fails leaves the hidden grading as it is
+        report.findings += visible_findings(notebook, folder, notebook_name)
     report.seconds = time.monotonic() - started
     return report
 
@@ -868,7 +953,7 @@ def check_before_grading(folder: Path) -> Report:
     key = hashlib.sha256(b"".join(path.name.encode() + b"\0" + path.read_bytes() for path in files)).hexdigest()
     if key not in _before:
         report = validate_assignment(
-            source=folder.parent, assignment=folder.name, seeds=1, blank=False, check_release=False
+            source=folder.parent, assignment=folder.name, seeds=1, blank=False, check_release=False, visible=False
         )
         report.findings = [finding for finding in report.findings if finding.kind in BEFORE_GRADING]
         _before[key] = report
@@ -893,13 +978,23 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--unsandboxed", action="store_true", help="run the answers without bubblewrap (your own code only)"
     )
+    parser.add_argument(
+        "--no-run",
+        action="store_true",
+        help="do not run the solution in a Jupyter kernel (its visible checks and other cells are then not tried)",
+    )
     options = parser.parse_args(argv)
     if options.unsandboxed:
         os.environ[UNSANDBOXED] = "1"
     try:
         name = assignments.find(options.source, options.assignment).name
         report = validate_assignment(
-            source=options.source, assignment=name, seeds=options.seeds, wrong=options.wrong, release=options.release
+            source=options.source,
+            assignment=name,
+            seeds=options.seeds,
+            wrong=options.wrong,
+            release=options.release,
+            visible=not options.no_run,
         )
     except (assignments.NoAssignment, assignments.NoChecks) as error:
         print(f"validate: {error}", file=sys.stderr)

@@ -74,6 +74,8 @@ def replace_in_checks(source: Path, old: str, new: str) -> Path:
 
 
 def run(source: Path, **options) -> validate.Report:
+    """validate on the copy; the solution is run in a kernel only where a test asks (visible=True)."""
+    options.setdefault("visible", False)
     return validate_assignment(source=source, assignment="positions", seeds=options.pop("seeds", SEEDS), **options)
 
 
@@ -104,6 +106,51 @@ def test_the_positions_assignment_is_clean_and_the_command_says_so(capsys):
     assert "positions: no authoring mistake found" in printed
     assert "check_rotate " in printed and "turns the wrong way" in printed.splitlines()[1]
     assert printed.splitlines()[-3].split() == ["total", "5", "5", "0", "4"]  # the wrong version checks.py names
+
+
+# --- the solution run in a kernel, as a student runs it ------------------------------------------------------------
+
+
+def test_a_visible_check_the_solution_fails_is_found_with_its_cell_line_and_message(source):
+    """A visible assert that is wrong tells every student with a right answer that they are wrong: the solution runs
+    in a kernel and the check's cell, its line and the assert's own message are named; the hidden grading is
+    untouched (the solution still earns full points)."""
+    replace_in_cell(
+        source,
+        "check_rotation_angles",
+        'assert np.allclose(angles[0], 0), "position 0 does not turn: its angles are all 0"',
+        'assert np.allclose(angles[0], 1), "position 0 turns by 1"',
+    )
+    report = run(source, seeds=1, visible=True)
+    [finding] = only(report, "visible-check-fails")
+    assert finding.place == "positions.ipynb, cell check_rotation_angles (line 3)"
+    assert "AssertionError: position 0 turns by 1" in finding.message and "correct the check" in finding.message
+    assert finding.check == "check_rotation_angles"
+    assert [f.kind for f in report.findings] == ["visible-check-fails"] and not report.ok
+    assert report.points["solution"]["check_rotation_angles"] == (1.0,)
+
+
+def test_a_demo_that_raises_on_the_solution_is_found_and_what_fails_after_it_says_so(source):
+    """A cell that is not a check and raises (here a demo that clobbers np, which the later checks use) is
+    ``solution-cell-raises``; a check that fails after it says it may only follow from it."""
+    path = notebook_path(source)
+    notebook = json.loads(path.read_text())
+    at = next(
+        number
+        for number, cell in enumerate(notebook["cells"])
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "check_rotation_angles"
+    )
+    demo = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": []}
+    demo["source"] = "shown = rotation_angles(4, 6)\nnp = None  # a demo that clobbers a name\nshown[9]"
+    notebook["cells"].insert(at + 1, demo)
+    path.write_text(json.dumps(notebook, indent=1))
+    report = run(source, seeds=1, visible=True)
+    [raised] = only(report, "solution-cell-raises")
+    assert raised.place == f"positions.ipynb, cell number {at + 2} (line 3)"
+    assert raised.message.startswith("raises on the solution: IndexError: index 9 is out of bounds")
+    after = only(report, "visible-check-fails")
+    assert [finding.check for finding in after] == ["check_rotate", "check_rotated_score"]
+    assert all(f"(after cell number {at + 2} failed: it may only follow from that)" in f.message for f in after)
 
 
 # --- one test per authoring mistake --------------------------------------------------------------------------

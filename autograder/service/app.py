@@ -125,13 +125,23 @@ def shown_function(verdict: Verdict, shown: str) -> dict:
     }
 
 
+def cut_short(verdicts, shown: str) -> list[str]:
+    """How the hidden checks' calls were cut short (each Verdict.end, in words, once), when the policy shows the
+    verdicts: "stopped: attention waited 2 s without computing (sleep, input or a lock?)"."""
+    if shown != "verdicts":
+        return []
+    return list(dict.fromkeys(verdict.end.what() for verdict in verdicts if verdict.end is not None))
+
+
 def shown_attempt(attempt: Attempt, shown: str) -> dict:
-    """What a student may see of one attempt under the policy: score, and the verdicts' messages."""
-    row = {"attempt": attempt, "score": None, "functions": []}
+    """What a student may see of one attempt under the policy: score, the verdicts' messages, and how the hidden
+    checks were cut short."""
+    row = {"attempt": attempt, "score": None, "functions": [], "ends": []}
     if attempt.status != "done" or shown == "nothing":
         return row
     row["score"] = f"{attempt.points:g} / {attempt.max_points:g}"
     row["functions"] = [shown_function(verdict, shown) for verdict in attempt.verdicts]
+    row["ends"] = cut_short(attempt.verdicts, shown)
     return row
 
 
@@ -318,6 +328,7 @@ def latest_values(checkers: Checkers, student: str, now: datetime.datetime, assi
         "waiting": newest.waiting,
         "score": row["score"],
         "lost": lost_points(newest.verdicts, shown) if row["score"] is not None else [],
+        "ends": row["ends"],
     }
     return answer
 

@@ -14,9 +14,10 @@ export const SOON = 1000; // for a while after a click on Submit
 export const SOON_FOR = 120000;
 export const GAVE_UP = 120000; // after an error (the service restarting, the hub busy): ask again this much later
 
-/* What the notification says of the newest Submit, its status first, then the score and the functions that lost
-   points (a toast shows 140 characters; the checks page, one click away, has the rest). A queued Submit says when
-   it is checked: the service's words carry the time ("queued: checked when your window reopens, at 14:05 UTC"). */
+/* What the notification says of the newest Submit, its status first, then the score, the functions that lost
+   points and how the hidden checks were cut short, if they were (a toast shows 140 characters; the checks page, one
+   click away, has the rest). A queued Submit says when it is checked: the service's words carry the time ("queued:
+   checked when your window reopens, at 14:05 UTC"). */
 export function describe(answer) {
   const newest = answer.newest;
   const head = `${newest.assignment || answer.assignment}, your Submit of ${newest.received}`;
@@ -30,7 +31,9 @@ export function describe(answer) {
     return `${head}: checked, ${newest.score} points, every function passes.`;
   }
   const lost = newest.lost.map(item => `${item.function} ${item.points}`).join(', ');
-  return `${head}: checked, ${newest.score} points. Lost points: ${lost}.`;
+  const ends = newest.ends || []; // how the hidden checks were cut short (a service before ends: none)
+  const cut = ends.length > 0 ? ` Cut short: ${ends[0]}.` : '';
+  return `${head}: checked, ${newest.score} points. Lost points: ${lost}.${cut}`;
 }
 
 /* The notification's type: in progress while a checker has it, info while queued, a warning when it was not

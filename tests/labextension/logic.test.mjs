@@ -40,6 +40,16 @@ test('a checked Submit names its score, then each function that lost points with
   assert.equal(kind(answer({ score: 24.4, lost }).newest), 'info');
 });
 
+test('a Submit whose hidden checks were cut short says how, after what lost points', () => {
+  const lost = [{ function: 'attention', points: '4 of 8' }];
+  const ends = ['stopped: attention waited 2 s without computing (sleep, input or a lock?)'];
+  assert.equal(
+    describe(answer({ score: 21, lost, ends })),
+    'attention, your Submit of 14:02:11 UTC: checked, 21 points. Lost points: attention 4 of 8. ' +
+      'Cut short: stopped: attention waited 2 s without computing (sleep, input or a lock?).'
+  );
+});
+
 test('a Submit where every function passes says so, as a success', () => {
   const newest = answer({}).newest;
   assert.equal(describe(answer({})), 'attention, your Submit of 14:02:11 UTC: checked, 29 points, every function passes.');

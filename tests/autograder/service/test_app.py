@@ -23,7 +23,7 @@ from autograder.hub import collect
 from autograder.service import app as service
 from autograder.service.attempts import Attempts
 from autograder.service.instant import Checker, InstantChecks
-from autograder.verdicts import Property, Verdict
+from autograder.verdicts import ChecksEnd, Property, Verdict
 
 SOURCE = Path(__file__).resolve().parents[3] / "source" / "attention"
 USERS = {name: {"name": name, "admin": False} for name in ("ada", "bo", "cy")} | {"prof": {"name": "prof"}}
@@ -33,7 +33,14 @@ def hostile_check(*, source, notebook_path, **_):
     scaled = Property("scaled", False, "the weights match unscaled scores <script>x=1</script>")
     attention = Verdict("check_attention", "attention", 2.4, 4.0, (scaled, Property("shape", True)))
     softmax = Verdict("check_softmax", "softmax", 2.0, 2.0, (Property("rows sum to 1", True),))
-    masked = Verdict("check_masked_attention", "attention", 3.0, 4.0, (scaled, Property("masked", False, "")))
+    masked = Verdict(
+        "check_masked_attention",
+        "attention",
+        3.0,
+        4.0,
+        (scaled, Property("masked", False, "")),
+        end=ChecksEnd("idle", "attention", limit=2.0),
+    )
     return 25.4, 29.0, [attention, softmax, masked]
 
 
@@ -105,6 +112,10 @@ def test_a_student_sees_their_verdicts_as_text_and_the_queued_submit(running):
     assert re.search(r"not checked: your later Submit \(received \d\d:\d\d:\d\d UTC\) is checked in its", page)
     assert '<meta http-equiv="refresh" content="5">' in page  # a Submit waits: the page refreshes itself
     assert "Up to 1 Submit is checked per 1 hour" in page
+    cut = "stopped: attention waited 2 s without computing (sleep, input or a lock?)"
+    assert (
+        f'<p id="ends" class="lost">The hidden checks were cut short:</p>\n<ul class="ends"><li>{cut}</li></ul>' in page
+    )
 
 
 def test_a_student_cannot_open_another_students_attempts(running):
@@ -192,6 +203,7 @@ def test_a_students_lab_reads_their_newest_submit_its_score_and_what_lost_points
     failed = ["the weights match unscaled scores <script>x=1</script>", "masked"]  # JSON: the Lab shows it as text
     # attention once, its two checks' points added up, each failure said once; softmax kept its points: not named
     assert newest["lost"] == [{"function": "attention", "points": "5.4 of 8", "failed": failed}]
+    assert newest["ends"] == ["stopped: attention waited 2 s without computing (sleep, input or a lock?)"]
     status, answer = latest(running, "ada")  # ada's newest waits for her window: when it is checked, in words
     assert answer["newest"]["status"] == "queued" and answer["newest"]["waiting"]
     assert re.fullmatch(r"queued: checked when your window reopens, at \d\d:\d\d UTC", answer["newest"]["words"])

@@ -17,7 +17,8 @@ beside it ``reports/<assignment>/<table>.csv``, one CSV per table of the page:
 - checks.csv: per graded function (check): students with full points, mean share, difficulty, discrimination;
 - properties.csv: per property of a check: passed, failed, not applicable, difficulty, discrimination;
 - mistakes.csv: the named mistakes, most frequent first, with the functions they hit and an example line;
-- failures.csv: every failed property's message and how many students it was shown to;
+- failures.csv: every failed property (check, property, mistake id), an example of its message (a row's messages
+  differ in the numbers and calls they quote) and how many students it was shown to;
 - problems.csv: notebooks that timed out, crashed or could not be read, with the cell and reason;
 - written.csv: written answers waiting for a grader, with a link into Formgrader;
 - timing.csv and slow_cells.csv: seconds per notebook (in the kernel, outside it, the hidden checks' own, which run

@@ -23,7 +23,7 @@ from autograder.report.course import GradedAssignment, Student, solution_cells, 
 from autograder.verdicts import Property, Verdict, named_after
 
 MISTAKES = ["mistake", "id", "students", "functions", "checks", "points_lost", "share_lost", "example"]
-FAILURES = ["check", "property", "id", "message", "students"]
+FAILURES = ["check", "property", "id", "example", "students"]  # example: the first student's message
 
 
 @dataclass
@@ -112,7 +112,8 @@ def mistake_rows(mistakes: list[Mistake], checks: list[str]) -> list[dict]:
 
 
 def mistakes_tables(graded: GradedAssignment) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the named mistakes, most frequent first; every failed property's message and its number of students)."""
+    """(the named mistakes, most frequent first; every failed property, by check, property and mistake id, with an
+    example of its message and its number of students)."""
     solutions = {}
     for notebook in graded.source.values():
         solutions.update(solution_cells(notebook))
@@ -124,7 +125,9 @@ def mistakes_tables(graded: GradedAssignment) -> tuple[pd.DataFrame, pd.DataFram
             failed = verdict.mistakes() if verdict else []  # [(stable id, property)]
             for mistake_id, prop in failed:
                 key = (check, prop.name, mistake_id)
-                failures.setdefault(key, {"message": prop.message, "students": set()})["students"].add(s.id)
+                # one row per check, property and mistake: its messages differ in their numbers (d=4, d=8), so the
+                # row shows the first student's as an example
+                failures.setdefault(key, {"example": prop.message, "students": set()})["students"].add(s.id)
             if not failed:
                 continue
             mistake_id, first = failed[0]
@@ -135,7 +138,7 @@ def mistakes_tables(graded: GradedAssignment) -> tuple[pd.DataFrame, pd.DataFram
             "check": check,
             "property": name,
             "id": mistake_id,
-            "message": entry["message"],
+            "example": entry["example"],
             "students": len(entry["students"]),
         }
         for (check, name, mistake_id), entry in failures.items()

@@ -43,6 +43,8 @@ def test_the_same_id_is_one_mistake_whatever_its_words_and_checks():
     # neither message holds the words the id was made of (a judge's own name): the id's words, not one student's
     assert mistakes["mistake"].tolist() == ["unscaled"]
     assert sorted(failures["id"]) == ["unscaled", "unscaled"], "a failure row per check and property"
+    assert list(failures.columns) == ["check", "property", "id", "example", "students"]
+    assert sorted(failures["example"]) == ["the weights match unscaled scores (d=4)", "unscaled scores again, d=8"]
 
 
 def test_the_same_words_under_two_ids_are_two_mistakes():

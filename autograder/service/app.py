@@ -492,7 +492,8 @@ def checked_names(source: Path, chosen: tuple[str, ...] = ()) -> list[str]:
 def make_checkers(options: ServiceOptions) -> Checkers:
     """A checker per assignment (checked_names), each with its own checks, policy and attempts, on one database;
     each assignment's checks tried before its first Submit (authoring_trouble), unless they passed before with the
-    same files, engine and model (ProbeMemory in the course folder)."""
+    same files, engine and model (ProbeMemory in the course folder). An assignment added to source/ while the
+    service runs gets its checker at the next look (Checkers' discover)."""
     source_root = options.course / "source"
     names = checked_names(source_root, options.assignments)
     live = {name: LiveSettings(options.course, name, db=options.db) for name in names}  # read again each round
@@ -500,13 +501,15 @@ def make_checkers(options: ServiceOptions) -> Checkers:
     store, students = Attempts(db), course_students(db, options.students)
     send = lms_sender(options, lambda assignment: live[assignment].current)
     memory = ProbeMemory(options.course)  # passing probes remembered: a restart with nothing changed skips them
-    checkers = {
-        name: Checker(
+
+    def checker(name: str) -> Checker:
+        live.setdefault(name, LiveSettings(options.course, name, db=options.db))
+        return Checker(
             source=source_root / name,
             inbound=options.exchange / "inbound",
             store=store.scoped(name),
-            policy=settings.policy(),
-            settings=settings,
+            policy=live[name].policy(),
+            settings=live[name],
             students=students,
             slots=options.workers,
             admit=collect.refusal if options.own_submissions_only else None,
@@ -515,9 +518,21 @@ def make_checkers(options: ServiceOptions) -> Checkers:
             memory=memory,
             digest=probe_digest,
         )
-        for name, settings in live.items()
-    }
-    return Checkers(checkers, slots=options.workers)
+
+    def added(known: frozenset) -> dict[str, Checker]:
+        """The assignments of source/ (those of --assignment only, when given) that have no checker yet; one
+        whose checker cannot be made yet (its folder still being copied) is left for the next look."""
+        made = {}
+        for name in assignments.names(source_root):
+            if name in known or (options.assignments and name not in options.assignments):
+                continue
+            try:
+                made[name] = checker(name)
+            except Exception as error:  # noqa: BLE001 - half a folder: looked at again next time
+                log.warning("assignment %s is not checked yet: %s: %s", name, type(error).__name__, error)
+        return made
+
+    return Checkers({name: checker(name) for name in names}, slots=options.workers, discover=added)
 
 
 class ServiceError(RuntimeError):

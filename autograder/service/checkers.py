@@ -35,6 +35,7 @@ import os
 import platform
 import stat
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -179,14 +180,23 @@ def authoring_trouble(source: Path) -> Broken | None:
     return None
 
 
+DISCOVER_EVERY = 10.0  # seconds between two looks for an assignment added to the course while the service runs
+
+
 class Checkers:
     """The checkers of a course's assignments (by name), run as one: CheckerThread(checkers, pool) steps them all.
 
     A round steps each checker in turn (the first one rotates from round to round), all of them within the
     pool's ``slots`` together; one checker's failing round (its trouble shown on the instructor's page) stops no
-    other's, and the round fails (tried again, less often) only when every checker's did."""
+    other's, and the round fails (tried again, less often) only when every checker's did.
 
-    def __init__(self, checkers: dict[str, Checker], slots: int = 2):
+    discover: a function (the names checked already) -> {name: Checker} of the assignments added to the course
+    since (service.make_checkers: a folder of source/ with its notebook and checks.py), asked every DISCOVER_EVERY
+    seconds; a new one's checks are tried (its probe) before its first Submit, and its Submits already in the
+    inbound are found by its first round. An assignment whose checker cannot be made yet (a folder still being
+    copied) is asked for again at the next look."""
+
+    def __init__(self, checkers: dict[str, Checker], slots: int = 2, discover=None):
         if not checkers:
             raise ValueError("no assignment to check: a service checks at least one")
         self.checkers = dict(sorted(checkers.items()))
@@ -194,8 +204,31 @@ class Checkers:
         self.wake = threading.Event()  # set when any check finishes: the service's thread records it at once
         self.trouble = ""  # why the last round failed for every checker ("" when it did not)
         self.turn = 0
+        self.discover, self.looked_at = discover, time.monotonic()
         for checker in self.checkers.values():
-            checker.wake, checker.slots, checker.busy = self.wake, slots, self.busy
+            self.join(checker)
+
+    def join(self, checker: Checker) -> None:
+        checker.wake, checker.slots, checker.busy = self.wake, self.slots, self.busy
+
+    def add_new(self, pool) -> list[str]:
+        """The assignments added to the course since the last look (``discover``), each with its probe started;
+        their names. The set of checkers is replaced whole, never changed in place: the pages read it from the
+        web server's thread while this one adds."""
+        if self.discover is None or time.monotonic() - self.looked_at < DISCOVER_EVERY:
+            return []
+        self.looked_at = time.monotonic()
+        try:
+            found = self.discover(frozenset(self.checkers))
+        except Exception:  # a course folder being edited stops no round: looked at again later
+            log.exception("looking for assignments added to the course failed; looking again later")
+            return []
+        for name, checker in sorted(found.items()):
+            self.join(checker)
+            self.checkers = dict(sorted({**self.checkers, name: checker}.items()))
+            checker.start_probe(pool)
+            log.info("assignment %s added to the course: its Submits are checked from now on", name)
+        return sorted(found)
 
     @classmethod
     def of(cls, checker) -> Checkers:
@@ -234,7 +267,9 @@ class Checkers:
         return [future for checker in self for future in checker.warm(pool)]
 
     def step(self, pool, now=None) -> int:
-        """One round of every checker, the first in rotation; returns the checks started."""
+        """One round of every checker (those of assignments added since the last look too, add_new), the first in
+        rotation; returns the checks started."""
+        self.add_new(pool)
         order = list(self.checkers.values())
         first = self.turn % len(order)
         self.turn += 1

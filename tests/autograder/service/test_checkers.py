@@ -659,3 +659,60 @@ def test_the_hub_starts_one_service_that_checks_every_assignment(tmp_path, monke
     assert {checker.memory.path for checker in checkers} == {folder / MEMORY_FILE}  # the instructor's course folder
     assert {checker.digest for checker in checkers} == {probe_digest}
     assert [checker.store.assignment for checker in checkers] == ["attention", "positions"]
+
+
+def test_an_assignment_added_while_the_service_runs_is_checked_without_a_restart(tmp_path, monkeypatch):
+    """The instructor copies positions into the course while the service (make_checkers' wiring) runs: at the next
+    look it has a checker, its probe runs before any of its Submits, and a Submit made before it was added is
+    checked by positions' own checks; a folder without its checks.py yet is no assignment, and one whose checker
+    cannot be made yet is looked at again, neither stopping a round. The pages read the new set of checkers."""
+    monkeypatch.setattr(checkers_module, "DISCOVER_EVERY", 0.0)
+    monkeypatch.setattr(service.Page, "get_current_user", lambda self: USERS.get(self.request.headers.get("X-User")))
+    folder = course(tmp_path, names=("attention",))
+    inbound = tmp_path / "exchange" / "inbound"
+    inbound.mkdir(parents=True)
+    options = service.ServiceOptions(
+        course=folder,
+        exchange=inbound.parent,
+        instructors=("prof",),
+        students=("ada", "bo"),
+        own_submissions_only=False,
+    )
+    checkers = service.make_checkers(options)
+    for checker in checkers:
+        checker.probe = lambda source: None  # attention's checks pass (its real probe: the tests above)
+    pool = Routed()
+    checkers.warm(pool)
+    submit(inbound, "ada", "positions", T0, SOLVED["positions"])  # of an assignment the service does not check yet
+    checkers.step(pool, now=T0)
+    assert checkers.names == ["attention"] and pool.checked == []
+
+    target = folder / "source" / "positions"
+    target.mkdir()
+    shutil.copy(SOURCE / "positions" / "positions.ipynb", target)  # being copied: no checks.py yet
+    checkers.step(pool, now=T0)
+    assert checkers.names == ["attention"]
+
+    def cannot_be_made(self, **_):
+        raise OSError("the notebook is being written")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(instant.Checker, "__init__", cannot_be_made)
+        shutil.copytree(SOURCE / "positions", target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__py*"))
+        checkers.step(pool, now=T0)  # its checker cannot be made: said in the log, the round goes on
+        assert checkers.names == ["attention"]
+
+    checkers.step(pool, now=T0)  # found: its real probe started (Routed runs it at once), the Submit recorded
+    assert checkers.names == ["attention", "positions"]
+    new = checkers["positions"]
+    assert new.probes_run == 1 and new.probe is authoring_trouble
+    for _ in range(3):
+        checkers.step(pool, now=T0)
+    assert statuses(new.store, "ada") == [("positions", "done")]
+    assert pool.checked == [("positions", "positions.ipynb")]
+    assert new.store.assignment == "positions" and new.memory.path == folder / MEMORY_FILE
+    with serving(service.make_app(options, checkers)) as url:
+        status, page = get(url, "prof")
+        assert status == 200 and "positions" in page
+        status, answer = latest(url, "ada")
+        assert answer["assignment"] == "positions" and answer["newest"]["status"] == "done"

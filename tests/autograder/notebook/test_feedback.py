@@ -332,26 +332,33 @@ def test_an_outsized_cell_is_highlighted_without_being_remembered():
     assert highlighted.cache_info().currsize == before
 
 
+def ends_page(notebook, *, score: float, max_score: float) -> str:
+    """The feedback page of an in-memory notebook: KernelEnds, then the course's template (as feedback makes it)."""
+    from nbconvert import HTMLExporter
+
+    from autograder.notebook.feedback import NBGRADER_TEMPLATES, TEMPLATE, TEMPLATE_PATHS, TEMPLATES, KernelEnds
+
+    exporter = HTMLExporter(
+        template_name=TEMPLATE,
+        extra_template_basedirs=[str(TEMPLATES), str(NBGRADER_TEMPLATES)],
+        extra_template_paths=TEMPLATE_PATHS,
+    )
+    totals = {"pending": 0, "summary": f"{score:g} of {max_score:g} automatic"}
+    flags = {"notebook": "n", "score": score, "max_score": max_score, "late_penalty": 0, "totals": totals}
+    notebook, resources = KernelEnds().preprocess(notebook, {"nbgrader": flags})
+    return exporter.from_notebook_node(notebook, resources=resources)[0]
+
+
 def test_the_kernels_end_is_listed_under_the_header_from_the_stored_data():
     """KernelEnds then the course's template, on an in-memory notebook: the notebook's budget and a cell's limit,
     stored in its metadata as SurvivingExecute stores them, are listed under the page's header with their kind and
     cell; words in an error output that look like them list nothing."""
-    from nbconvert import HTMLExporter
     from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-    from autograder.notebook.feedback import NBGRADER_TEMPLATES, TEMPLATE, TEMPLATE_PATHS, TEMPLATES, KernelEnds
     from autograder.verdicts import BUDGET, CELL_TIME, KERNEL, KernelEnd
 
     def page(notebook) -> str:
-        exporter = HTMLExporter(
-            template_name=TEMPLATE,
-            extra_template_basedirs=[str(TEMPLATES), str(NBGRADER_TEMPLATES)],
-            extra_template_paths=TEMPLATE_PATHS,
-        )
-        totals = {"pending": 0, "summary": "2 of 2 automatic"}
-        resources = {"nbgrader": {"notebook": "n", "score": 2, "max_score": 2, "late_penalty": 0, "totals": totals}}
-        notebook, resources = KernelEnds().preprocess(notebook, resources)
-        return exporter.from_notebook_node(notebook, resources=resources)[0]
+        return ends_page(notebook, score=2, max_score=2)
 
     forged = new_code_cell("raise SystemExit")
     forged.outputs = [new_output("error", ename="NotebookTimeoutError", evalue="stopped after 1 s", traceback=[])]
@@ -368,10 +375,9 @@ def test_the_kernels_end_is_listed_under_the_header_from_the_stored_data():
 def test_how_the_hidden_checks_were_cut_short_is_listed_under_the_header_from_the_stored_verdicts():
     """KernelEnds reads the verdicts stored in the check cells: a function stopped for waiting and the hidden checks'
     CPU budget spent are listed with the checks they cost; a verdict without an end lists nothing."""
-    from nbconvert import HTMLExporter
     from nbformat.v4 import new_code_cell, new_notebook
 
-    from autograder.notebook.feedback import NBGRADER_TEMPLATES, TEMPLATE, TEMPLATE_PATHS, TEMPLATES, KernelEnds
+    from autograder.notebook.feedback import KernelEnds
     from autograder.verdicts import KEY, ChecksEnd, Property, Verdict
 
     def check(grade_id: str, function: str, end: ChecksEnd | None):
@@ -403,15 +409,7 @@ def test_how_the_hidden_checks_were_cut_short_is_listed_under_the_header_from_th
             "text": "stopped: the hidden checks used up their 120 s of CPU time",
         },
     ]
-    exporter = HTMLExporter(
-        template_name=TEMPLATE,
-        extra_template_basedirs=[str(TEMPLATES), str(NBGRADER_TEMPLATES)],
-        extra_template_paths=TEMPLATE_PATHS,
-    )
-    totals = {"pending": 0, "summary": "0 of 8 automatic"}
-    resources = {"nbgrader": {"notebook": "n", "score": 0, "max_score": 8, "late_penalty": 0, "totals": totals}}
-    notebook, resources = KernelEnds().preprocess(notebook, resources)
-    page = exporter.from_notebook_node(notebook, resources=resources)[0]
+    page = ends_page(notebook, score=0, max_score=8)
     assert (
         '<li class="checks-end" data-kind="idle">stopped: attention waited 2 s without computing (sleep, input or a '
         "lock?) (costing check_attention, check_masked_attention)</li>"

@@ -383,6 +383,7 @@ def visible_findings(notebook, folder: Path, notebook_name: str, timeout: int = 
     earlier one did says so (it may only follow from it). The instructor's own notebook runs unsandboxed, as
     nbgrader's validate runs it."""
     from jupyter_client import KernelManager  # here: only a validate that runs the notebook needs a kernel
+    from jupyter_client.kernelspec import NoSuchKernel
     from nbclient import NotebookClient
 
     config = chain_config()
@@ -399,7 +400,9 @@ def visible_findings(notebook, folder: Path, notebook_name: str, timeout: int = 
             finally:  # a kernel manager handed to nbclient is the caller's to stop
                 if manager.has_kernel:
                     manager.shutdown_kernel(now=True)
-    except Exception as error:  # noqa: BLE001 - no kernel, or one that died: said, with nbclient's words
+    except NoSuchKernel:
+        raise  # not the notebook's fault: validate_assignment says it was not run
+    except Exception as error:  # noqa: BLE001 - a kernel that died or a cell past its time: said, nbclient's words
         return [
             Finding(
                 "solution-cell-raises",
@@ -936,7 +939,15 @@ def validate_assignment(
             "what they lose there follows from the finding(s) named; correct those, then validate again"
         )
     if visible:  # after the wrong versions: a visible check the solution fails leaves the hidden grading as it is
-        report.findings += visible_findings(notebook, folder, notebook_name)
+        from jupyter_client.kernelspec import NoSuchKernel
+
+        try:
+            report.findings += visible_findings(notebook, folder, notebook_name)
+        except NoSuchKernel:
+            report.notes.append(
+                "the solution was not run in a kernel (its visible checks not tried): this environment has no python3 "
+                "Jupyter kernel; pip install ipykernel, or pass --no-run"
+            )
     report.seconds = time.monotonic() - started
     return report
 

@@ -130,6 +130,23 @@ def test_a_visible_check_the_solution_fails_is_found_with_its_cell_line_and_mess
     assert report.points["solution"]["check_rotation_angles"] == (1.0,)
 
 
+def test_without_a_kernel_the_solution_is_not_run_and_validate_says_so_without_a_finding(source, monkeypatch):
+    """No python3 kernel here is not the notebook's mistake: a note saying what was not tried and how to get it."""
+    import jupyter_client
+
+    monkeypatch.setattr(jupyter_client.kernelspec.KernelSpecManager, "get_kernel_spec", no_kernel)
+    report = run(source, seeds=1, visible=True)
+    assert report.ok and report.findings == []
+    assert any("not run in a kernel" in note and "pip install ipykernel" in note for note in report.notes)
+    assert "pip install ipykernel, or pass --no-run" in report.text()
+
+
+def no_kernel(self, name):
+    from jupyter_client.kernelspec import NoSuchKernel
+
+    raise NoSuchKernel(name)
+
+
 def test_a_demo_that_raises_on_the_solution_is_found_and_what_fails_after_it_says_so(source):
     """A cell that is not a check and raises (here a demo that clobbers np, which the later checks use) is
     ``solution-cell-raises``; a check that fails after it says it may only follow from it."""

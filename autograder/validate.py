@@ -37,6 +37,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -51,7 +52,7 @@ from autograder.answers.grading import answer_sources, check_generator, grade_se
 from autograder.checks import EXACT, Broken, Compared, Unavailable, close, computed
 from autograder.course import assignments
 from autograder.course.scaffold import FILL_IN
-from autograder.notebook.pipeline import chain_config
+from autograder.notebook.pipeline import IGNORED, chain_config
 from autograder.notebook.stubs import NamedStubs
 from autograder.sandbox import UNSANDBOXED
 from autograder.verdicts import Named, named_after
@@ -377,11 +378,13 @@ def cell_line(traceback_lines: list) -> str:
 
 
 def visible_findings(notebook, folder: Path, notebook_name: str, timeout: int = VISIBLE_TIMEOUT) -> list[Finding]:
-    """The solution run top to bottom in a Jupyter kernel in the assignment's folder, as a student runs it, with
-    the hidden-tests blocks taken out as the release takes them out: each cell that raises is a finding, a graded
-    test cell's as ``visible-check-fails``, any other's as ``solution-cell-raises``; a cell that fails after an
-    earlier one did says so (it may only follow from it). The instructor's own notebook runs unsandboxed, as
-    nbgrader's validate runs it."""
+    """The solution run top to bottom in a Jupyter kernel, as a student runs it: the hidden-tests blocks taken out
+    as the release takes them out, in a copy of the assignment's folder without what the release leaves out
+    (checks.py, reference.py: a notebook that reads them fails here as it fails for a student), so the source
+    folder is never written to (a demo that saves a figure saves it in the copy). Each cell that raises is a
+    finding, a graded test cell's as ``visible-check-fails``, any other's as ``solution-cell-raises``; a cell that
+    fails after an earlier one did says so (it may only follow from it). The instructor's own notebook runs
+    unsandboxed, as nbgrader's validate runs it."""
     from jupyter_client import KernelManager  # here: only a validate that runs the notebook needs a kernel
     from jupyter_client.kernelspec import NoSuchKernel
     from nbclient import NotebookClient
@@ -390,10 +393,13 @@ def visible_findings(notebook, folder: Path, notebook_name: str, timeout: int = 
     solved = nbformat.from_dict(json.loads(json.dumps(notebook)))
     solved, _ = ClearHiddenTests(config=config).preprocess(solved, {})
     try:
-        with tempfile.TemporaryDirectory(prefix="validate-") as sockets:  # ipc, not TCP: nothing listens on a port
-            manager = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
+        with tempfile.TemporaryDirectory(prefix="validate-") as scratch:
+            students = Path(scratch) / folder.name  # what a student's folder holds beside the notebook
+            shutil.copytree(folder, students, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED))
+            # ipc, not TCP: nothing listens on a port
+            manager = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(scratch, "kernel"))
             client = NotebookClient(
-                solved, km=manager, timeout=timeout, allow_errors=True, resources={"metadata": {"path": str(folder)}}
+                solved, km=manager, timeout=timeout, allow_errors=True, resources={"metadata": {"path": str(students)}}
             )
             try:
                 client.execute()

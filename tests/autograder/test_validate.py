@@ -130,6 +130,27 @@ def test_a_visible_check_the_solution_fails_is_found_with_its_cell_line_and_mess
     assert report.points["solution"]["check_rotation_angles"] == (1.0,)
 
 
+def test_the_solution_runs_where_a_student_would_and_leaves_the_source_folder_as_it_was(source):
+    """The kernel runs in a copy of the folder without checks.py and reference.py: a demo that saves a file saves it
+    there, and a cell that reads the reference fails as it would for a student (who never has it)."""
+    path = notebook_path(source)
+    notebook = json.loads(path.read_text())
+    cells = ["open('saved.txt', 'w').write('a demo saved this')", "import reference", "import checks"]
+    notebook["cells"][1:1] = [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": text} for text in cells
+    ]
+    path.write_text(json.dumps(notebook, indent=1))
+    before = sorted(p.name for p in (source / "positions").iterdir())
+    report = run(source, seeds=1, visible=True)
+    assert sorted(p.name for p in (source / "positions").iterdir()) == before  # saved.txt went to the copy
+    raised = only(report, "solution-cell-raises")
+    assert [finding.place for finding in raised] == [
+        "positions.ipynb, cell number 3 (line 1)",
+        "positions.ipynb, cell number 4 (line 1)",
+    ]
+    assert all("ModuleNotFoundError: No module named" in finding.message for finding in raised)
+
+
 def test_without_a_kernel_the_solution_is_not_run_and_validate_says_so_without_a_finding(source, monkeypatch):
     """No python3 kernel here is not the notebook's mistake: a note saying what was not tried and how to get it."""
     import jupyter_client

@@ -183,6 +183,8 @@ class CourseSettings:
     # together (c.SurvivingExecute.notebook_timeout); None: the chain's default (notebook.kernel.NOTEBOOK_BUDGET)
     checks_budget: float | None = None  # CPU seconds for all of a notebook's hidden checks
     # (c.ExternalVerdicts.timeout); None: the chain's default (autograder.answers.budget.TIMEOUT)
+    idle_timeout: float | None = None  # seconds a cell of the student's kernel may wait without computing or printing
+    # (c.SurvivingExecute.idle_timeout; 0: no limit); None: the chain's default (notebook.kernel.IDLE_LIMIT)
 
     @classmethod
     def read(cls, course: Path, *, db: str | None = None) -> CourseSettings:
@@ -199,6 +201,13 @@ class CourseSettings:
                 f"{course / INSTRUCTOR_FILE}: c.SurvivingExecute.notebook_timeout = {budget!r} is not a number of "
                 "seconds: write a whole number of seconds of at least 1 (the notebook's wall-clock budget)"
             )
+        idle = config.SurvivingExecute.get("idle_timeout") if "SurvivingExecute" in config else None
+        if idle is not None and (isinstance(idle, bool) or not isinstance(idle, (int, float)) or not 0 <= idle < 1e6):
+            raise SettingsError(
+                f"{course / INSTRUCTOR_FILE}: c.SurvivingExecute.idle_timeout = {idle!r} is not a number of seconds: "
+                "write the seconds a cell may wait without computing or printing, 0 or more (0: no limit; the "
+                "default: 5)"
+            )
         checks = config.ExternalVerdicts.get("timeout") if "ExternalVerdicts" in config else None
         if checks is not None and (isinstance(checks, bool) or not isinstance(checks, (int, float)) or checks <= 0):
             raise SettingsError(
@@ -214,6 +223,7 @@ class CourseSettings:
             stamps=stamps,
             notebook_budget=budget,
             checks_budget=None if checks is None else float(checks),
+            idle_timeout=None if idle is None else float(idle),
         )
 
     def has_gradebook(self) -> bool:

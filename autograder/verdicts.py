@@ -377,9 +377,10 @@ SIGNAL = "signal"  # the kernel crashed on a signal (signal: its name, "SIGSEGV"
 MEMORY = "memory"  # the kernel was killed for its memory (signal: "SIGKILL", from the system, not the grader)
 PROCESSES = "processes"  # the grader stopped it: it ran more than ``limit`` processes (a fork bomb)
 STUCK = "stuck"  # a cell cut at its limit (limit: seconds) went on running, ignoring the interrupt: no cell ran after
+WAITED = "waited"  # the grader stopped it: a cell waited ``limit`` seconds without computing or printing (a sleep)
 DIED = "died"  # the kernel stopped answering and how is not known
-KERNEL_ENDS = (CELL_TIME, BUDGET, EXITED, SIGNAL, MEMORY, PROCESSES, STUCK, DIED)
-DEATHS = (EXITED, SIGNAL, MEMORY, PROCESSES, STUCK, DIED)  # the kinds after which no cell ran
+KERNEL_ENDS = (CELL_TIME, BUDGET, EXITED, SIGNAL, MEMORY, PROCESSES, STUCK, WAITED, DIED)
+DEATHS = (EXITED, SIGNAL, MEMORY, PROCESSES, STUCK, WAITED, DIED)  # the kinds after which no cell ran
 
 
 @dataclass(frozen=True)
@@ -419,6 +420,8 @@ class KernelEnd:
             "kernel was stopped; the cells after it were not run",
             STUCK: f"this cell ran past its limit of {limit} s (wall clock) and went on after it was interrupted "
             "(does it catch KeyboardInterrupt, or a bare except, in a loop?); the cells after it were not run",
+            WAITED: f"this cell waited {limit} s without computing or printing anything (time.sleep, input or a "
+            "lock?), so the kernel was stopped; the cells after it were not run",
             DIED: "the kernel died while running this cell; the cells after it were not run",
         }[self.kind]
 
@@ -437,6 +440,8 @@ class KernelEnd:
             MEMORY: f"the kernel died (killed for memory, {self.signal or 'SIGKILL'}); later cells not run",
             PROCESSES: f"too many processes (more than {limit}): the kernel was stopped; later cells not run",
             STUCK: f"went on past its limit of {limit} s, ignoring the interrupt; later cells not run",
+            WAITED: f"waited {limit} s without computing (sleep, input or a lock?): the kernel was stopped; later "
+            "cells not run",
             DIED: "the kernel died; later cells not run",
         }[self.kind]
 

@@ -1,15 +1,18 @@
-"""A class with sleeping notebooks against the same class without them: the notebook's wall-clock budget at work.
+"""A class with sleeping notebooks against the same class without them: the kernel's idle limit and budget at work.
 
     .venv/bin/python benchmarks/sleepers.py                          # 200 students, 10 of them sleep (over an hour)
     .venv/bin/python benchmarks/sleepers.py --students 40 --sleepers 2    # the same share, smaller
     .venv/bin/python benchmarks/sleepers.py --quick                  # 2 students, 1 sleeps, a budget of 8 s
     .venv/bin/python benchmarks/sleepers.py --in-attention           # the sleepers' attention sleeps too
+    .venv/bin/python benchmarks/sleepers.py --idle 0                 # no idle limit: the budget alone stops them
 
 A sleeping notebook is the full solution with SLEEPING_CELLS extra cells that each sleep an hour: each would be
-cut at the cell's limit (60 s), so without a budget for the whole notebook it holds a worker for 15 minutes. With
-the budget (autograder.notebook.kernel.NOTEBOOK_BUDGET, or a course's c.SurvivingExecute.notebook_timeout; here
---budget) the kernel is stopped when it is spent. The hidden checks run outside the kernel, so a sleeper still gets
-the full solution's points.
+cut at the cell's limit (60 s), so without a budget for the whole notebook it holds a worker for 15 minutes. The
+kernel is stopped when its first sleeping cell has waited the idle limit without computing or printing
+(autograder.notebook.kernel.IDLE_LIMIT, 5 s, or a course's c.SurvivingExecute.idle_timeout; here --idle), and in any
+case when the notebook's wall-clock budget is spent (NOTEBOOK_BUDGET, or c.SurvivingExecute.notebook_timeout; here
+--budget; --idle 0 measures the budget alone). The hidden checks run outside the kernel, so a sleeper still gets the
+full solution's points.
 
 With --in-attention each sleeper's graded function ``attention`` sleeps an hour as well, so the hidden checks meet a
 function that waits: each call of it is stopped after the 2 s it may wait without computing
@@ -24,8 +27,8 @@ spread evenly through it. The same class is graded twice, from the same prepared
 as plain full solutions, once sleeping. It prints both wall-clock times and sleepers / without (goal: at most
 1.25), each sleeper's seconds and the note the class's table shows for it (from the kernel's ends stored as data),
 and exits 1 when a sleeper's points differ from the same notebook without the sleeping cells (but for attention's
-checks, 0, with --in-attention) or its note does not say that the budget stopped it (and, with --in-attention, that
-the hidden checks stopped attention).
+checks, 0, with --in-attention) or its note does not say that the idle limit or the budget stopped it (and, with
+--in-attention, that the hidden checks stopped attention).
 """
 
 from __future__ import annotations
@@ -92,12 +95,12 @@ def sleeper_names(students: list[str], count: int) -> list[str]:
     return [solutions[int(i * step)] for i in range(count)]
 
 
-def grade(course: Path, students: list[str], jobs: int, budget: int | None) -> tuple[float, object]:
+def grade(course: Path, students: list[str], jobs: int, budget: int | None, idle: float | None) -> tuple[float, object]:
     from autograder.grading import dispatch
     from autograder.notebook.pipeline import ChainOptions
 
     started = time.monotonic()
-    chain = ChainOptions(seed=SEED, notebook_budget=budget)
+    chain = ChainOptions(seed=SEED, notebook_budget=budget, idle_timeout=idle)
     options = dispatch.ClassOptions(jobs=jobs, chain=chain, progress=False, forward_cache=True)
     summary = dispatch.grade_class(course, "attention", students, options=options)
     return time.monotonic() - started, summary
@@ -110,6 +113,9 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="local workers (default 2)")
     parser.add_argument(
         "--budget", type=int, default=None, help="the notebook's budget, s (default: the course's, else the chain's)"
+    )
+    parser.add_argument(
+        "--idle", type=float, default=None, help="a cell's idle limit, s (default: the chain's, 5; 0: none)"
     )
     parser.add_argument("--rounds", type=int, default=1, help="rounds of both sides, in alternating order")
     parser.add_argument("--quick", action="store_true", help="the smallest sizes, to check that it runs (tests)")
@@ -126,9 +132,10 @@ def main(argv=None) -> int:
     from autograder.course.table import kernel_notes
     from autograder.grading import dispatch
     from autograder.grading.ledger import entries
-    from autograder.notebook.kernel import NOTEBOOK_BUDGET
+    from autograder.notebook.kernel import IDLE_LIMIT, NOTEBOOK_BUDGET
 
     budget = args.budget or NOTEBOOK_BUDGET
+    idle = IDLE_LIMIT if args.idle is None else args.idle
     with tempfile.TemporaryDirectory(prefix="sleepers-benchmark-") as scratch:
         scratch = Path(scratch)
         kinds = generate_class(scratch / "submissions", args.students)
@@ -136,7 +143,8 @@ def main(argv=None) -> int:
         sleepers = sleeper_names(students, args.sleepers)
         print(
             f"{len(students)} submissions on {args.jobs} workers, {len(sleepers)} of them sleeping "
-            f"({SLEEPING_CELLS} cells of time.sleep(3600) each); the notebook's budget: {budget} s"
+            f"({SLEEPING_CELLS} cells of time.sleep(3600) each); a cell's idle limit: "
+            f"{f'{idle:g} s' if idle else 'none'}; the notebook's budget: {budget} s"
         )
         prepare(scratch / "prepared", scratch / "submissions", students)
         # the class's forward cache built before either side is timed (shared per user, keyed by its digests)
@@ -153,7 +161,7 @@ def main(argv=None) -> int:
                 for student in sleepers if side == "sleepers" else []:
                     path = course / "submitted" / student / "attention" / "attention.ipynb"
                     path.write_text(json.dumps(sleeping(json.loads(path.read_text()), args.in_attention)))
-                took, summary = grade(course, students, args.jobs, args.budget)
+                took, summary = grade(course, students, args.jobs, args.budget, args.idle)
                 seconds[side] += took
                 worker_seconds[side] += sum(e["seconds"] for e in entries(course, "attention").values())
                 print(f"round {round_number + 1}, {side}: {took:.1f} s (graded {len(summary.graded)}, failed "
@@ -176,6 +184,10 @@ def main(argv=None) -> int:
         predicted = 1 + extra / (seconds["without"] / args.rounds)
         plain, slept = points(without), points(slept_course)
         wrong = []
+        stopped = [
+            f"stopped after {budget} s, the notebook's budget",
+            *([f"waited {idle:g} s without computing"] if idle else []),
+        ]
         for student in sleepers:
             note = notes.get(student, "")
             print(f"  {student}: {ledger.get(student, {}).get('seconds', float('nan')):.1f} s; table: {note}")
@@ -184,7 +196,7 @@ def main(argv=None) -> int:
                 expected.update({check: 0.0 for check in ATTENTION_CHECKS if check in expected})
             if (
                 expected != slept.get(student)
-                or f"stopped after {budget} s, the notebook's budget" not in note
+                or not any(said in note for said in stopped)
                 or (args.in_attention and ATTENTION_NOTE not in note)
             ):
                 wrong.append(student)

@@ -453,7 +453,8 @@ def run_steps(options: CourseOptions, layout: Layout, uploads: Uploads) -> Cours
         cell_timeout=settings.cell_timeout,
         notebook_budget=settings.notebook_budget,
         checks_budget=settings.checks_budget,
-    )  # the course's limits: c.SurvivingExecute.timeout and .notebook_timeout, c.ExternalVerdicts.timeout
+        idle_timeout=settings.idle_timeout,
+    )  # the course's limits: c.SurvivingExecute.timeout, .notebook_timeout, .idle_timeout; c.ExternalVerdicts.timeout
     options = dataclasses.replace(options, chain=chain)
     steps.start(2, "gradebook", f"the assignment and {len(students)} students in the gradebook {shown_url(db)}")
     say(f"      {len(register(course, layout, students, db))} new students")

@@ -9,7 +9,11 @@ SandboxedKernelManager is jupyter_client's AsyncKernelManager with three changes
   PYTHONPATH (the setup cell's ``import lib`` finds the course's lib there), and nothing else of the
   course, the repository or the home folder in existence; and under limits (memory, file size, processes);
 - a watchdog thread counts the kernel's processes: past KERNEL_PROCESSES (a fork bomb) it kills the
-  whole sandbox and records it in ``stopped_for`` (verdicts.PROCESSES), which SurvivingExecute records.
+  whole sandbox and records it in ``stopped_for`` (verdicts.PROCESSES), which SurvivingExecute records; and while a
+  cell runs it watches whether the kernel works: a cell that waits ``idle_limit`` seconds without computing or
+  printing (no thread of the sandbox runnable or in disk wait, no CPU second gained, no output: a sleep, a lock,
+  input) gets the sandbox killed too (verdicts.WAITED). A busy machine's load moves none of that: a thread waiting
+  for a core is runnable.
 
 SurvivingExecute is nbgrader's Execute step made to survive whatever a student's notebook does to its kernel:
 - a kernel that dies (``os._exit``, a segfault, the memory or process limit) no longer aborts the whole
@@ -22,7 +26,10 @@ SurvivingExecute is nbgrader's Execute step made to survive whatever a student's
   ``c.SurvivingExecute.notebook_timeout``), counted from its first cell (the kernel's start is the grader's), besides
   nbgrader's per-cell ``timeout``: each cell gets at most what is left of it, and once it is spent the cell running
   is interrupted and no later cell runs. No student extends it: a cell that sleeps is cut when the budget is spent,
-  one that swallows the interrupt stops the notebook there, and the grader then stops the kernel.
+  one that swallows the interrupt stops the notebook there, and the grader then stops the kernel;
+- a cell that waits without computing or printing is stopped after ``idle_timeout`` seconds (IDLE_LIMIT unless the
+  course sets ``c.SurvivingExecute.idle_timeout``; 0: never), and no later cell runs: a notebook that sleeps costs
+  the class that much, not its whole budget (benchmarks/sleepers.py).
 
 How the kernel ended, when it ended early, is data (autograder.verdicts.KernelEnd: a cell's limit, the notebook's
 budget, an exit, a signal, memory, the process limit): a list in the notebook's metadata (verdicts.KERNEL), which
@@ -50,10 +57,10 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
-from traitlets import Integer, Unicode
+from traitlets import Float, Integer, Unicode
 
 from autograder import sandbox, verdicts
-from autograder.answers.process import killed_by, signal_name
+from autograder.answers.process import computing, killed_by, process_cpu, signal_name
 from autograder.verdicts import KernelEnd
 
 FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # grading.recorded.FORWARD_CACHE (lib, and NumPy, not imported here)
@@ -64,6 +71,9 @@ WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
 # runs in about 10 s on a loaded machine; a class of 200 with 10 notebooks that sleep until they are cut stays within
 # 1.25 x its time on two workers (benchmarks/sleepers.py) while the budget is at most about 5 x that.
 NOTEBOOK_BUDGET = 45
+# Seconds a cell may wait without computing or printing before the kernel is stopped (the hidden checks' runner stops a
+# call after autograder.answers.budget.IDLE_LIMIT, 2 s); no cell of the course waits at all
+IDLE_LIMIT = 5.0
 
 
 def course_root(folder: Path) -> Path | None:
@@ -127,8 +137,22 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.transport = "ipc"
         self.ip = str(self.private / "ipc")
         self.connection_file = str(self.private / "connection.json")
-        self.stopped_for: str | None = None  # verdicts.PROCESSES when the watchdog stopped the kernel
+        self.stopped_for: str | None = None  # verdicts.PROCESSES or WAITED when the watchdog stopped the kernel
         self._watching = threading.Event()
+        self.idle_limit = 0.0  # seconds a cell may wait without computing or printing (0: no limit)
+        self._cell_running = False  # set by SurvivingExecute while a code cell runs
+        self._quiet_since: float | None = None  # when the running cell was last seen working
+
+    def cell_began(self, idle_limit: float) -> None:
+        """A code cell starts: from now on it may wait ``idle_limit`` seconds at a time (0: no limit)."""
+        self.idle_limit, self._quiet_since, self._cell_running = idle_limit, None, True
+
+    def cell_ended(self) -> None:
+        self._cell_running, self._quiet_since = False, None
+
+    def heard(self) -> None:
+        """The running cell printed or showed something: it is not waiting."""
+        self._quiet_since = None
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         cwd = Path(kw.get("cwd") or os.getcwd()).resolve()
@@ -155,7 +179,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             threading.Thread(target=self._watch, args=(process.pid,), daemon=True, name="kernel-watchdog").start()
 
     def _watch(self, pid: int):
-        """Kill the kernel's whole sandbox when it runs more than KERNEL_PROCESSES processes."""
+        """Kill the kernel's whole sandbox when it runs more than KERNEL_PROCESSES processes, or when the cell that
+        runs has waited ``idle_limit`` seconds without computing or printing."""
+        used = 0.0
         while self._watching.is_set():
             try:
                 os.kill(pid, 0)
@@ -163,14 +189,28 @@ class SandboxedKernelManager(AsyncKernelManager):
                 return
             below = sandbox.descendants(pid)
             if len(below) > sandbox.KERNEL_PROCESSES + 3:  # bwrap's own two processes, the limits one-liner's exec
-                self.stopped_for = verdicts.PROCESSES
-                for target in [pid, *below]:
-                    try:
-                        os.kill(target, signal.SIGKILL)
-                    except OSError:
-                        pass
+                self._kill(verdicts.PROCESSES, [pid, *below])
+                return
+            tree = [pid, *below]
+            cpu = sum(process_cpu(member) for member in tree)
+            working, used = computing(tree) or cpu > used, max(cpu, used)
+            now = time.monotonic()
+            if not self._cell_running or not self.idle_limit or working:
+                self._quiet_since = None
+            elif self._quiet_since is None:
+                self._quiet_since = now
+            elif now - self._quiet_since >= self.idle_limit:
+                self._kill(verdicts.WAITED, tree)
                 return
             time.sleep(WATCH_EVERY)
+
+    def _kill(self, why: str, processes: list[int]) -> None:
+        self.stopped_for = why
+        for target in processes:
+            try:
+                os.kill(target, signal.SIGKILL)
+            except OSError:
+                pass
 
     async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False):
         self._watching.clear()
@@ -207,6 +247,8 @@ def death(km, index: int) -> KernelEnd:
     cell = index + 1
     if getattr(km, "stopped_for", None) == verdicts.PROCESSES:
         return KernelEnd(verdicts.PROCESSES, cell, limit=sandbox.KERNEL_PROCESSES)
+    if getattr(km, "stopped_for", None) == verdicts.WAITED:
+        return KernelEnd(verdicts.WAITED, cell, limit=km.idle_limit)
     process = getattr(getattr(km, "provisioner", None), "process", None)
     try:
         code = process.wait(timeout=2) if process is not None else None
@@ -228,6 +270,10 @@ class SurvivingExecute(Execute):
 
     notebook_timeout = Integer(
         NOTEBOOK_BUDGET, help="The notebook's wall-clock budget in seconds, every cell together; no cell runs after it"
+    ).tag(config=True)
+    idle_timeout = Float(
+        IDLE_LIMIT,
+        help="Seconds a cell may wait without computing or printing before the kernel is stopped (0: never)",
     ).tag(config=True)
     max_cell_output = Integer(2_000_000, help="Characters of output kept per cell").tag(config=True)
     max_output = Integer(20_000_000, help="Characters of output kept for the whole notebook").tag(config=True)
@@ -278,6 +324,9 @@ class SurvivingExecute(Execute):
                 )
             return cell, resources
         self._timed_out, self._budget_binds = None, False
+        watched = cell.cell_type == "code" and hasattr(self.km, "cell_began")  # the sandboxed kernel's watchdog
+        if watched:
+            self.km.cell_began(self.idle_timeout)
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
@@ -292,6 +341,9 @@ class SurvivingExecute(Execute):
             kind = verdicts.BUDGET if self._budget_binds else verdicts.STUCK
             self._end(cell, KernelEnd(kind, index + 1, limit=limit), "CellTimeoutError")
             return cell, resources
+        finally:
+            if watched:
+                self.km.cell_ended()
         if self._timed_out is not None:
             if self._budget_binds:  # the budget's remainder cut it, not the cell's own limit
                 self._stopped = True
@@ -309,6 +361,8 @@ class SurvivingExecute(Execute):
     def output(self, outs, msg, display_id, cell_index):
         """Keep an output only while the cell's and the notebook's output stay under their caps."""
         if msg.get("msg_type") in ("stream", "display_data", "execute_result", "error", "update_display_data"):
+            if hasattr(self.km, "heard"):
+                self.km.heard()  # the cell is not waiting (kept or not, its output says it works)
             size = message_size(msg)
             total = sum(self._output_size.values())
             cell_size = self._output_size.get(cell_index, 0)

@@ -8,7 +8,8 @@
 steps (nbgrader's, with RestoreCellFlags and DropEmptyMetadata), its autograding steps (StartVerdicts,
 SurvivingExecute, ..., Sanitise, ExternalVerdicts, SaveAutoGrades, DropPoints, ...), GenerateFeedback's steps and
 template, GenerateAssignment's stubs. Options (``ChainOptions``) reach their step as values: ``cell_timeout`` is
-SurvivingExecute.timeout, ``notebook_budget`` SurvivingExecute.notebook_timeout, ``checks_budget``
+SurvivingExecute.timeout, ``notebook_budget`` SurvivingExecute.notebook_timeout, ``idle_timeout``
+SurvivingExecute.idle_timeout, ``checks_budget``
 ExternalVerdicts.timeout (the hidden checks' CPU seconds), ``seed`` ExternalVerdicts.seed,
 ``forward_cache`` SandboxedKernelManager.forward_cache. The repository's nbgrader_config.py merges the same Config,
 so nbgrader's own commands and Formgrader run the same chain; a course folder's autograder_config.py loads it
@@ -108,6 +109,7 @@ class ChainOptions:
     cell_timeout: int | None = None  # SurvivingExecute.timeout (None: CELL_TIMEOUT)
     notebook_budget: int | None = None  # SurvivingExecute.notebook_timeout (None: kernel.NOTEBOOK_BUDGET)
     checks_budget: float | None = None  # ExternalVerdicts.timeout, the hidden checks' CPU s (None: budget.TIMEOUT)
+    idle_timeout: float | None = None  # SurvivingExecute.idle_timeout, a cell's wait (None: kernel.IDLE_LIMIT)
     seed: int | None = None  # ExternalVerdicts.seed: the hidden checks' inputs (None: fresh each run)
     forward_cache: str | None = None  # SandboxedKernelManager.forward_cache: lib's forward passes, shared
 
@@ -125,6 +127,8 @@ def chain_config(options: ChainOptions = ChainOptions(), *, root: Path | None = 
     c.SurvivingExecute.timeout = CELL_TIMEOUT if options.cell_timeout is None else int(options.cell_timeout)
     if options.notebook_budget is not None:
         c.SurvivingExecute.notebook_timeout = int(options.notebook_budget)
+    if options.idle_timeout is not None:
+        c.SurvivingExecute.idle_timeout = float(options.idle_timeout)
     c.SurvivingExecute.interrupt_on_timeout = True
     c.SurvivingExecute.startup_timeout = KERNEL_STARTUP
     if options.checks_budget is not None:

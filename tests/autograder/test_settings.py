@@ -89,6 +89,30 @@ def test_the_notebooks_budget_is_the_courses_and_reaches_the_kernel(tmp_path):
             CourseSettings.read(course)
 
 
+def test_a_cells_idle_limit_is_the_courses_and_reaches_the_kernel(tmp_path):
+    """c.SurvivingExecute.idle_timeout in the instructor's file (seconds a cell may wait without computing or
+    printing; 0: no limit) is the course's (CourseSettings.idle_timeout), handed to the kernel's runner by the chain
+    (ChainOptions.idle_timeout); without it, kernel.IDLE_LIMIT holds; a value that is no such number is refused."""
+    from autograder.notebook.kernel import IDLE_LIMIT, SurvivingExecute
+    from autograder.notebook.pipeline import ChainOptions, chain_config
+
+    course = tmp_path / "course"
+    prepare(course)
+    assert CourseSettings.read(course).idle_timeout is None
+    assert SurvivingExecute(config=chain_config()).idle_timeout == IDLE_LIMIT == 5.0
+    instructor = course / INSTRUCTOR_FILE
+    original = instructor.read_text()
+    for value, expected in (("12", 12.0), ("2.5", 2.5), ("0", 0.0)):
+        instructor.write_text(original + f"c.SurvivingExecute.idle_timeout = {value}\n")
+        idle = CourseSettings.read(course).idle_timeout
+        assert idle == expected
+        assert SurvivingExecute(config=chain_config(ChainOptions(idle_timeout=idle))).idle_timeout == expected
+    for value in ("-1", "'a while'", "True"):
+        instructor.write_text(original + f"c.SurvivingExecute.idle_timeout = {value}\n")
+        with pytest.raises(SettingsError, match="idle_timeout = .* is not a number of seconds: write the seconds"):
+            CourseSettings.read(course)
+
+
 def test_the_hidden_checks_cpu_budget_is_the_courses_and_reaches_their_step(tmp_path):
     """c.ExternalVerdicts.timeout in the instructor's file is the CPU seconds of all of a notebook's hidden checks
     (CourseSettings.checks_budget), which the chain hands to the steps that run them (ChainOptions.checks_budget);

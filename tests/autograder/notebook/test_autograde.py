@@ -276,10 +276,11 @@ def test_early_verdicts_that_do_not_come_in_time_give_zero_and_say_why():
 @pytest.mark.skipif(not NOTEBOOK.exists(), reason="the source notebook is missing")
 def test_a_notebook_whose_attention_sleeps_is_graded_in_bounded_time(tmp_path):
     """The chain's steps as nbgrader runs them (StartVerdicts, the student's kernel under a 10 s budget,
-    ExternalVerdicts) on the attention notebook whose attention sleeps an hour: the kernel's budget stops the
-    notebook, the hidden checks stop attention after the 2 s it may wait without computing (it once held them a
-    minute a call), attention's two checks get 0 and say why as data, every other function keeps its points."""
-    from autograder.notebook.kernel import SurvivingExecute
+    ExternalVerdicts) on the attention notebook whose attention sleeps an hour: the kernel is stopped when the visible
+    check that calls attention has waited the kernel's idle limit (before that limit, the notebook's budget stopped
+    it), the hidden checks stop attention after the 2 s it may wait without computing (it once held them a minute a
+    call), attention's two checks get 0 and say why as data, every other function keeps its points."""
+    from autograder.notebook.kernel import IDLE_LIMIT, SurvivingExecute
     from autograder.verdicts import ChecksEnd
 
     nb = nbformat.read(str(NOTEBOOK), as_version=4)
@@ -294,7 +295,8 @@ def test_a_notebook_whose_attention_sleeps_is_graded_in_bounded_time(tmp_path):
     nb, resources = SurvivingExecute(timeout=60, notebook_timeout=10).preprocess(nb, resources)
     nb, resources = verdicts().preprocess(nb, resources)
     assert time.monotonic() - started < 60  # the kernel's 10 s and its start; the checks end within it
-    assert [end.kind for end in read_kernel_ends(nb)] == ["notebook budget"]  # a visible check called attention
+    [end] = read_kernel_ends(nb)  # a visible check called attention, which waited
+    assert (end.kind, end.limit) == ("waited", IDLE_LIMIT)
     stored = read_verdicts(nb)
     for grade_id, verdict in stored.items():
         if verdict.function == "attention":

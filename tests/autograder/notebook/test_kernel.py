@@ -55,11 +55,51 @@ def test_a_cell_that_swallows_the_interrupt_stops_the_notebook_instead_of_failin
     stubborn = (
         "import time\nwhile True:\n    try:\n        time.sleep(3600)\n    except KeyboardInterrupt:\n        pass"
     )
-    notebook, seconds = run(tmp_path, [stubborn, "print('after')", SLEEP], timeout=2, notebook_timeout=6)
+    # idle_timeout=0: this test is about the interrupt a cell ignores, not about waiting (the tests below)
+    notebook, seconds = run(
+        tmp_path, [stubborn, "print('after')", SLEEP], timeout=2, notebook_timeout=6, idle_timeout=0
+    )
     assert read_kernel_ends(notebook) == [KernelEnd(verdicts.STUCK, 1, limit=2)], "stopped, not failed"
     assert "went on after it was interrupted" in errors(notebook.cells[0])[-1][1]
     assert notebook.cells[1].outputs == [] and notebook.cells[2].outputs == []
     assert seconds < 6 + 20, f"a cell that ignores the interrupt held the notebook {seconds:.0f} s"
+
+
+@needs_bubblewrap
+def test_a_cell_that_waits_without_computing_stops_the_notebook_after_the_idle_limit(tmp_path):
+    """A sleeping cell is stopped after the idle limit (here 1.5 s), long before its own limit or the notebook's
+    budget; the end is stored as data with the limit, said in the cell, and no later cell runs."""
+    sources = ["print('first')", SLEEP, "print('after')"]
+    notebook, seconds = run(tmp_path, sources, timeout=60, notebook_timeout=45, idle_timeout=1.5)
+    ends = read_kernel_ends(notebook)
+    assert ends == [KernelEnd(verdicts.WAITED, 2, limit=1.5)]
+    assert seconds < 1.5 + 15, f"a sleeping cell held the notebook {seconds:.0f} s"
+    assert ("DeadKernelError", ends[0].text()) in errors(notebook.cells[1])
+    assert "waited 1.5 s without computing or printing anything (time.sleep, input or a lock?)" in ends[0].text()
+    assert ends[0].short() == "cell 2: waited 1.5 s without computing (sleep, input or a lock?): the kernel was " + (
+        "stopped; later cells not run"
+    )
+    assert notebook.cells[0].outputs[0]["text"] == "first\n" and notebook.cells[2].outputs == []
+
+
+@needs_bubblewrap
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import time\n_t = time.process_time()\nwhile time.process_time() - _t < 3:\n    pass\nprint('computed')",
+        "import time\nfor _ in range(6):\n    print('tick', flush=True)\n    time.sleep(0.5)\nprint('computed')",
+        "import subprocess, sys\nsubprocess.run([sys.executable, '-c', "
+        "'import time\\n_t = time.process_time()\\nwhile time.process_time() - _t < 3: pass'])\nprint('computed')",
+    ],
+    ids=["computes", "prints while it sleeps", "waits for a child that computes"],
+)
+def test_a_cell_that_computes_or_prints_is_not_stopped_by_the_idle_limit(tmp_path, source):
+    """Three seconds of work with an idle limit of 1 s: computing in the kernel, printing between short sleeps, or
+    waiting for a child process that computes (the child is in the kernel's sandbox) is not waiting."""
+    notebook, _ = run(tmp_path, [source, "print('after')"], timeout=60, notebook_timeout=45, idle_timeout=1)
+    assert read_kernel_ends(notebook) == []
+    assert "computed" in "".join(out.get("text", "") for out in notebook.cells[0].outputs)
+    assert notebook.cells[1].outputs[0]["text"] == "after\n"
 
 
 @needs_bubblewrap

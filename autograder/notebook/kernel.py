@@ -68,8 +68,9 @@ CACHE_INSIDE = "/run/attention/forward"  # where the class's forward cache (a fo
 WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
 # The notebook's wall-clock budget in the student's kernel, every cell together (a course may set another:
 # c.SurvivingExecute.notebook_timeout, autograder.settings.CourseSettings.notebook_budget). A notebook of the course
-# runs in about 10 s on a loaded machine; a class of 200 with 10 notebooks that sleep until they are cut stays within
-# 1.25 x its time on two workers (benchmarks/sleepers.py) while the budget is at most about 5 x that.
+# runs in about 5 s on a quiet machine and 10-20 s on a loaded one: the budget leaves room for that load. Alone it
+# let 10 sleeping notebooks make a class of 200 take 1.24 x its time on two workers (benchmarks/sleepers.py --idle 0,
+# quiet): the idle limit below stops a sleeping one after a few seconds instead, whatever the load.
 NOTEBOOK_BUDGET = 45
 # Seconds a cell may wait without computing or printing before the kernel is stopped (the hidden checks' runner stops a
 # call after autograder.answers.budget.IDLE_LIMIT, 2 s); no cell of the course waits at all

@@ -217,13 +217,14 @@ def flags_of(cell) -> dict:
     return flags if isinstance(flags, dict) else {}
 
 
+def is_test_cell(cell) -> bool:
+    """An autograded test cell: a code cell with grade true and solution false."""
+    return cell.cell_type == "code" and bool(flags_of(cell).get("grade")) and not flags_of(cell).get("solution")
+
+
 def test_cells(notebook) -> dict:
-    """{grade id: cell} of the autograded test cells: code cells with grade true and solution false."""
-    return {
-        flags_of(cell)["grade_id"]: cell
-        for cell in notebook.cells
-        if cell.cell_type == "code" and flags_of(cell).get("grade") and not flags_of(cell).get("solution")
-    }
+    """{grade id: cell} of the autograded test cells (is_test_cell)."""
+    return {flags_of(cell)["grade_id"]: cell for cell in notebook.cells if is_test_cell(cell)}
 
 
 def line_of(text: str, needle: str) -> int | None:
@@ -424,26 +425,16 @@ def visible_findings(notebook, folder: Path, notebook_name: str, timeout: int = 
             continue
         error = errors[0]
         name = cell_name(cell, index)
+        place = f"{notebook_name}, cell {name}{cell_line(error.get('traceback'))}"
         said = f"{error.get('ename', 'Error')}: {ANSI.sub('', str(error.get('evalue', '')))}".rstrip(": ")
         after = f" (after cell {failed} failed: it may only follow from that)" if failed else ""
-        if flags_of(cell).get("grade") and not flags_of(cell).get("solution"):
-            findings.append(
-                Finding(
-                    "visible-check-fails",
-                    f"{notebook_name}, cell {name}{cell_line(error.get('traceback'))}",
-                    f"the solution fails this visible check: {said}{after}; a student with a right answer would "
-                    "read it: correct the check or the solution",
-                    check=flags_of(cell).get("grade_id", ""),
-                )
-            )
+        if is_test_cell(cell):
+            message = f"the solution fails this visible check: {said}{after}; a student with a right answer would "
+            message += "read it: correct the check or the solution"
+            findings.append(Finding("visible-check-fails", place, message, check=flags_of(cell).get("grade_id", "")))
         else:
-            findings.append(
-                Finding(
-                    "solution-cell-raises",
-                    f"{notebook_name}, cell {name}{cell_line(error.get('traceback'))}",
-                    f"raises on the solution: {said}{after}; a student with a right answer meets the same error",
-                )
-            )
+            message = f"raises on the solution: {said}{after}; a student with a right answer meets the same error"
+            findings.append(Finding("solution-cell-raises", place, message))
         failed = failed or name
     return findings
 

@@ -355,8 +355,12 @@ def load_assignment(
         [
             *(("source/" + k, v) for k, v in source.items()),
             # the chain's limits and seed, not the forward cache
-            ("chain", repr((chain.cell_timeout, chain.notebook_budget, chain.checks_budget, chain.seed)).encode()),
-            *((("idle", repr(chain.idle_timeout).encode()),) if chain.idle_timeout is not None else ()),
+            (
+                "chain",
+                repr(
+                    (chain.cell_timeout, chain.notebook_budget, chain.checks_budget, chain.idle_timeout, chain.seed)
+                ).encode(),
+            ),
             ("grader", grader_fingerprint().encode()),
         ]
     )

@@ -192,17 +192,18 @@ class SandboxedKernelManager(AsyncKernelManager):
             if len(below) > sandbox.KERNEL_PROCESSES + 3:  # bwrap's own two processes, the limits one-liner's exec
                 self._kill(verdicts.PROCESSES, [pid, *below])
                 return
-            tree = [pid, *below]
-            cpu = sum(process_cpu(member) for member in tree)
-            working, used = computing(tree) or cpu > used, max(cpu, used)
-            now = time.monotonic()
-            if not self._cell_running or not self.idle_limit or working:
-                self._quiet_since = None
-            elif self._quiet_since is None:
-                self._quiet_since = now
-            elif now - self._quiet_since >= self.idle_limit:
-                self._kill(verdicts.WAITED, tree)
-                return
+            if self._cell_running and self.idle_limit:  # the threads' states and CPU read only while they matter
+                tree = [pid, *below]
+                cpu = sum(process_cpu(member) for member in tree)
+                working, used = computing(tree) or cpu > used, max(cpu, used)
+                now = time.monotonic()
+                if working:
+                    self._quiet_since = None
+                elif self._quiet_since is None:
+                    self._quiet_since = now
+                elif now - self._quiet_since >= self.idle_limit:
+                    self._kill(verdicts.WAITED, tree)
+                    return
             time.sleep(WATCH_EVERY)
 
     def _kill(self, why: str, processes: list[int]) -> None:
@@ -245,10 +246,10 @@ def message_size(msg: dict) -> int:
 def death(km, index: int) -> KernelEnd:
     """How the kernel of ``km`` died while it ran cell ``index`` (from 0): stopped by the watchdog, else its
     process's exit status (a signal: SIGKILL from the system is taken for its memory), else not known."""
-    cell = index + 1
-    if getattr(km, "stopped_for", None) == verdicts.PROCESSES:
+    cell, stopped_for = index + 1, getattr(km, "stopped_for", None)
+    if stopped_for == verdicts.PROCESSES:
         return KernelEnd(verdicts.PROCESSES, cell, limit=sandbox.KERNEL_PROCESSES)
-    if getattr(km, "stopped_for", None) == verdicts.WAITED:
+    if stopped_for == verdicts.WAITED:
         return KernelEnd(verdicts.WAITED, cell, limit=km.idle_limit)
     process = getattr(getattr(km, "provisioner", None), "process", None)
     try:

@@ -503,7 +503,8 @@ def make_checkers(options: ServiceOptions) -> Checkers:
     memory = ProbeMemory(options.course)  # passing probes remembered: a restart with nothing changed skips them
 
     def checker(name: str) -> Checker:
-        live.setdefault(name, LiveSettings(options.course, name, db=options.db))
+        if name not in live:  # an assignment added while the service runs
+            live[name] = LiveSettings(options.course, name, db=options.db)
         return Checker(
             source=source_root / name,
             inbound=options.exchange / "inbound",

@@ -55,6 +55,7 @@ LOCALE = "C.UTF-8"  # one locale for every student: text and number formatting n
 STUDENT_MEMORY = 4 * 2**30  # bytes of address space
 STUDENT_FILES = 256 * 2**20  # the largest file it may write
 KERNEL_PROCESSES = 16  # processes it may run before the watchdog stops it (autograder.notebook.kernel)
+SHARED_MEMORY = 64 * 2**20  # bytes of /dev/shm, a tmpfs in RAM (the rest of /dev is read-only)
 PROCESS_CAP = 64  # RLIMIT_NPROC: processes beyond what the user runs already (a fork bomb stops here)
 
 
@@ -229,7 +230,9 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
         elif os.path.exists(secret):
             arguments += ["--ro-bind", "/dev/null", secret]
     scratch = sorted({"/tmp", str(Path(tempfile.gettempdir()).resolve())})
-    arguments += ["--dev", "/dev", "--proc", "/proc"]
+    # /dev: bubblewrap's own devices in a tmpfs as large as half the machine's RAM, so /dev/shm gets a bounded tmpfs
+    # of its own and the rest is made read-only below (no file of a student's there takes the machine's memory)
+    arguments += ["--dev", "/dev", "--size", str(SHARED_MEMORY), "--tmpfs", "/dev/shm", "--proc", "/proc"]
     for folder in scratch:
         arguments += ["--tmpfs", folder]
     for folder in sandbox.writable:
@@ -242,7 +245,7 @@ def command(inner: list[str], sandbox: Sandbox) -> list[str]:
     for folder in sandbox.hidden:  # empty, wherever a folder shown above holds them
         if Path(folder).is_dir() and any(_inside(Path(folder), [Path(f)]) for f in [*SYSTEM, *(i for i, _ in shown)]):
             arguments += ["--tmpfs", str(folder)]
-    for folder in ["/", *scratch]:  # read-only too: /tmp only holds the mount points of what is bound above
+    for folder in ["/", "/dev", *scratch]:  # read-only too: /tmp only holds the mount points of what is bound above
         arguments += ["--remount-ro", folder]
     arguments += ["--unshare-all", "--die-with-parent"]  # the kernel manager interrupts by message
     if sandbox.network:

@@ -35,8 +35,10 @@ student's home). The hub's API, the proxy's API, and other servers on 127.0.0.1 
 through the proxy, with a login, as from a browser. The server talks to the hub through the proxy too
 (hub_connect_url). Without bubblewrap a student's server does not start, and says why.
 
-What stays shared on one machine: the CPUs, memory and disk (no quotas are set: one student's runaway kernel slows
-everyone; bubblewrap's limits cover grading only), the kernel and its bugs, the exchange folder (its modes keep
+What each student's server may take: 2 GiB of memory for the server, its kernels and terminals together (a memory
+cgroup of its own, autograder.hub.limits; where none can be made, 2 GiB of address space per process), 64 MiB of
+/dev/shm (the rest of the sandbox's /dev read-only). What stays shared on one machine: the CPUs and disk (no quotas
+are set: one student's runaway loop slows everyone), the kernel and its bugs, the exchange folder (its modes keep
 students apart, not a separate service), the course's Python environment (read-only), and root, which runs the
 hub and sees everything. The accounts' names and numbers are visible to all (/etc/passwd).
 
@@ -62,6 +64,9 @@ import pwd
 import sys
 from pathlib import Path
 
+from jupyterhub.spawner import LocalProcessSpawner
+
+from autograder.hub import limits
 from autograder.lms.lti.hub_login import enable_if_configured
 
 c = get_config()  # noqa: F821 (JupyterHub provides it)
@@ -119,8 +124,28 @@ c.Authenticator.admin_users = {instructor}
 # students from the LMS (autograder.lms.lti.hub_login): on when the secret shared with the LTI tool is there
 enable_if_configured(c, state / "lti-hub-secret", staff={instructor})  # never signs in the instructor
 
+
 # --- each account's server: a process of its own system account, in its home -----------------------------
-c.JupyterHub.spawner_class = "localprocess"
+class CourseSpawner(LocalProcessSpawner):
+    """JupyterHub's LocalProcessSpawner; a student's server starts inside its own memory group (autograder.hub.limits:
+    SERVER_MEMORY for the server, its kernels and terminals together), joined as root before it becomes the
+    student, so no process of theirs can leave it."""
+
+    def make_preexec_fn(self, name):
+        become = super().make_preexec_fn(name)
+        if role_of(name) != "student":
+            return become
+        memory = limits.SERVER_MEMORY
+        group = limits.server_group(name, memory)
+
+        def preexec():
+            limits.enter(group, memory)
+            become()
+
+        return preexec
+
+
+c.JupyterHub.spawner_class = CourseSpawner
 SERVER = [str(bin_folder / "jupyterhub-singleuser")]  # each account's Jupyter server
 c.Spawner.cmd = SERVER
 c.Spawner.default_url = "/lab"
@@ -136,13 +161,6 @@ def role_of(name: str) -> str:
 def home_of(spawner) -> Path:
     """The account's home, as LocalProcessSpawner starts the server in it."""
     return Path(pwd.getpwnam(spawner.user.name).pw_dir)
-
-
-def handed_to(path: Path, name: str) -> Path:
-    """``path`` (made by the hub, as root, in an account's home) given to the account ``name``."""
-    account = pwd.getpwnam(name)
-    os.lchown(path, account.pw_uid, account.pw_gid)
-    return path
 
 
 def student_sandbox(spawner, command: list) -> list:
@@ -174,18 +192,28 @@ def student_sandbox(spawner, command: list) -> list:
 def student_home(spawner) -> Path:
     """The folders the hub makes in a student's home before their server starts, handed to the student: the
     exchange as their sandbox sees it (a root of their own, nbgrader wants it writable, whose <course>/outbound,
-    inbound and feedback lead to the course's), TMPDIR (the sandbox's /tmp is read-only) and the bridge's doors."""
+    inbound and feedback lead to the course's), TMPDIR (the sandbox's /tmp is read-only) and the bridge's doors.
+    Root makes them through folder descriptors (autograder.hub.folders): a link or a file the student left at one
+    of these names is moved aside, never followed, so nothing outside the home is touched."""
+    from autograder.hub import folders
+
     name, home = spawner.user.name, home_of(spawner)
-    root = home / ".exchange"
-    for folder in (home / ".tmp", home / ".bridge", root, root / course_id):
-        folder.mkdir(mode=0o700, exist_ok=True)
-        handed_to(folder, name)
-    for folder in ("outbound", "inbound", "feedback"):
-        link = root / course_id / folder
-        if not link.is_symlink():
-            link.symlink_to(state / "exchange" / course_id / folder, target_is_directory=True)
-        handed_to(link, name)
-    return root
+    account = pwd.getpwnam(name)
+    ids, moved = {"uid": account.pw_uid, "gid": account.pw_gid}, []
+    opened = [folders.open_folder(home)]  # the home's parent is the hub's: the home itself is the account's folder
+    try:
+        for folder in (".tmp", ".bridge"):
+            os.close(folders.made_for(opened[0], folder, **ids, moved=moved))
+        opened.append(folders.made_for(opened[0], ".exchange", **ids, moved=moved))
+        opened.append(folders.made_for(opened[1], course_id, **ids, moved=moved))
+        for folder in ("outbound", "inbound", "feedback"):
+            folders.linked(opened[2], folder, state / "exchange" / course_id / folder, **ids, moved=moved)
+    finally:
+        for handle in opened:
+            os.close(handle)
+    for was, now in moved:
+        spawner.log.warning("%s's home: %s was not the hub's folder; moved aside to %s", name, was, now)
+    return home / ".exchange"
 
 
 def give_role(spawner) -> None:

@@ -1,33 +1,40 @@
 """nbgrader's collect, taking only what each student made: no links, no special files, no submission in another's name.
 
-nbgrader's own collect (nbgrader.exchange.default.ExchangeCollect) copies each submission out of the exchange's
-inbound folder with ``shutil.copytree``, which follows symbolic links: a student who puts a link to
-``source/<assignment>/checks.py`` or to the hub's cookie secret in a submission gets the target copied, as the
-instructor, into the course's submitted/ folder and on into the grading and the feedback. A submission whose
-folder is owned by another account than the student it names (a forged name) is only logged ("cheating attempt?")
-and collected all the same.
+nbgrader's own collect (nbgrader.exchange.default.ExchangeCollect) parses every inbound name with dateutil first,
+so one folder whose name it cannot parse stops Collect for the whole class; it copies each submission with
+``shutil.copytree``, which follows links and opens each file by its path after listing the folder once, so a
+student who renames a link over their notebook while the copy runs gets the link's target (the course's source
+notebook, a classmate's work) collected as their own; and a submission made by another account than the student it
+names is only logged ("cheating attempt?") and collected all the same.
 
-``OwnCollect`` is nbgrader's documented plugin point for this (``c.ExchangeFactory.collect``): before copying it
-refuses, with a message in the instructor's log, a submission that
+``OwnCollect`` is nbgrader's documented plugin point for this (``c.ExchangeFactory.collect``):
 
-- is not a plain folder owned by the account of the student it names (a name forged by someone else);
-- holds a symbolic link, a named pipe, a socket or a device, a file or folder owned by another account, or one
-  the instructor cannot read (nbgrader's submit leaves every file readable);
-
-and it copies without following links (a link swapped in after the check is copied as a link, then removed), so a
-link's target is never read. The student's earlier submission, if one passes, is collected instead of a refused one.
+- every inbound name is read by ``autograder.inbound.read_name``, the service's reader: a hostile name is refused
+  on its own, with its reason in the instructor's log, and never stops the others;
+- a submission is refused, with its reason, when it is not a plain folder owned by the account of the student it
+  names, or holds a link, a pipe, a socket or a device, a file or folder of another account, one the instructor
+  cannot read, or more than ``snapshot.Limits`` allows (``refusal``, which the grading service uses too);
+- the copy is ``autograder.hub.snapshot.collect``: through folder descriptors, never through a link, checked after
+  each open, into a private folder that takes the place of the collected one only when whole. A file swapped while
+  the copy runs is refused, never read through, and a refused copy leaves the student's earlier collected
+  submission as it was. The student's earlier submission, if one passes, is collected instead of a refused one.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import pwd
-import shutil
-import stat
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect, groupby
-from nbgrader.utils import ignore_patterns
+from nbgrader.utils import check_mode
+
+from autograder.hub import snapshot
+from autograder.inbound import Entry, NotTheirs, read_name, shown_name
+
+MOST_ENTRIES = snapshot.Limits().entries  # files and folders one submission may hold
 
 
 def account_id(name: str) -> int | None:
@@ -37,85 +44,59 @@ def account_id(name: str) -> int | None:
         return None
 
 
-MOST_ENTRIES = 10_000  # files and folders one submission may hold (a notebook's Submit holds a handful)
-
-
-class NotTheirs(str):
-    """A refusal saying the submission is not the named student's own (another account made it, or no account
-    of that name exists, or it is not a folder): shown to the instructor only, never on that student's pages."""
-
-
 def refusal(submission: Path, student: str) -> str | None:
     """Why ``submission`` (a folder of the inbound) cannot be collected as ``student``'s, or None (a NotTheirs
-    when it is not that student's own)."""
+    when it is not that student's own). Reads the folder as ``snapshot.copy`` would, copying nothing."""
     uid = account_id(student)
     if uid is None:
         return NotTheirs(f"{submission.name}: no account {student!r} on this machine")
     try:
-        top = os.lstat(submission)
-    except OSError as error:
-        return NotTheirs(f"{submission.name}: {error.strerror}")
-    if not stat.S_ISDIR(top.st_mode):
-        return NotTheirs(f"{submission.name} is not a folder (a link or a file)")
-    if top.st_uid != uid:
-        return NotTheirs(f"{submission.name} names {student} but was made by another account (uid {top.st_uid})")
-    unreadable: list[OSError] = []  # what the instructor could not list or read
-    seen = 0
-    for folder, folders, files in os.walk(submission, followlinks=False, onerror=unreadable.append):
-        if not os.access(folder, os.R_OK | os.X_OK):
-            unreadable.append(PermissionError(f"{Path(folder).relative_to(submission)}/"))
-        seen += len(folders) + len(files)
-        if seen > MOST_ENTRIES:
-            return f"{submission.name} holds more than {MOST_ENTRIES:,} files and folders (a Submit holds a few)"
-        for name in folders + files:
-            path = Path(folder) / name
-            entry = os.lstat(path)
-            relative = path.relative_to(submission)
-            if stat.S_ISLNK(entry.st_mode):
-                return f"{submission.name}: {relative} is a symbolic link (only files and folders are collected)"
-            if not (stat.S_ISREG(entry.st_mode) or stat.S_ISDIR(entry.st_mode)):
-                return f"{submission.name}: {relative} is not a plain file (a pipe, socket or device)"
-            if entry.st_uid != uid:
-                return f"{submission.name}: {relative} was written by another account (uid {entry.st_uid})"
-            if stat.S_ISREG(entry.st_mode) and not os.access(path, os.R_OK):
-                unreadable.append(PermissionError(str(relative)))
-    if unreadable:
-        first = unreadable[0]
-        what = first.filename if getattr(first, "filename", None) else str(first)
-        return f"{submission.name}: {what} cannot be read by the instructor (nbgrader's submit leaves it readable)"
+        snapshot.scan(Path(submission), owner=uid, student=student, limits=snapshot.Limits(entries=MOST_ENTRIES))
+    except snapshot.Refused as refused:
+        return refused.reason
     return None
 
 
-def remove_links(folder: Path) -> list[Path]:
-    """Delete every symbolic link under ``folder`` (never following one); the links removed."""
-    removed = []
-    for parent, folders, files in os.walk(folder, followlinks=False):
-        for name in folders + files:
-            path = Path(parent) / name
-            if path.is_symlink():
-                path.unlink()
-                removed.append(path)
-    return removed
-
-
 class OwnCollect(ExchangeCollect):
-    """nbgrader's collect over the submissions that pass ``refusal``; copies never follow a link."""
+    """nbgrader's collect over the submissions that pass ``refusal``, each copied by ``snapshot.collect``."""
 
     def init_src(self):
-        super().init_src()  # the course's paths, the due date; its choice is made again below from what passes
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        self.course_path = os.path.join(self.root, self.coursedir.course_id)
+        self.inbound_path = os.path.join(self.course_path, "inbound")
+        if not os.path.isdir(self.inbound_path):
+            self.fail(f"Course not found: {self.inbound_path}")
+        if not check_mode(self.inbound_path, read=True, execute=True):
+            self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
+        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gradebook:
+            try:
+                self.duedate = gradebook.find_assignment(self.coursedir.assignment_id).duedate
+            except MissingEntry:
+                self.duedate = None
         inbound = Path(self.inbound_path)
-        student = self.coursedir.student_id or "*"
-        records = [
-            self._path_to_record(str(path)) for path in inbound.glob(f"{student}+{self.coursedir.assignment_id}+*")
-        ]
         accepted = []
-        for record in records:
-            why = refusal(inbound / record["filename"], record["username"])
+        for entry in self.entries(inbound):
+            why = refusal(inbound / entry.name, entry.student)
             if why is None:
-                accepted.append(record)
+                accepted.append({"username": entry.student, "filename": entry.name, "timestamp": entry.stated})
             else:
                 self.log.error("Not collected: %s", why)
         self.src_records = [self.choose(group) for group in groupby(accepted, lambda r: r["username"]).values()]
+
+    def entries(self, inbound: Path) -> list[Entry]:
+        """The inbound's Submits of this assignment (of the one student asked for, if any), each name read alone:
+        a name that is not a Submit's is logged with its reason (unless it names another assignment)."""
+        assignment, student = self.coursedir.assignment_id, self.coursedir.student_id
+        found = []
+        for raw in sorted(os.listdir(os.fsencode(inbound))):
+            entry = read_name(raw)
+            if isinstance(entry, Entry):
+                if entry.assignment == assignment and (not student or fnmatch.fnmatchcase(entry.student, student)):
+                    found.append(entry)
+            elif entry.assignment in (None, assignment):  # not even an assignment's name: every Collect says so
+                self.log.error("Not collected: %s: %s", shown_name(raw), entry.reason)
+        return found
 
     def choose(self, records: list[dict]) -> dict:
         """The submission nbgrader would take: the latest, or with before_duedate the latest before the due date."""
@@ -125,17 +106,54 @@ class OwnCollect(ExchangeCollect):
             return (on_time or ordered)[0]
         return ordered[0]
 
+    def keep(self):
+        """nbgrader's CourseDirectory.ignore, include and max_file_size as ``snapshot``'s keep: what a copy leaves
+        out, judged from the walk's own metadata (nbgrader's ignore_patterns stats each path, following links)."""
+        exclude, include = self.coursedir.ignore, self.coursedir.include
+        largest = self.coursedir.max_file_size
+
+        def keep(path: PurePosixPath, is_folder: bool, size: int) -> bool:
+            if exclude and any(fnmatch.fnmatch(path.name, pattern) for pattern in exclude):
+                return False
+            if is_folder:
+                return True
+            if include and not any(fnmatch.fnmatch(path.name, pattern) for pattern in include):
+                return False
+            if largest and size > 1000 * largest:
+                self.log.warning("Ignoring file too large '%s' (see config option CourseDirectory.max_file_size)", path)
+                return False
+            return True
+
+        return keep
+
+    def copy_files(self):
+        """nbgrader's choice of what to copy (update, before_duedate, an existing timestamp), each submission copied
+        alone: one refused or failed copy is logged and the others go on."""
+        assignment = self.coursedir.assignment_id
+        if not self.src_records:
+            self.log.warning("No submissions of '%s' for course '%s' to collect", assignment, self.coursedir.course_id)
+        for record in self.src_records:
+            student = record["username"]
+            source = Path(self.inbound_path) / record["filename"]
+            destination = Path(self.coursedir.format_path(self.coursedir.submitted_directory, student, assignment))
+            if destination.is_dir():
+                existing = self.coursedir.get_existing_timestamp(str(destination))
+                newer = existing is None or record["timestamp"] > existing
+                if not ((self.update and newer) or (self.before_duedate and existing != record["timestamp"])):
+                    self.log.info("Submission already collected: %s %s", student, assignment)
+                    continue
+                self.log.info("Updating submission: %s %s", student, assignment)
+            else:
+                self.log.info("Collecting submission: %s %s", student, assignment)
+            self.do_copy(str(source), str(destination))
+
     def do_copy(self, src, dest, log=None):
         student = Path(src).name.split("+", 1)[0]
-        why = refusal(Path(src), student)
-        if why is not None:
-            raise RuntimeError(f"Not collected: {why}")
-        ignore = ignore_patterns(
-            exclude=self.coursedir.ignore,
-            include=self.coursedir.include,
-            max_file_size=self.coursedir.max_file_size,
-            log=self.log,
-        )
-        shutil.copytree(src, dest, symlinks=True, ignore=ignore)
-        for link in remove_links(Path(dest)):  # one swapped in after the check: copied as a link, never followed
-            self.log.error("Not collected: %s is a symbolic link, removed", link)
+        uid = account_id(student)
+        try:
+            if uid is None:
+                raise snapshot.Refused(NotTheirs(f"{Path(src).name}: no account {student!r} on this machine"))
+            limits = snapshot.Limits(entries=MOST_ENTRIES)
+            snapshot.collect(Path(src), Path(dest), owner=uid, limits=limits, keep=self.keep())
+        except snapshot.Refused as refused:
+            self.log.error("Not collected: %s", refused.reason)

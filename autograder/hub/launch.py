@@ -59,6 +59,7 @@ import lib
 from autograder import REPOSITORY, sandbox
 from autograder.course.assignments import find, names
 from autograder.course.run import PipelineError, check_course_folder, course_db, nbgrader_environment, prepare_course
+from autograder.hub import folders, limits
 from autograder.hub import runtime as hub_runtime
 
 CONFIG = REPOSITORY / "hub" / "jupyterhub_config.py"
@@ -180,12 +181,50 @@ def join_groups(instructor: str, students: list[str]) -> None:
         raise HubError(f"usermod --append --groups ... {instructor} failed: {done.stderr.strip()}")
 
 
-def own(path: Path, account: pwd.struct_passwd, mode: int | None = None) -> None:
-    """``path`` (and, for a folder, everything in it, links themselves never followed) handed to ``account``."""
-    for item in [path, *(path.rglob("*") if path.is_dir() and not path.is_symlink() else [])]:
-        os.lchown(item, account.pw_uid, account.pw_gid)
-    if mode is not None:
-        path.chmod(mode)
+def own(path: Path, account: pwd.struct_passwd, mode: int) -> None:
+    """The folder ``path`` (whose parent is root's or the hub's, never an account's) handed to ``account`` with
+    ``mode``, made when missing: the folder alone, through its descriptor, never a link, never what is in it."""
+    parent = folders.open_folder(path.parent)
+    try:
+        os.close(folders.made(parent, path.name, uid=account.pw_uid, gid=account.pw_gid, mode=mode))
+    except folders.Unsafe as error:
+        raise HubError(f"{path.parent}/{error}: remove it (the hub makes {path.name} itself)") from None
+    finally:
+        os.close(parent)
+
+
+STUDENTS_FOLDERS = ("submitted", "autograded", "feedback")  # nbgrader's folders of students' work in a course
+
+
+def hand_over_course(course: Path, account: pwd.struct_passwd) -> int:
+    """What root made in the instructor's course folder while preparing it (the entries root owns) handed to the
+    instructor; the entries handed over. Walked with a stack of descriptors (no recursion), never through a link;
+    nbgrader's folders of students' work (submitted/, autograded/, feedback/) are never entered, and anything another
+    account owns is never changed."""
+    handed = 0
+    stack = [(folders.open_folder(course), True)]
+    try:
+        while stack:
+            folder, top = stack.pop()
+            try:
+                if os.fstat(folder).st_uid == 0:
+                    os.fchown(folder, account.pw_uid, account.pw_gid)
+                    handed += 1
+                with os.scandir(folder) as listing:
+                    entries = [(entry.name, entry.stat(follow_symlinks=False)) for entry in listing]
+                for name, status in entries:
+                    if stat.S_ISDIR(status.st_mode):
+                        if status.st_uid in (0, account.pw_uid) and not (top and name in STUDENTS_FOLDERS):
+                            stack.append((os.open(name, folders.FOLDER, dir_fd=folder), False))
+                    elif status.st_uid == 0:
+                        os.chown(name, account.pw_uid, account.pw_gid, dir_fd=folder, follow_symlinks=False)
+                        handed += 1
+            finally:
+                os.close(folder)
+    finally:
+        for folder, _ in stack:
+            os.close(folder)
+    return handed
 
 
 def closed_folder(path: Path) -> Path | None:
@@ -234,16 +273,34 @@ def prepare_exchange(state: Path, course_id: str, instructor: pwd.struct_passwd)
     """nbgrader's exchange with its own permission model, made before the first release so that a student's
     sandbox can show its folders: the root open to all with the sticky bit, the course's folder and its three
     folders the instructor's, outbound readable, inbound writable but not listable (sticky: nobody removes
-    another's submission), feedback not listable."""
+    another's submission), feedback not listable. Only these five folders are touched, each through its
+    descriptor: nothing in them (a submission, its owner, its times) is changed by a start."""
     exchange = state / "exchange"
-    exchange.mkdir(parents=True, exist_ok=True)
-    exchange.chmod(0o1777)
-    course = exchange / course_id
-    course.mkdir(exist_ok=True)
-    own(course, instructor, 0o755)
-    for folder, mode in EXCHANGE_MODES.items():
-        (course / folder).mkdir(exist_ok=True)
-        own(course / folder, instructor, mode)
+    root = folders.open_folder(state)
+    try:
+        exchange_folder = folders.made(root, "exchange", uid=0, gid=0, mode=0o1777)
+    except folders.Unsafe as error:
+        raise HubError(f"{state}/{error}: remove it (the hub makes the exchange itself)") from None
+    finally:
+        os.close(root)
+    try:
+        try:
+            course = folders.made(exchange_folder, course_id, uid=instructor.pw_uid, gid=instructor.pw_gid, mode=0o755)
+        except folders.Unsafe as error:
+            raise HubError(
+                f"{exchange}/{error}: another account made the course's exchange folder before the hub did; "
+                "look at what is in it, remove it, and start the hub again"
+            ) from None
+        try:
+            for folder, mode in EXCHANGE_MODES.items():
+                try:
+                    os.close(folders.made(course, folder, uid=instructor.pw_uid, gid=instructor.pw_gid, mode=mode))
+                except folders.Unsafe as error:
+                    raise HubError(f"{exchange / course_id}/{error}: remove it and start the hub again") from None
+        finally:
+            os.close(course)
+    finally:
+        os.close(exchange_folder)
     return exchange
 
 
@@ -273,18 +330,16 @@ def prepare(
     (state / "home").chmod(0o711)
     accounts = {name: ensure_account(name, state / "home" / name) for name in [INSTRUCTOR, *students]}
     join_groups(INSTRUCTOR, students)
-    for name, account in accounts.items():
-        home = state / "home" / name
-        home.mkdir(exist_ok=True)
-        own(home, account, 0o700)
+    for name, account in accounts.items():  # each home itself, never what its account put in it
+        own(state / "home" / name, account, 0o700)
     prepare_exchange(state, course_id, accounts[INSTRUCTOR])
     for assignment in assignments:
         prepare_course(course, source=source, layout=find(source, assignment))
-    if due is not None:
-        os.environ["PATH"] = nbgrader_environment()["PATH"]  # a new gradebook runs alembic from PATH
-        with Gradebook(course_db(course)) as gradebook:
-            for assignment in assignments:
-                gradebook.update_or_create_assignment(assignment, duedate=due)
+    os.environ["PATH"] = nbgrader_environment()["PATH"]  # a new gradebook runs alembic from PATH
+    with Gradebook(course_db(course)) as gradebook:  # nbgrader's tables first, stamped by alembic (the service
+        for assignment in assignments:  # adds its own beside them): a plain start then the class command works
+            gradebook.update_or_create_assignment(assignment, **({"duedate": due} if due is not None else {}))
+    hand_over_course(course, accounts[INSTRUCTOR])
     own(course, accounts[INSTRUCTOR], 0o700)
     return course
 
@@ -409,6 +464,10 @@ class Hub:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
         self.left_behind = [pid for pid in started if sandbox.alive(pid)]
+        self.stop_left_behind()
+        limits.remove_groups()  # the servers' memory groups, each empty once its server has ended
+
+    def stop_left_behind(self) -> None:
         deadline = time.monotonic() + 10
         while (left := [pid for pid in self.left_behind if sandbox.alive(pid)]) and time.monotonic() < deadline:
             for pid in left:
@@ -426,6 +485,16 @@ class Hub:
         self.stop()
 
 
+def server_limits() -> str:
+    """What each student's server may take, in a line (the README's table says the same)."""
+    memory = (
+        f"{limits.SERVER_MEMORY / 2**30:g} GiB of memory per student's server (kernels included)"
+        if limits.why_unbounded() is None
+        else f"WARNING: {limits.why_unbounded()}"
+    )
+    return f"{memory}; /dev/shm {sandbox.SHARED_MEMORY // 2**20} MiB"
+
+
 def parse_due(text: str) -> datetime.datetime:
     """A due date as nbgrader keeps it: UTC, without a time zone ('2026-12-14 17:00' is UTC; '...+01:00' converted)."""
     try:
@@ -433,6 +502,14 @@ def parse_due(text: str) -> datetime.datetime:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date and time such as 2026-12-14 17:00") from None
     return due.astimezone(datetime.timezone.utc).replace(tzinfo=None) if due.tzinfo else due
+
+
+def forget_state(state: Path) -> None:
+    """--fresh: the state folder deleted, however deep the trees students left in their homes (coreutils' rm walks
+    without recursion and never follows a link or leaves the file system; Python's rmtree recurses)."""
+    done = subprocess.run(["rm", "-rf", "--one-file-system", "--", str(state)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise HubError(f"--fresh could not delete {state}: {done.stderr.strip()[:300]}")
 
 
 def command_line() -> argparse.ArgumentParser:
@@ -475,10 +552,10 @@ def main(argv=None) -> int:
     if args.students < 1:
         parser.error("--students must be at least 1")
     state = args.state.resolve()
-    if args.fresh and state.exists():
-        shutil.rmtree(state)
     students = student_names(args.students)
     try:
+        if args.fresh and state.exists():
+            forget_state(state)
         course = prepare(state, students, args.due, source=args.source.resolve(), course_id=args.course_id)
         hub = Hub(state, students, args.port, course_id=args.course_id, public_url=args.public_url)
         hub.start()
@@ -498,6 +575,7 @@ def main(argv=None) -> int:
         f"checks: {hub.service_url()}\n"
         f"  assignments: {', '.join(course_assignments(args.source.resolve()))}\n"
         f"  students:   {', '.join(students)}\n"
+        f"  limits:     {server_limits()}\n"
         f"  log:        {hub.log}\n"
         "Ctrl-C stops it and everything it started.",
         flush=True,

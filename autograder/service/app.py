@@ -44,6 +44,7 @@ from tornado import ioloop, web
 
 from autograder import sandbox
 from autograder.course import assignments, students
+from autograder.course.config import find_alembic
 from autograder.hub import collect
 from autograder.service.attempts import WAITING, Attempt, Attempts, utcnow
 from autograder.service.checkers import Checkers, ProbeMemory, authoring_trouble, probe_digest
@@ -498,6 +499,9 @@ def make_checkers(options: ServiceOptions) -> Checkers:
     names = checked_names(source_root, options.assignments)
     live = {name: LiveSettings(options.course, name, db=options.db) for name in names}  # read again each round
     db = live[names[0]].db
+    find_alembic()  # a new gradebook runs alembic by name
+    with Gradebook(db):  # nbgrader's tables first, stamped by its alembic: the service's own table goes beside them
+        pass  # (made first, it would leave nbgrader a database it cannot migrate: "no such table: alembic_version")
     store, students = Attempts(db), course_students(db, options.students)
     send = lms_sender(options, lambda assignment: live[assignment].current)
     memory = ProbeMemory(options.course)  # passing probes remembered: a restart with nothing changed skips them

@@ -34,17 +34,14 @@ from __future__ import annotations
 import datetime
 import logging
 import os
-import re
 import stat
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.course.students import RULE as ID_RULE
-from autograder.course.students import is_valid as valid_id
-from autograder.hub.collect import NotTheirs
-from autograder.service.attempts import Attempt, Attempts, attempts_table, utcnow
+from autograder.inbound import Entry, NotTheirs, read_name, shown_name
+from autograder.service.attempts import Attempt, Attempts, utcnow
 from autograder.service.checking import WALL, NotCheckable, changed_at, check_notebook, warm_up
 from autograder.service.checking import check_answers as check_answers  # one check, by its older name here
 from autograder.service.policy import InstantChecks
@@ -58,7 +55,6 @@ RETRY = 60.0  # seconds between two looks at the class's students for Submits re
 POLL = 0.25  # seconds between two rounds of the checker when no check finishes (a finished one wakes it at once)
 BACKOFF = 30.0  # seconds between two rounds at most, while rounds fail
 SHOWN_REFUSED = 100  # refused inbound entries the instructor's page lists (the newest; all are counted)
-INBOUND = re.compile(r"^(?P<student>[^+/]+)\+(?P<assignment>[^+/]+)\+(?P<timestamp>[^+/]+)(\+[^/]*)?$")
 
 
 # --- a Submit in the exchange --------------------------------------------------------------------------
@@ -84,49 +80,15 @@ class Refused:
     unknown: str = ""  # the student it names, when the only reason is that they are not (yet) in the class
 
 
-def shown_name(raw: bytes, most: int = 200) -> str:
-    """An entry's name as a page may show it: bytes that are not UTF-8 and characters that do not print
-    (newlines, control and invisible characters) as escapes, at most ``most`` characters."""
-    text = raw.decode("utf-8", "backslashreplace")
-    shown = "".join(character if character.isprintable() else ascii(character)[1:-1] for character in text)
-    return shown if len(shown) <= most else shown[: most - 1] + "…"
-
-
-def parse_timestamp(text: str) -> datetime.datetime:
-    """nbgrader's timestamp ('2026-12-01 10:00:00.123456 UTC') as naive UTC; ValueError for anything else
-    (a time that overflows in UTC, such as 9999-12-31 23:59:59-01:00, included)."""
-    text = text.strip()
-    if text.endswith(" UTC"):
-        text = text[: -len(" UTC")]
-    try:
-        value = datetime.datetime.fromisoformat(text)
-        return value.astimezone(datetime.UTC).replace(tzinfo=None) if value.tzinfo else value
-    except (ValueError, OverflowError):
-        raise ValueError(f"{shown_name(text.encode(), 60)!r} is not a date and time") from None
-
-
 def examine(inbound: Path, raw: bytes, assignment: str, notebook: str) -> Submit | str | None:
     """One entry of an inbound folder, judged alone: a Submit of ``assignment``, else why it is not one (a
     sentence), or None when it is another assignment's. Never follows a link; reads the folder's metadata only."""
-    try:
-        name = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return "its name is not UTF-8 text (nbgrader's submit never makes such a name)"
-    match = INBOUND.match(name)
-    if not match:
-        return "its name is not a Submit's (nbgrader names one student+assignment+timestamp+random)"
-    if match["assignment"] != assignment:
+    entry = read_name(raw)
+    if not isinstance(entry, Entry):
+        return None if entry.assignment not in (None, assignment) else entry.reason
+    if entry.assignment != assignment:
         return None
-    student = match["student"]
-    if not valid_id(student):
-        return f"its student part is not a student id ({ID_RULE})"
-    try:
-        stated = parse_timestamp(match["timestamp"])
-    except ValueError as error:
-        return f"the time in its name is not one nbgrader writes: {error}"
-    longest = attempts_table.c.key.type.length
-    if len(name) > longest:
-        return f"its name is {len(name)} characters, over the {longest} a Submit's name may have"
+    name, student, stated = entry.name, entry.student, entry.stated
     folder = inbound / name
     try:
         status = os.lstat(folder)

@@ -75,17 +75,6 @@ def test_an_unknown_account_is_refused(inbound):
     assert collect.refusal(folder, "no-such-student") == f"{folder.name}: no account 'no-such-student' on this machine"
 
 
-def test_links_in_a_copy_are_removed_never_followed(tmp_path):
-    (tmp_path / "target.txt").write_text("HIDDEN")
-    copy = tmp_path / "copy"
-    (copy / "inner").mkdir(parents=True)
-    (copy / "inner" / "leak.txt").symlink_to(tmp_path / "target.txt")
-    (copy / "kept.txt").write_text("kept")
-    assert collect.remove_links(copy) == [copy / "inner" / "leak.txt"]
-    assert sorted(p.name for p in copy.rglob("*")) == ["inner", "kept.txt"]
-    assert (tmp_path / "target.txt").read_text() == "HIDDEN"
-
-
 def test_the_choice_among_what_passes_is_nbgraders_latest_or_latest_before_the_due_date():
     chooser = collect.OwnCollect.__new__(collect.OwnCollect)
     early, late = (

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CHROMIUM, accounts_or_skip, playwright_or_skip
+from hub_config import Spawner, pre_spawn_hook
 
 from autograder import REPOSITORY, sandbox
 from autograder.hub import launch as hub
@@ -149,25 +150,6 @@ def test_a_missing_proxy_is_named_with_the_command_that_installs_it(monkeypatch,
     monkeypatch.setattr(hub.shutil, "which", lambda name: None)
     with pytest.raises(hub.HubError, match=r"npm install --prefix \.hub/node configurable-http-proxy"):
         hub.proxy_program()
-
-
-class Spawner:
-    """What the configuration's pre_spawn_hook reads and sets on JupyterHub's spawner."""
-
-    def __init__(self, name: str):
-        self.user = type("User", (), {"name": name})()
-        self.environment, self.cmd, self.port, self.hub_connect_url = {}, ["jupyterhub-singleuser"], 0, None
-
-
-def pre_spawn_hook(state: Path, monkeypatch):
-    """hub/jupyterhub_config.py's pre_spawn_hook, the file loaded as JupyterHub loads it."""
-    from traitlets.config.loader import PyFileConfigLoader
-
-    for name, value in hub.Hub(state, ["student1"]).environment().items():
-        if name.startswith("ATTENTION_HUB_"):
-            monkeypatch.setenv(name, value)
-    config = PyFileConfigLoader(hub.CONFIG.name, path=str(hub.CONFIG.parent)).load_config()
-    return config.Spawner.pre_spawn_hook
 
 
 def test_a_students_server_starts_in_its_sandbox_with_its_own_network_and_the_instructors_does_not(

@@ -252,7 +252,7 @@ def test_a_link_renamed_over_the_notebook_while_collect_copies_is_refused_never_
     print(f"race: refused on try {tries}: {refused[0]}")
 
 
-@pytest.mark.parametrize("swapped_for", ["a link", "another file"])
+@pytest.mark.parametrize("swapped_for", ["a link", "another file", "a folder for a link"])
 def test_a_file_swapped_between_listing_and_opening_is_refused(tmp_path, monkeypatch, swapped_for):
     """The narrowest window, made certain: the notebook is replaced just after the walk has listed and checked it
     and just before it opens it (by a link to the solution: O_NOFOLLOW; by another file, a hard link to the
@@ -260,12 +260,19 @@ def test_a_file_swapped_between_listing_and_opening_is_refused(tmp_path, monkeyp
     secret = tmp_path / "secret.ipynb"
     secret.write_text("SOLUTION")
     submission = tmp_path / "inbound" / "student+attention+t+x"
-    submission.mkdir(parents=True)
+    (submission / "work").mkdir(parents=True)
     (submission / "attention.ipynb").write_text("honest")
+    (submission / "work" / "notes.txt").write_text("mine")
     real_open = os.open
+    hidden = tmp_path / "hidden"  # a folder of the instructor's, holding the solution
+    hidden.mkdir()
+    (hidden / "notes.txt").write_text("SOLUTION")
 
     def swapping_open(path, flags, *args, dir_fd=None, **kwargs):
-        if path == "attention.ipynb" and dir_fd is not None:
+        if swapped_for == "a folder for a link" and path == "work" and dir_fd is not None:
+            os.rename("work", "work.old", src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            os.symlink(hidden, "work", dir_fd=dir_fd)
+        elif swapped_for != "a folder for a link" and path == "attention.ipynb" and dir_fd is not None:
             os.unlink(path, dir_fd=dir_fd)
             if swapped_for == "a link":
                 os.symlink(secret, path, dir_fd=dir_fd)
@@ -274,9 +281,12 @@ def test_a_file_swapped_between_listing_and_opening_is_refused(tmp_path, monkeyp
         return real_open(path, flags, *args, dir_fd=dir_fd, **kwargs)
 
     monkeypatch.setattr(snapshot.os, "open", swapping_open)
-    with pytest.raises(snapshot.Refused, match="attention.ipynb was swapped for something else"):
+    swapped = "work" if swapped_for == "a folder for a link" else "attention.ipynb"
+    with pytest.raises(snapshot.Refused, match=f"{swapped} was swapped for something else"):
         snapshot.copy(submission, tmp_path / "copy", owner=os.getuid())
-    assert not (tmp_path / "copy" / "attention.ipynb").exists()
+    monkeypatch.undo()
+    copied = [path.read_bytes() for path in (tmp_path / "copy").rglob("*") if path.is_file()]
+    assert b"SOLUTION" not in copied
 
 
 def test_the_snapshot_copies_files_and_times_and_refuses_what_is_over_its_limits(tmp_path):

@@ -286,11 +286,10 @@ def prepare_exchange(state: Path, course_id: str, instructor: pwd.struct_passwd)
     try:
         try:
             course = folders.made(exchange_folder, course_id, uid=instructor.pw_uid, gid=instructor.pw_gid, mode=0o755)
-        except folders.Unsafe as error:
-            raise HubError(
-                f"{exchange}/{error}: another account made the course's exchange folder before the hub did; "
-                "look at what is in it, remove it, and start the hub again"
-            ) from None
+        except folders.Unsafe as error:  # made first by another account (the root is open to all): never taken over
+            moved = folders.aside(exchange_folder, course_id)
+            print(f"WARNING: {exchange}/{error}: moved aside to {moved}, made anew", file=sys.stderr, flush=True)
+            course = folders.made(exchange_folder, course_id, uid=instructor.pw_uid, gid=instructor.pw_gid, mode=0o755)
         try:
             for folder, mode in EXCHANGE_MODES.items():
                 try:

@@ -390,13 +390,19 @@ def test_a_restart_changes_no_owner_or_time_in_the_exchange_and_a_deep_home_does
     remove(state / "home" / "student2" / "d")
 
 
-def test_a_course_exchange_folder_made_by_a_student_before_the_hub_stops_the_start_with_what_to_do(tmp_path):
+def test_a_course_exchange_folder_made_by_a_student_before_the_hub_is_moved_aside_not_taken_over(tmp_path, capsys):
     accounts_or_skip()
     state = tmp_path / "state"
-    (state / "exchange" / "attention").mkdir(parents=True)
-    os.chown(state / "exchange" / "attention", account("nobody").pw_uid, -1)
-    with pytest.raises(hub.HubError, match="another account made the course's exchange folder before the hub did"):
-        hub.prepare_exchange(state, "attention", account("root"))
+    planted = state / "exchange" / "attention"
+    (planted / "inbound" / "student1+attention+2026-12-01 10:00:00 UTC+x").mkdir(parents=True)
+    for path in [planted, *planted.rglob("*")]:
+        os.chown(path, account("nobody").pw_uid, -1)
+    hub.prepare_exchange(state, "attention", account("daemon"))
+    (moved,) = [entry for entry in (state / "exchange").iterdir() if entry.name.startswith("attention.moved-")]
+    assert os.lstat(moved).st_uid == account("nobody").pw_uid and (moved / "inbound").is_dir()  # kept, as it was
+    fresh = state / "exchange" / "attention"
+    assert os.lstat(fresh).st_uid == account("daemon").pw_uid and sorted(os.listdir(fresh / "inbound")) == []
+    assert "moved aside" in capsys.readouterr().err
 
 
 def test_a_plain_start_leaves_a_gradebook_nbgrader_and_the_service_both_open(state):

@@ -35,8 +35,9 @@ student's home). The hub's API, the proxy's API, and other servers on 127.0.0.1 
 through the proxy, with a login, as from a browser. The server talks to the hub through the proxy too
 (hub_connect_url). Without bubblewrap a student's server does not start, and says why.
 
-What each student's server may take: 2 GiB of memory for the server, its kernels and terminals together (a memory
-cgroup of its own, autograder.hub.limits; where none can be made, 2 GiB of address space per process), 64 MiB of
+What each student's server may take: 2 GiB of memory, 512 processes and 1 CPU for the server, its kernels and
+terminals together (a control group of its own, autograder.hub.limits; where no memory group can be made, 2 GiB of
+address space per process), 64 MiB of
 /dev/shm (the rest of the sandbox's /dev read-only). What stays shared on one machine: the CPUs and disk (no quotas
 are set: one student's runaway loop slows everyone), the kernel and its bugs, the exchange folder (its modes keep
 students apart, not a separate service), the course's Python environment (read-only), and root, which runs the
@@ -127,19 +128,19 @@ enable_if_configured(c, state / "lti-hub-secret", staff={instructor})  # never s
 
 # --- each account's server: a process of its own system account, in its home -----------------------------
 class CourseSpawner(LocalProcessSpawner):
-    """JupyterHub's LocalProcessSpawner; a student's server starts inside its own memory group (autograder.hub.limits:
-    SERVER_MEMORY for the server, its kernels and terminals together), joined as root before it becomes the
-    student, so no process of theirs can leave it."""
+    """JupyterHub's LocalProcessSpawner; a student's server starts inside its own control group (autograder.hub.limits:
+    memory, processes and CPU for the server, its kernels and terminals together), joined as root before it becomes
+    the student, so no process of theirs can leave it."""
 
     def make_preexec_fn(self, name):
         become = super().make_preexec_fn(name)
         if role_of(name) != "student":
             return become
-        memory = limits.SERVER_MEMORY
-        group = limits.server_group(name, memory)
+        bounds = limits.SERVER
+        groups = limits.server_groups(name, bounds)
 
         def preexec():
-            limits.enter(group, memory)
+            limits.enter(groups, bounds.memory)
             become()
 
         return preexec

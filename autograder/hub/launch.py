@@ -485,13 +485,8 @@ class Hub:
 
 
 def server_limits() -> str:
-    """What each student's server may take, in a line (the README's table says the same)."""
-    memory = (
-        f"{limits.SERVER_MEMORY / 2**30:g} GiB of memory per student's server (kernels included)"
-        if limits.why_unbounded() is None
-        else f"WARNING: {limits.why_unbounded()}"
-    )
-    return f"{memory}; /dev/shm {sandbox.SHARED_MEMORY // 2**20} MiB"
+    """What each student's server may take, in a line (the README's list says the same)."""
+    return f"{limits.stated()}; /dev/shm {sandbox.SHARED_MEMORY // 2**20} MiB"
 
 
 def parse_due(text: str) -> datetime.datetime:

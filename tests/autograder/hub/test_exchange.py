@@ -421,39 +421,74 @@ def test_a_plain_start_leaves_a_gradebook_nbgrader_and_the_service_both_open(sta
 HOG = """
 import os, sys, time
 print(open("/proc/self/cgroup").read().strip().replace("\\n", " "), flush=True)
-if os.fork() == 0:
+if os.fork() == 0:  # memory: a child that takes more than the whole server may
     blocks = [bytearray(2**20) for _ in range(int(sys.argv[1]))]
-    for block in blocks: block[::4096] = b"x" * len(block[::4096])
     os._exit(0)
 _, status = os.wait()
-print("child", os.waitstatus_to_exitcode(status), flush=True)
+print("memory", os.waitstatus_to_exitcode(status), flush=True)
+children = []
+try:  # processes: forking past the server's bound
+    for _ in range(int(sys.argv[2])):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(30)
+            os._exit(0)
+        children.append(pid)
+except BlockingIOError:
+    pass
+print("processes", len(children), flush=True)
+for pid in children:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+busy = [os.fork() for _ in range(2)]  # CPU: two busy processes for 1 s of the clock
+if 0 in busy:
+    end = time.monotonic() + 1
+    while time.monotonic() < end:
+        pass
+    os._exit(0)
+for pid in busy:
+    os.waitpid(pid, 0)
+print("cpu", round(os.times().children_user + os.times().children_system, 2), flush=True)
 """
 
 
-def test_a_students_server_and_what_it_starts_share_one_memory_limit_they_cannot_leave(state, monkeypatch):
-    if limits.why_unbounded() is not None:
+def test_a_students_server_and_what_it_starts_share_memory_process_and_cpu_limits_they_cannot_leave(state, monkeypatch):
+    found = limits.hierarchies()
+    if "memory" not in found:
         pytest.skip(limits.why_unbounded())
-    monkeypatch.setattr(limits, "SERVER_MEMORY", 128 * 2**20)
+    bounds = limits.ServerLimits(memory=128 * 2**20, processes=40, cpus=0.5)
+    groups = limits.server_groups("student1", bounds)
+    assert limits.memory_limit(groups) == 128 * 2**20
     spawner_class = hub_config(state, monkeypatch).JupyterHub.spawner_class
+    monkeypatch.setattr(limits, "SERVER", bounds)  # what the course's spawner reads when the server starts
     preexec = spawner_class.make_preexec_fn(spawner_class.__new__(spawner_class), "student1")
-    group = limits.server_group("student1", 128 * 2**20)
-    assert limits.limit_of(group) == 128 * 2**20
+    monkeypatch.undo()
     hog = state / "home" / "student1" / "hog.py"
     hog.write_text(HOG)
     ran = subprocess.run(
-        [str(hub.runtime()), str(hog), "400"], preexec_fn=preexec, cwd="/", capture_output=True, text=True, timeout=60
-    )
-    cgroups, child = ran.stdout.splitlines()
-    assert f"{limits.GROUPS}/student1" in cgroups
-    assert child == f"child {-signal.SIGKILL}"  # its child, past 128 MiB together: stopped by the kernel
+        [str(hub.runtime()), str(hog), "400", "100"], preexec_fn=preexec, cwd="/", capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    said = dict(line.split(" ", 1) for line in ran.stdout.splitlines()[1:])
+    assert f"{limits.GROUPS}/student1" in ran.stdout.splitlines()[0]
+    assert said["memory"] == str(-signal.SIGKILL), ran  # its child, past 128 MiB for the server: stopped by the kernel
+    if "pids" in found:
+        assert int(said["processes"]) < 40, ran  # the fork past the server's 40 refused
+    if "cpu" in found:
+        assert float(said["cpu"]) < 0.8, ran  # two busy processes, 1 s: half a core's worth between them
     escape = subprocess.run(
-        [str(hub.runtime()), "-c", f"open('{group.parent}/cgroup.procs', 'w').write(str(__import__('os').getpid()))"],
+        [
+            str(hub.runtime()),
+            "-c",
+            f"open('{groups[0].parent}/cgroup.procs', 'w').write(str(__import__('os').getpid()))",
+        ],
         preexec_fn=preexec,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert "PermissionError" in escape.stderr  # no leaving it for the hub's group
+    limits.server_groups("student1")  # the course's own limits back for the hub tests after this one
     limits.remove_groups()
 
 

@@ -127,8 +127,9 @@ class OwnCollect(ExchangeCollect):
         return keep
 
     def copy_files(self):
-        """nbgrader's choice of what to copy (update, before_duedate, an existing timestamp), each submission copied
-        alone: one refused or failed copy is logged and the others go on."""
+        """nbgrader's choice of what to copy (update, before_duedate, an existing timestamp) and its log lines, each
+        submission copied alone and said only once copied: one refused or failed copy is logged and the others go
+        on (attention_checks.formgrader reads these lines to state Collect's result)."""
         assignment = self.coursedir.assignment_id
         if not self.src_records:
             self.log.warning("No submissions of '%s' for course '%s' to collect", assignment, self.coursedir.course_id)
@@ -136,18 +137,22 @@ class OwnCollect(ExchangeCollect):
             student = record["username"]
             source = Path(self.inbound_path) / record["filename"]
             destination = Path(self.coursedir.format_path(self.coursedir.submitted_directory, student, assignment))
-            if destination.is_dir():
+            updating = destination.is_dir()
+            if updating:
                 existing = self.coursedir.get_existing_timestamp(str(destination))
                 newer = existing is None or record["timestamp"] > existing
                 if not ((self.update and newer) or (self.before_duedate and existing != record["timestamp"])):
-                    self.log.info("Submission already collected: %s %s", student, assignment)
+                    if self.update:
+                        self.log.info("No newer submission to collect: %s %s", student, assignment)
+                    else:
+                        self.log.info("Submission already exists, use --update to update: %s %s", student, assignment)
                     continue
-                self.log.info("Updating submission: %s %s", student, assignment)
-            else:
-                self.log.info("Collecting submission: %s %s", student, assignment)
-            self.do_copy(str(source), str(destination))
+            if self.do_copy(str(source), str(destination)):
+                what = "Updating submission" if updating else "Collecting submission"
+                self.log.info("%s: %s %s", what, student, assignment)
 
-    def do_copy(self, src, dest, log=None):
+    def do_copy(self, src, dest, log=None) -> bool:
+        """``src`` copied to ``dest`` by ``snapshot.collect``; False (logged "Not collected: ...") when refused."""
         student = Path(src).name.split("+", 1)[0]
         uid = account_id(student)
         try:
@@ -157,3 +162,5 @@ class OwnCollect(ExchangeCollect):
             snapshot.collect(Path(src), Path(dest), owner=uid, limits=limits, keep=self.keep())
         except snapshot.Refused as refused:
             self.log.error("Not collected: %s", refused.reason)
+            return False
+        return True

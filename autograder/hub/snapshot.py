@@ -146,6 +146,8 @@ def _entry(name, folder, entry, path, depth, owner, limits, into, keep, stack) -
         if wanted:
             os.mkdir(into / path, 0o700)
         return 0
+    if into is None and not is_folder and not os.access(entry, os.R_OK, dir_fd=folder, follow_symlinks=False):
+        raise Refused(f"{name}: {path} cannot be read by the instructor ({READABLE})")
     if is_folder or not wanted:  # a folder or file the copy leaves out (nbgrader's ignore, include, size)
         return size
     handle = _open(name, folder, entry, path, FILE, listed, owner)

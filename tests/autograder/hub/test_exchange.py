@@ -312,6 +312,27 @@ def test_the_snapshot_copies_files_and_times_and_refuses_what_is_over_its_limits
         snapshot.scan(submission, owner=12345)
 
 
+def test_a_file_the_instructor_cannot_read_is_refused_by_the_scan_as_the_instructor(state):
+    """Run as a real account (root reads anything): a submission whose notebook its owner made unreadable."""
+    folder = submit(state, "student1", "2026-12-01 10:00:00.000000 UTC", notebook("closed"))
+    (folder / "attention.ipynb").chmod(0)
+    scan = (
+        "import sys; from pathlib import Path; from autograder.hub import collect; "
+        "print(collect.refusal(Path(sys.argv[1]), 'student1'))"
+    )
+    ran = subprocess.run(
+        ["runuser", "-u", "instructor", "--", str(hub.runtime()), "-c", scan, str(folder)],
+        env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.stdout.strip().endswith(
+        "attention.ipynb cannot be read by the instructor (nbgrader's submit leaves it readable)"
+    ), ran
+    remove(folder)
+
+
 # --- root's steps: the spawn hook and the start ---------------------------------------------------------------
 
 

@@ -15,6 +15,9 @@ from types import SimpleNamespace
 
 import jwt
 import pytest
+
+pytest.importorskip("jupyterhub", reason="the hub's side of the handoff: pip install -e '.[hub]'")
+
 from traitlets.config import Config
 
 from autograder.lms.lti.handoff import BROWSER_COOKIE, SECURE_BROWSER_COOKIE, handoff_token

@@ -16,7 +16,8 @@ Endpoints under the config's tool_url (register them in the LMS):
   username), and records the assignment's line item in the course's lti.json; an instructor's Deep Linking
   launch shows the course's assignments to place;
 - ``/deeplink``: the instructor's choice, sent back to the LMS as a signed Deep Linking response; the first
-  placement binds the tool to that LMS course;
+  placement binds the tool to that LMS course. A Deep Linking launch places once, from the browser that launched
+  (autograder.lms.lti.placement): used again, or from another browser, it is refused and says so;
 - ``/home``: who is signed in, in which LMS course and assignment (the landing page when no hub_url is set);
   with hub_url, a student goes on to their JupyterHub account (autograder.lms.lti.hub_login), in this browser only.
 """
@@ -40,6 +41,7 @@ from pylti1p3.oidc_login import OIDCLogin
 from pylti1p3.redirect import Redirect
 from pylti1p3.request import Request
 
+from autograder.lms.lti import placement
 from autograder.lms.lti.accounts import NoAccount, account_for, identity_of
 from autograder.lms.lti.config import LtiConfig
 from autograder.lms.lti.handoff import LIFETIME, browser_cookie, browser_value, handoff_token
@@ -225,6 +227,18 @@ class Launch(Base):
         if not (launch.check_teacher_access() or launch.check_staff_access() or launch.check_designer_access()):
             raise LaunchRefused("refused: only an instructor places assignments (Deep Linking)")
         check_context(self.lti, body, "offer")
+        cookie = placement.new_cookie(tool_url=self.lti.tool_url)
+        store = self.settings["store"]
+        placement.remember(store=store, launch_id=launch.get_launch_id(), cookie=cookie)
+        self.set_cookie(
+            cookie.name,
+            cookie.value,
+            path=cookie.path,
+            expires_days=store.lifetime / 86400,
+            httponly=True,
+            secure=cookie.secure,
+            samesite=cookie.same_site,
+        )
         names = course_assignments(self.lti)
         options = "".join(f"<option>{html.escape(name)}</option>" for name in names)
         self.write(
@@ -271,14 +285,19 @@ class Launch(Base):
 
 
 class DeepLinkResponse(Base):
-    def check_xsrf_cookie(self):  # the launch id, a secret of this flow, is the proof
+    def check_xsrf_cookie(self):  # the launch id and the cookie bound to it (autograder.lms.lti.placement): the proof
         pass
 
     def post(self):
+        launch_id, store = self.get_argument("launch_id", ""), self.settings["store"]
+        refused = placement.refusal(store=store, launch_id=launch_id, cookie_of=self.get_cookie)
+        if refused:
+            self.refuse(403, refused)
+            return
         try:
-            launch = ToolLaunch.from_cache(self.get_argument("launch_id", ""), TornadoRequest(self), **self.services())
+            launch = ToolLaunch.from_cache(launch_id, TornadoRequest(self), **self.services())
         except LtiException:
-            self.refuse(403, "refused: this placement has expired; open Deep Linking again from the LMS")
+            self.refuse(403, placement.EXPIRED)
             return
         assignment = self.get_argument("assignment", "")
         maximum = course_assignments(self.lti).get(assignment)
@@ -292,6 +311,11 @@ class DeepLinkResponse(Base):
                 "instructor generates it (nbgrader generate_assignment, or Formgrader's Generate) and places it then",
             )
             return
+        taken = placement.take(store=store, launch_id=launch_id)
+        if taken is None:  # another request placed with it first
+            self.refuse(403, placement.MADE_ALREADY)
+            return
+        self.clear_cookie(taken["cookie"], path=taken["path"], secure=taken["secure"])
         try:
             check_context(self.lti, launch.get_launch_data(), "place")
         except LaunchRefused as error:

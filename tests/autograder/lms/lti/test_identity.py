@@ -265,6 +265,49 @@ def test_deep_linking_an_assignment_the_gradebook_does_not_know_says_so(world):
     assert world.platform.state.lineitems == {}
 
 
+def placement_page(world, session) -> str:
+    """The instructor's Deep Linking launch in ``session`` (a browser) up to the tool's page; returns its launch id."""
+    action, fields = launch_form(world, session, "teacher", deep=True)
+    picker = session.post(action, data=fields, timeout=20)
+    assert picker.status_code == 200 and "Place an assignment" in picker.text, picker.text
+    return re.search(r"name=launch_id value='([^']+)'", picker.text).group(1)
+
+
+def placed(world, session, launch_id, assignment="ps1"):
+    return session.post(f"{world.tool_url}/deeplink", data={"launch_id": launch_id, "assignment": assignment})
+
+
+def test_a_deep_linking_launch_places_once(world):
+    """Its launch id, used again (the page sent twice, or the response replayed), places nothing more; a choice
+    the tool refuses (an assignment the gradebook does not know yet) does not use it up."""
+    (world.course / "source" / "ps3").mkdir()
+    session = requests.Session()
+    launch_id = placement_page(world, session)
+    assert placed(world, session, launch_id, "ps3").status_code == 409
+    first = placed(world, session, launch_id)
+    assert first.status_code == 200 and 'name="JWT"' in first.text, first.text
+    for assignment in ("ps1", "ps2"):
+        again = placed(world, session, launch_id, assignment)
+        assert again.status_code == 403, again.text
+        assert "refused: this placement was made already (a Deep Linking launch places once)" in text(again)
+        assert "open Deep Linking again from the LMS" in text(again) and 'name="JWT"' not in again.text
+    assert placed(world, session, placement_page(world, session), "ps2").status_code == 200  # a new launch does
+
+
+def test_a_deep_linking_launch_places_only_from_the_browser_that_launched(world):
+    """Its launch id, copied into another browser (one with no cookie of the tool's, then one that made a Deep
+    Linking launch of its own), places nothing; the browser that launched still can."""
+    teacher, stranger = requests.Session(), requests.Session()
+    launch_id = placement_page(world, teacher)
+    for _ in ("no cookie", "its own launch's cookie"):
+        answer = placed(world, stranger, launch_id)
+        assert answer.status_code == 403, answer.text
+        assert "refused: this placement was opened in another browser" in text(answer)
+        assert "open Deep Linking from the LMS in this one" in text(answer) and 'name="JWT"' not in answer.text
+        placement_page(world, stranger)
+    assert placed(world, teacher, launch_id).status_code == 200  # none of those used it up
+
+
 def test_the_landing_page_shows_the_lms_course_not_the_servers_folder(world):
     place(world, requests.Session())
     page = launch(world, "ada")

@@ -403,6 +403,7 @@ c.ConfigurableHTTPProxy.command = [{proxy!r}]
 c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
 c.JupyterHub.cookie_secret_file = "{state}/cookie_secret"
 c.JupyterHub.pid_file = "{state}/jupyterhub.pid"
+c.JupyterHub.authenticator_class = "dummy"  # the hub's own login, as hub/jupyterhub_config.py's
 c.Authenticator.allowed_users = {{"instructor", "ada", "bob"}}
 c.Authenticator.admin_users = {{"instructor"}}
 c.Spawner.cmd = ["false"]  # no server is started here: only the hub's login is tried
@@ -562,7 +563,7 @@ def test_on_https_the_browser_cookie_is_one_no_other_subdomain_can_set(world, tm
     pytest.importorskip("jupyterhub", reason="the hub's side of the handoff: pip install -e '.[hub]'")
     import asyncio
 
-    from autograder.lms.lti.hub_login import LtiHandoffAuthenticator
+    from autograder.lms.lti.hub_login import Handoff, LtiHandoffAuthenticator
 
     secret = tmp_path / "secrets" / "hub-secret"
     secret.write_text(secrets.token_hex(32))
@@ -578,10 +579,34 @@ def test_on_https_the_browser_cookie_is_one_no_other_subdomain_can_set(world, tm
     value = set_cookie.split(";")[0].split("=", 1)[1]
     token = parse_qs(urlsplit(answer.headers["Location"]).query)["token"][0]
     hub = LtiHandoffAuthenticator(secret_file=str(secret))
-    tossed = {"token": token, "browsers": {BROWSER_COOKIE: value}}  # the name a sibling subdomain can set
+    tossed = Handoff(token=token, browsers={BROWSER_COOKIE: value})  # the name a sibling subdomain can set
     assert asyncio.run(hub.authenticate(None, tossed)) is None and "another browser" in tossed["refused"]
-    own = {"token": token, "browsers": {"__Host-attention-lti-browser": value}}
+    own = Handoff(token=token, browsers={"__Host-attention-lti-browser": value})
     assert asyncio.run(hub.authenticate(None, own)) == {"name": "bob"}
+
+
+def form_login(small, name) -> tuple[requests.Session, requests.Response]:
+    """``name`` at the hub's own login page, as a browser fills its form in (any password: the dummy login)."""
+    browser = requests.Session()
+    page = browser.get(f"{small.url}/hub/login", timeout=20)
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text).group(1)
+    fields = {"username": name, "password": "any", "_xsrf": xsrf}
+    return browser, browser.post(f"{small.url}/hub/login", data=fields, timeout=20, allow_redirects=False)
+
+
+def test_with_the_hand_off_on_the_instructor_keeps_the_hubs_own_login_and_students_come_from_the_lms(hub_world):
+    world, small = hub_world
+    teacher, answer = form_login(small, "instructor")
+    assert answer.status_code == 302 and "jupyterhub-hub-login" in answer.headers.get("Set-Cookie", ""), answer.text
+    home = teacher.get(f"{small.url}/hub/home", timeout=20, allow_redirects=False)
+    assert home.status_code == 200 and "instructor" in home.text
+    for name in ("ada", "bob", "someone"):
+        _, refused = form_login(small, name)
+        assert refused.status_code == 403 and "jupyterhub-hub-login" not in refused.headers.get("Set-Cookie", "")
+        assert "students sign in from the LMS: open the assignment there" in html.unescape(refused.text)
+    browser, link = launched(world, "ada")  # ada's way in
+    assert open_link(browser, link).status_code == 302
+    assert "ada" in browser.get(f"{small.url}/hub/home", timeout=20, allow_redirects=False).text
 
 
 def test_the_hub_never_signs_in_an_admin_or_staff_account_from_the_lms(hub_world):

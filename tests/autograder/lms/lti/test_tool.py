@@ -251,7 +251,7 @@ def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tm
     import asyncio
 
     from autograder.lms.lti.handoff import handoff_token
-    from autograder.lms.lti.hub_login import LtiHandoffAuthenticator
+    from autograder.lms.lti.hub_login import Handoff, LtiHandoffAuthenticator
 
     secret = world.config_path.parent / "hub-secret"
     secret.write_text("a-secret-only-the-tool-and-the-hub-read")
@@ -270,17 +270,19 @@ def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tm
     assert "Path=/hub/lti/" in answer.headers["Set-Cookie"]
 
     hub = LtiHandoffAuthenticator(secret_file=str(secret))
-    assert asyncio.run(hub.authenticate(None, {"token": token, "browsers": {"attention-lti-browser": cookie}})) == {
+    assert asyncio.run(hub.authenticate(None, Handoff(token=token, browsers={"attention-lti-browser": cookie}))) == {
         "name": "ada"
     }
     assert (
-        asyncio.run(hub.authenticate(None, {"token": token, "browsers": {"attention-lti-browser": cookie}})) is None
+        asyncio.run(hub.authenticate(None, Handoff(token=token, browsers={"attention-lti-browser": cookie}))) is None
     )  # used once
     forged = handoff_token("another-secret-of-more-than-32-characters", "ada", "ps1", cookie)
-    assert asyncio.run(hub.authenticate(None, {"token": forged, "browsers": {"attention-lti-browser": cookie}})) is None
+    assert (
+        asyncio.run(hub.authenticate(None, Handoff(token=forged, browsers={"attention-lti-browser": cookie}))) is None
+    )
     expired = jwt.encode({"sub": "ada", "aud": "attention-hub", "exp": 1, "jti": "x"}, secret.read_text(), "HS256")
     assert (
-        asyncio.run(hub.authenticate(None, {"token": expired, "browsers": {"attention-lti-browser": cookie}})) is None
+        asyncio.run(hub.authenticate(None, Handoff(token=expired, browsers={"attention-lti-browser": cookie}))) is None
     )
     os.chmod(secret, 0o644)
     with pytest.raises(ConfigError, match="can be read by others"):

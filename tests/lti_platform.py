@@ -5,7 +5,8 @@ It knows a few users (students and one instructor), starts launches (``/start?us
 ``context_id``), answers the tool's OIDC authorization request with a signed
 id_token posted to the tool, takes Deep Linking responses (creating a line item per placed assignment), issues
 access tokens (the tool's signed client assertion, checked against the tool's JWKS) and records the scores posted
-to a line item. ``refuse_scores`` makes the score endpoint answer 503, as an LMS that is down.
+to a line item. ``refuse_scores`` makes the score endpoint answer 503, as an LMS that is down; ``claims`` changes
+the id_tokens it signs (a value of None removes that claim), as a platform that names another client would.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class PlatformState:
     scores: dict = field(default_factory=dict)  # lineitem id -> {sub: score JSON}
     refuse_scores: bool = False
     id_token_lifetime: int = 300
+    claims: dict = field(default_factory=dict)  # set in (None: taken out of) every id_token signed
     keys: tuple[str, str] = field(default_factory=key_pair)
 
 
@@ -136,6 +138,10 @@ class Launch(LTIAdvantageMessageLaunchAbstract):
         self.set_ags(
             f"{self.state.url}/lineitems", f"{self.state.url}/lineitems/{item_id}", allow_creating_lineitems=False
         )
+
+    def get_launch_message(self, include_extra_claims=True):
+        message = super().get_launch_message(include_extra_claims) | self.state.claims
+        return {name: value for name, value in message.items() if value is not None}
 
     def render_launch_form(self, launch_data, **kwargs):
         fields = "".join(

@@ -161,8 +161,11 @@ def feedback_config(c: Config) -> None:
     c.GenerateFeedback.HTMLExporter.extra_template_paths = TEMPLATE_PATHS
     c.HTMLExporter.preprocessors = [VerdictStyle]
     # nbconvert's own sanitising of what the pages show (off by default): a second line behind Sanitise, for a
-    # notebook autograded before it (Formgrader's template renders markdown unsanitised: docs/upstream-nbgrader.md)
+    # notebook autograded before it (Formgrader's template renders markdown unsanitised: docs/upstream-nbgrader.md),
+    # with Sanitise's nh3 cleaning as the pages' clean_html filter: nbconvert's (bleach) escapes the tags it does not
+    # allow, and Formgrader showed a student's <p> around a link, a table's <th>, as literal text
     c.HTMLExporter.sanitize_html = True
+    c.HTMLExporter.filters = {"clean_html": "autograder.notebook.sanitise.clean_html"}
     c.CSSHTMLHeaderPreprocessor.enabled = False
     c.VerdictStyle.enabled = True
     c.VerdictStyle.style = "default"  # the classic template's Pygments style

@@ -21,6 +21,8 @@ the autograded notebook, and every page made from it, holds no active content:
   with a ``text/plain`` note in its place when the output has no text of its own.
 
 What was removed is listed in the cell's metadata (``metadata.sanitised``) and named in the note the page shows.
+The pages clean what they show again with the same ``clean_html`` (their nbconvert filter), for a notebook
+autograded before this step existed.
 """
 
 from __future__ import annotations
@@ -56,8 +58,12 @@ SVG_ACTIVE = {"script", "foreignObject", "iframe", "object", "embed", "handler",
 XLINK = "{http://www.w3.org/1999/xlink}href"
 
 
-def clean_html(text: str) -> str:
-    """``text`` as HTML with everything active removed (nh3)."""
+def clean_html(text: str | bytes) -> str:
+    """``text`` as HTML with everything active removed (nh3). Also every page's ``clean_html`` filter (Formgrader's,
+    the feedback page's: autograder.notebook.pipeline.feedback_config), in place of nbconvert's own: that one is
+    bleach with a short allow-list that escapes, rather than removes, what it does not allow, so the <p> around a
+    student's link, a table's <th>, showed as literal tags."""
+    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
     return nh3.clean(text, attributes=ATTRIBUTES, url_schemes=LINK_SCHEMES, url_relative="deny")
 
 

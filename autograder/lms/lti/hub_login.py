@@ -10,10 +10,17 @@ from the browser that launched (the cookie's value is the token's), and names a 
 admins or the accounts in ``staff_accounts``. ``next`` is followed only when it is a path under the hub's base
 URL (autograder.lms.lti.handoff.local_next); otherwise the browser goes to the hub's home page.
 
+Staff keep the hub's own login: the handoff is added to the authenticator the hub's config names (dummy, PAM, an
+OAuthenticator: its login page, its handlers and its settings stay), and that login then signs in staff only, the
+hub's admins and the ``staff_accounts``; a student who types their name there is refused before any password is
+checked, and told to open the assignment from the LMS. So students sign in only through the LMS, staff only
+through the hub's login.
+
 The token itself (made by the tool, read here) is autograder.lms.lti.handoff, which needs no JupyterHub. The hub's
-config switches the login on when the secret file is there:
+config switches the handoff on when the secret file is there, after it has named its own authenticator:
 
     from autograder.lms.lti.hub_login import enable_if_configured
+    c.JupyterHub.authenticator_class = "dummy"
     enable_if_configured(c, state / "lti-hub-secret", staff={instructor})
 """
 
@@ -24,7 +31,8 @@ from pathlib import Path
 import jwt
 from jupyterhub.auth import Authenticator
 from jupyterhub.handlers import BaseHandler
-from jupyterhub.utils import url_path_join
+from jupyterhub.utils import maybe_future, url_path_join
+from tornado import web
 from traitlets import Set, Unicode
 
 from autograder.lms.lti.config import ConfigError, read_secret
@@ -39,12 +47,18 @@ from autograder.lms.lti.handoff import (
 from autograder.lms.lti.store import USERNAME
 
 REFUSED = "refused: this link from the LMS has expired or was used before; open the assignment again"
+STAFF_ONLY = "refused: students sign in from the LMS: open the assignment there; this login is for the course's staff"
+
+
+class Handoff(dict):
+    """What LtiLogin hands to the authenticator: the token and the browser's cookies. A login form's fields are
+    never one, so a form posted to the hub's own login cannot take this way."""
 
 
 class LtiLogin(BaseHandler):
     async def get(self):
         cookies = {name: self.get_cookie(name) for name in BROWSER_COOKIES}
-        data = {"token": self.get_argument("token", ""), "browsers": cookies}
+        data = Handoff(token=self.get_argument("token", ""), browsers=cookies)
         user = await self.login_user(data)
         if user is None:
             self.set_status(403)
@@ -62,7 +76,8 @@ class LtiLogin(BaseHandler):
 
 class LtiHandoffAuthenticator(Authenticator):
     """Signs in the student named by a handoff token from the course's LTI tool: once per token, in the browser
-    that launched, never an admin or staff account."""
+    that launched, never an admin or staff account. Made one with the hub's own authenticator (with_handoff),
+    that one signs in staff only."""
 
     secret_file = Unicode(help="the secret shared with the LTI tool (mode 0600)").tag(config=True)
     used_file = Unicode(help="the taken tokens' ids (default: <secret_file>.used.sqlite)").tag(config=True)
@@ -71,14 +86,35 @@ class LtiHandoffAuthenticator(Authenticator):
     )
 
     def get_handlers(self, app):
-        return [("/lti/login", LtiLogin)]
+        """The hub's own login's handlers (the authenticator's beside this one), and the handoff's."""
+        return [*super().get_handlers(app), ("/lti/login", LtiLogin)]
 
     def refuse(self, data: dict, why: str, log: str):
         self.log.warning("LTI handoff refused: %s", log)
         data["refused"] = why
         return None
 
+    def is_staff(self, name: str, handler) -> bool:
+        """An admin (configured, or made one in the hub's database) or one of the ``staff_accounts``."""
+        known = handler.find_user(name) if handler is not None else None
+        return name in self.admin_users or name in self.staff_accounts or bool(getattr(known, "admin", False))
+
     async def authenticate(self, handler, data):
+        """A handoff signs in a student; anything else is the hub's own login, for staff only."""
+        if isinstance(data, Handoff):
+            return await self.hand_off(handler, data)
+        typed = data.get("username") if isinstance(data, dict) else None
+        if isinstance(typed, str) and not self.is_staff(self.normalize_username(typed), handler):
+            self.log.warning("the hub's own login refused %r: not staff, a student signs in from the LMS", typed[:32])
+            raise web.HTTPError(403, STAFF_ONLY)  # before the password is checked: it says nothing of it
+        signed = await maybe_future(super().authenticate(handler, data))
+        name = signed.get("name") if isinstance(signed, dict) else signed
+        if name is not None and not self.is_staff(self.normalize_username(str(name)), handler):
+            self.log.warning("the hub's own login refused %r: not staff, a student signs in from the LMS", name)
+            raise web.HTTPError(403, STAFF_ONLY)
+        return signed
+
+    async def hand_off(self, handler, data: Handoff):
         try:
             claims = jwt.decode(
                 data.get("token", ""),
@@ -99,8 +135,7 @@ class LtiHandoffAuthenticator(Authenticator):
                 "in this one",
                 f"{name}: the token came from another browser than the launch",
             )
-        known = handler.find_user(name) if handler is not None else None
-        if name in self.admin_users or name in self.staff_accounts or getattr(known, "admin", False):
+        if self.is_staff(name, handler):
             return self.refuse(
                 data,
                 "refused: a launch from the LMS signs in students only; staff use the hub's own login",
@@ -119,12 +154,25 @@ class LtiHandoffAuthenticator(Authenticator):
         return {"name": name}
 
 
+def with_handoff(own) -> type[LtiHandoffAuthenticator]:
+    """The hub's own authenticator class ``own`` with the handoff added: its login (for staff only), its handlers
+    and its settings (``c.<its class>``, ``c.Authenticator``), and ``c.LtiHandoffAuthenticator``'s."""
+    if issubclass(own, LtiHandoffAuthenticator):
+        return own
+    return type(f"LtiHandoff{own.__name__}", (LtiHandoffAuthenticator, own), {"__module__": __name__})
+
+
 def enable_if_configured(c, secret_file: Path, staff=()) -> bool:
-    """Switch the hub's login to the LTI handoff when ``secret_file`` exists (the hub config calls this); the
-    ``staff`` accounts (the instructor's) are never signed in by it, nor are the hub's admins."""
+    """Add the LTI handoff to the hub's login when ``secret_file`` exists (the hub config calls this, after it has
+    set ``c.JupyterHub.authenticator_class``: its own login, then for staff only, default PAM as JupyterHub's);
+    the ``staff`` accounts (the instructor's) are never signed in by the handoff, nor are the hub's admins."""
     if not Path(secret_file).is_file():
         return False
-    c.JupyterHub.authenticator_class = LtiHandoffAuthenticator
+    from jupyterhub.app import JupyterHub  # the trait reads the name as JupyterHub does ("dummy", "pam", a.Class)
+
+    trait = JupyterHub.authenticator_class
+    own = trait.validate(None, c.JupyterHub.get("authenticator_class", trait.default_value))
+    c.JupyterHub.authenticator_class = with_handoff(own)
     c.LtiHandoffAuthenticator.secret_file = str(secret_file)
     c.LtiHandoffAuthenticator.staff_accounts = set(staff)
     return True

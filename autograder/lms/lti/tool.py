@@ -8,13 +8,16 @@ Endpoints under the config's tool_url (register them in the LMS):
 - ``/login``: the OIDC login the LMS starts; the browser is sent back to the LMS with a fresh state (a cookie)
   and nonce;
 - ``/launch``: the LMS's signed launch. Refused with a message that says why: a signature that is not the
-  platform's, an expired token, a nonce used before (a replay), a deployment this tool does not know, a course
-  (context) other than the one the tool is bound to. A Learner's launch signs them in (a cookie signed by this
-  process) as the account of their LMS identity, issuer + deployment + ``sub`` (autograder.lms.lti.accounts: the
-  roster's line, or a name derived from the identity; never the LMS's username), and records the assignment's
-  line item in the course's lti.json; an instructor's Deep Linking launch shows the course's assignments to place;
+  platform's, a token issued to another client (its ``azp``, or several audiences and none chosen: OpenID Connect
+  Core 3.1.3.7, the LTI security framework 5.1.3), an expired token, a nonce used before (a replay), a deployment
+  this tool does not know, a course (context) other than the one the tool is bound to. A Learner's launch signs
+  them in (a cookie signed by this process) as the account of their LMS identity, issuer + deployment + ``sub``
+  (autograder.lms.lti.accounts: the roster's line, or a name derived from the identity; never the LMS's
+  username), and records the assignment's line item in the course's lti.json; an instructor's Deep Linking
+  launch shows the course's assignments to place;
 - ``/deeplink``: the instructor's choice, sent back to the LMS as a signed Deep Linking response; the first
-  placement binds the tool to that LMS course;
+  placement binds the tool to that LMS course. A Deep Linking launch places once, from the browser that launched
+  (autograder.lms.lti.placement): used again, or from another browser, it is refused and says so;
 - ``/home``: who is signed in, in which LMS course and assignment (the landing page when no hub_url is set);
   with hub_url, a student goes on to their JupyterHub account (autograder.lms.lti.hub_login), in this browser only.
 """
@@ -38,6 +41,7 @@ from pylti1p3.oidc_login import OIDCLogin
 from pylti1p3.redirect import Redirect
 from pylti1p3.request import Request
 
+from autograder.lms.lti import placement
 from autograder.lms.lti.accounts import NoAccount, account_for, identity_of
 from autograder.lms.lti.config import LtiConfig
 from autograder.lms.lti.handoff import LIFETIME, browser_cookie, browser_value, handoff_token
@@ -60,6 +64,8 @@ class LaunchRefused(Exception):
 def explain(error: Exception, body: dict | None = None) -> str:
     """PyLTI1p3's reason for refusing a launch, said so that the person reading it knows what to do."""
     text = str(error)
+    if text.startswith("refused: "):  # the tool's own checks (ToolLaunch) say it already
+        return text
     if "Signature verification failed" in text or "Unable to find public key" in text:
         return "refused: the launch is not signed with the platform's registered key (wrong signature)"
     if "Signature has expired" in text:
@@ -139,6 +145,15 @@ class ToolLaunch(MessageLaunch):
     def _get_request_param(self, key):
         return self._request.get_param(key)
 
+    def validate_registration(self):
+        """The registration PyLTI1p3 finds, and the token issued to it: PyLTI1p3 reads the client id from the
+        first audience and checks neither the others nor ``azp``."""
+        super().validate_registration()
+        problem = not_for_client(self._get_jwt_body(), self._registration.get_client_id())
+        if problem:
+            raise LtiException(problem)
+        return self
+
 
 class Base(tornado.web.RequestHandler):
     @property
@@ -212,6 +227,18 @@ class Launch(Base):
         if not (launch.check_teacher_access() or launch.check_staff_access() or launch.check_designer_access()):
             raise LaunchRefused("refused: only an instructor places assignments (Deep Linking)")
         check_context(self.lti, body, "offer")
+        cookie = placement.new_cookie(tool_url=self.lti.tool_url)
+        store = self.settings["store"]
+        placement.remember(store=store, launch_id=launch.get_launch_id(), cookie=cookie)
+        self.set_cookie(
+            cookie.name,
+            cookie.value,
+            path=cookie.path,
+            expires_days=store.lifetime / 86400,
+            httponly=True,
+            secure=cookie.secure,
+            samesite=cookie.same_site,
+        )
         names = course_assignments(self.lti)
         options = "".join(f"<option>{html.escape(name)}</option>" for name in names)
         self.write(
@@ -258,14 +285,19 @@ class Launch(Base):
 
 
 class DeepLinkResponse(Base):
-    def check_xsrf_cookie(self):  # the launch id, a secret of this flow, is the proof
+    def check_xsrf_cookie(self):  # the launch id and the cookie bound to it (autograder.lms.lti.placement): the proof
         pass
 
     def post(self):
+        launch_id, store = self.get_argument("launch_id", ""), self.settings["store"]
+        refused = placement.refusal(store=store, launch_id=launch_id, cookie_of=self.get_cookie)
+        if refused:
+            self.refuse(403, refused)
+            return
         try:
-            launch = ToolLaunch.from_cache(self.get_argument("launch_id", ""), TornadoRequest(self), **self.services())
+            launch = ToolLaunch.from_cache(launch_id, TornadoRequest(self), **self.services())
         except LtiException:
-            self.refuse(403, "refused: this placement has expired; open Deep Linking again from the LMS")
+            self.refuse(403, placement.EXPIRED)
             return
         assignment = self.get_argument("assignment", "")
         maximum = course_assignments(self.lti).get(assignment)
@@ -279,6 +311,11 @@ class DeepLinkResponse(Base):
                 "instructor generates it (nbgrader generate_assignment, or Formgrader's Generate) and places it then",
             )
             return
+        taken = placement.take(store=store, launch_id=launch_id)
+        if taken is None:  # another request placed with it first
+            self.refuse(403, placement.MADE_ALREADY)
+            return
+        self.clear_cookie(taken["cookie"], path=taken["path"], secure=taken["secure"])
         try:
             check_context(self.lti, launch.get_launch_data(), "place")
         except LaunchRefused as error:
@@ -334,6 +371,30 @@ def unverified_platform(token: str) -> tuple[str, str]:
     audience = body.get("aud", "")  # the client id, as PyLTI1p3 reads it (MessageLaunch.get_client_id)
     client = audience[0] if isinstance(audience, list) and audience else audience
     return str(body.get("iss", "")), client if isinstance(client, str) else ""
+
+
+def not_for_client(body: dict, client: str) -> str | None:
+    """Why an id_token is not issued to the tool's ``client`` id (None: it is): OpenID Connect Core 3.1.3.7, steps
+    3 to 5, as the LTI security framework (5.1.3) makes them a tool's duty: ``aud`` holds the client id; with
+    several audiences ``azp`` is there; an ``azp`` there is the client id."""
+    audience = body.get("aud")
+    audiences = audience if isinstance(audience, list) else [audience]
+    issued = f"refused: the launch was issued to another tool ({{}}), not to the client id {client!r} this tool " + (
+        "is registered with; the LMS's administrator checks the tool's registration there"
+    )
+    if client not in audiences:
+        return issued.format(f"its audience, aud, is {shown(audience)}")
+    if "azp" in body and body["azp"] != client:
+        return issued.format(f"its authorised party, azp, is {shown(body['azp'])}")
+    if len(audiences) > 1 and "azp" not in body:
+        return issued.format(f"it names several audiences, {shown(audience)}, and no authorised party, azp")
+    return None
+
+
+def shown(value, limit: int = 200) -> str:
+    """A claim's value for a refusal, cut to ``limit`` characters (what the platform signed, not a name of ours)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def registered(config: LtiConfig, issuer: str, client: str = "") -> bool:

@@ -4,6 +4,7 @@ outputs or markdown can hold is removed, and plots and ordinary formatting are k
 from __future__ import annotations
 
 import base64
+import re
 from html.parser import HTMLParser
 
 import nbformat
@@ -198,3 +199,87 @@ def test_a_whole_hostile_notebook_holds_nothing_active_afterwards():
     assert_inert(rendered(notebook))
     assert_inert(markdown2html_mistune(notebook.cells[1].source))
     assert "[a](javascript:1)" in notebook.cells[1].source, "left as text inside the HTML block, not as a link"
+
+
+# --- as Formgrader shows them: the autograded notebook through Formgrader's own exporter -------------------------
+
+LINK = '<p>See <a href="https://example.com/docs">the docs</a>, <b>twice</b>.</p>'
+TABLE = '<table class="dataframe"><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>'
+
+
+def formgrader_page(notebook) -> str:
+    """Formgrader's submission page of ``notebook``: nbconvert's HTMLExporter as nbgrader's FormgradeExtension makes
+    it (the course's configuration, autograder.notebook.pipeline.chain_config, then its formgrade template), with
+    the resources its SubmissionHandler gives."""
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config import Config
+
+    from autograder.notebook.pipeline import chain_config
+
+    config = Config()
+    config.merge(chain_config())
+    config.HTMLExporter.template_name = "formgrade"
+    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
+    names = ("assignment_id", "notebook_id", "submission_id", "student", "last_name", "first_name", "notebook_path")
+    resources = dict.fromkeys(names, "x") | {"index": 0, "total": 1, "base_url": "/"}
+    page, _ = HTMLExporter(config=config).from_notebook_node(notebook, resources=resources)
+    return page
+
+
+def students_part(page: str) -> str:
+    """The part of the page the student's cells make (between the two marker cells)."""
+    return page.split("STUDENT-BEGINS", 1)[1].split("STUDENT-ENDS", 1)[0]
+
+
+def test_formgrader_shows_a_students_cleaned_html_as_html_with_its_links():
+    """Cleaned HTML outputs, a markdown output made HTML and a table reach Formgrader's page as elements: no literal
+    tags around the links (nbconvert's own cleaning, bleach with a short allow-list, escaped <p>, <th>, ...)."""
+    outputs = [
+        display({"text/html": LINK}),
+        display({"text/markdown": "Read [the docs](https://example.com/md) <b>now</b>"}),
+    ]
+    outputs.append(display({"text/html": TABLE}))
+    notebook = sanitised(
+        new_markdown_cell("STUDENT-BEGINS"),
+        new_code_cell("x", outputs=outputs),
+        new_markdown_cell("A cell with [a link](https://example.com/cell) and <i>some HTML</i>"),
+        new_markdown_cell("STUDENT-ENDS"),
+    )
+    shown = students_part(formgrader_page(notebook))
+    assert "&lt;" not in shown and "&gt;" not in shown, shown  # no tag shown as text
+    assert re.search(r'<p>See <a href="https://example.com/docs"[^>]*>the docs</a>, <b>twice</b>\.</p>', shown)
+    assert re.search(r'Read <a href="https://example.com/md"[^>]*>the docs</a> <b>now</b>', shown)
+    assert re.search(r'<a href="https://example.com/cell"[^>]*>a link</a> and <i>some HTML</i>', shown)
+    assert re.search(r"<thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr></tbody>", shown)
+    assert_inert(shown)
+
+
+def test_formgrader_cleans_a_notebook_autograded_before_sanitise_existed():
+    """The page's own cleaning, a second line behind Sanitise: a hostile output never sanitised is shown without
+    anything active, and without the student's script as text."""
+    hostile = (
+        '<p onclick="steal()">x <a href="javascript:steal()">y</a> <a href="https://example.com/ok">ok</a></p>'
+        "<script>steal()</script><img src=x onerror=steal()><iframe src=/api/contents></iframe>"
+    )
+    notebook = new_notebook(
+        cells=[
+            new_markdown_cell("STUDENT-BEGINS"),
+            new_code_cell("x", outputs=[display({"text/html": hostile})]),
+            new_markdown_cell("STUDENT-ENDS"),
+        ]
+    )
+    shown = students_part(formgrader_page(notebook))
+    assert_inert(shown)
+    assert "steal(" not in shown and "&lt;" not in shown
+    assert re.search(r'<a href="https://example.com/ok"[^>]*>ok</a>', shown)
+
+
+def test_the_feedback_page_cleans_with_the_same_filter_as_formgrader():
+    from autograder.notebook.feedback import FeedbackPage
+    from autograder.notebook.pipeline import chain_config
+    from autograder.notebook.sanitise import clean_html
+
+    page = FeedbackPage(config=chain_config())  # GenerateFeedback's exporter, with the course's configuration
+    assert page.sanitize_html is True and page.environment.filters["clean_html"] is clean_html
+    assert page.environment.filters["clean_html"](LINK.encode()) == clean_html(LINK)  # bytes too (an SVG's)

@@ -11,14 +11,21 @@ import asyncio
 import os
 import secrets
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import jwt
 import pytest
+
+pytest.importorskip("jupyterhub", reason="the hub's side of the handoff: pip install -e '.[hub]'")
+
+from jupyterhub.auth import Authenticator, DummyAuthenticator, PAMAuthenticator
+from jupyterhub.handlers.login import LoginHandler
+from tornado import web
 from traitlets.config import Config
 
 from autograder.lms.lti.handoff import BROWSER_COOKIE, SECURE_BROWSER_COOKIE, handoff_token
-from autograder.lms.lti.hub_login import REFUSED, LtiHandoffAuthenticator, LtiLogin, enable_if_configured
+from autograder.lms.lti.hub_login import REFUSED, Handoff, LtiHandoffAuthenticator, LtiLogin, enable_if_configured
 
 COOKIE = "the-launching-browsers-own-value"
 
@@ -33,7 +40,7 @@ def secret(tmp_path):
 
 def sign_in(hub, token, cookies=None, handler=None) -> tuple[dict | None, str | None]:
     """(what authenticate returns, the refusal the student is shown)."""
-    data = {"token": token, "browsers": {BROWSER_COOKIE: COOKIE} if cookies is None else cookies}
+    data = Handoff(token=token, browsers={BROWSER_COOKIE: COOKIE} if cookies is None else cookies)
     return asyncio.run(hub.authenticate(handler, data)), data.get("refused")
 
 
@@ -141,8 +148,94 @@ def test_a_secret_too_short_or_readable_by_others_refuses_every_token(secret):
     assert sign_in(missing, token) == (None, REFUSED)
 
 
-def test_the_login_page_is_the_hubs_lti_login():
-    assert LtiHandoffAuthenticator().get_handlers(None) == [("/lti/login", LtiLogin)]
+def test_the_handoffs_page_is_the_hubs_lti_login_beside_its_own_login():
+    assert LtiHandoffAuthenticator().get_handlers(None) == [("/login", LoginHandler), ("/lti/login", LtiLogin)]
+
+
+# --- staff keep the hub's own login, students come from the LMS: the authenticator the hub's config builds --------
+
+REPOSITORY = Path(__file__).resolve().parents[4]
+STAFF_ONLY_SAID = (
+    "refused: students sign in from the LMS: open the assignment there; this login is for the course's staff"
+)
+
+
+def hubs_authenticator(state: Path, monkeypatch):
+    """The authenticator JupyterHub builds from hub/jupyterhub_config.py (its own loader, its trait resolving the
+    class, the instance made with the hub as parent), for a course of ``instructor``, ``student1`` and ``student2``."""
+    from jupyterhub.app import JupyterHub
+    from traitlets.config.loader import PyFileConfigLoader
+
+    environment = {"STATE": str(state), "PORTS": "8101,8102,8103", "PROXY": "configurable-http-proxy"}
+    for name, value in (environment | {"INSTRUCTOR": "instructor", "STUDENTS": "student1,student2"}).items():
+        monkeypatch.setenv(f"ATTENTION_HUB_{name}", value)
+    config = PyFileConfigLoader("jupyterhub_config.py", path=str(REPOSITORY / "hub")).load_config()
+    hub = JupyterHub(config=config)
+    return hub.authenticator_class(parent=hub)
+
+
+def logged_in(authenticator, data, admins=()):
+    """What the hub's login (LoginHandler.post, through get_authenticated_user) makes of ``data``: the user, or the
+    refusal's (status, message)."""
+    handler = SimpleNamespace(find_user=lambda name: SimpleNamespace(admin=name in admins))
+    try:
+        return asyncio.run(authenticator.get_authenticated_user(handler, data))
+    except web.HTTPError as error:
+        return error.status_code, error.log_message
+
+
+def test_with_the_handoff_on_staff_use_the_hubs_own_login_and_students_the_lms(tmp_path, monkeypatch):
+    secret = tmp_path / "lti-hub-secret"
+    secret.write_text(secrets.token_hex(32))
+    os.chmod(secret, 0o600)
+    hub = hubs_authenticator(tmp_path, monkeypatch)
+    assert isinstance(hub, DummyAuthenticator) and isinstance(hub, LtiHandoffAuthenticator)  # the config's own login
+    assert hub.admin_users == {"instructor"} and hub.staff_accounts == {"instructor"}
+    instructor = logged_in(hub, {"username": "instructor", "password": "any"})
+    assert (instructor["name"], instructor["admin"]) == ("instructor", True)
+    for name in ("student1", "student2", "mallory", " Student1 "):  # not staff: refused, whatever their password
+        assert logged_in(hub, {"username": name, "password": "any"}) == (403, STAFF_ONLY_SAID)
+    # made an admin in the hub's database (the admin page): staff too
+    assert logged_in(hub, {"username": "student2", "password": "x"}, admins={"student2"})["name"] == "student2"
+    # the students come from the LMS, the staff never do
+    tokens = {name: token_for(secret, name) for name in ("student1", "instructor")}
+    assert logged_in(hub, Handoff(token=tokens["student1"], browsers={BROWSER_COOKIE: COOKIE}))["name"] == "student1"
+    assert logged_in(hub, Handoff(token=tokens["instructor"], browsers={BROWSER_COOKIE: COOKIE})) is None
+    routes = dict(hub.get_handlers(None))
+    assert routes["/lti/login"] is LtiLogin and issubclass(routes["/login"], LoginHandler)
+
+
+def test_without_the_secret_the_hubs_own_login_signs_in_everyone_it_allows(tmp_path, monkeypatch):
+    hub = hubs_authenticator(tmp_path, monkeypatch)
+    assert type(hub) is DummyAuthenticator
+    assert logged_in(hub, {"username": "student1", "password": "any"})["name"] == "student1"
+
+
+class Recorded(Authenticator):
+    """A hub's own login that records whom it was asked to check (a PAM or an OAuth stand-in): it signs in the
+    name typed, or ``student1`` when none is (as an OAuth callback names the user it was told)."""
+
+    asked: list = []
+
+    async def authenticate(self, handler, data):
+        Recorded.asked.append(data.get("username"))
+        return data.get("username") or "student1"
+
+
+def test_a_students_name_is_refused_before_the_hubs_own_login_checks_a_password(secret, monkeypatch):
+    c = Config()
+    c.JupyterHub.authenticator_class = Recorded
+    c.Authenticator.admin_users = {"instructor"}
+    c.Authenticator.allow_all = True
+    assert enable_if_configured(c, secret, staff={"ta"}) is True
+    hub = c.JupyterHub.authenticator_class(config=c)
+    monkeypatch.setattr(Recorded, "asked", [])
+    assert logged_in(hub, {"username": "student1", "password": "guess"}) == (403, STAFF_ONLY_SAID)
+    assert Recorded.asked == []  # the password was never tried: the refusal says nothing of it
+    assert logged_in(hub, {"username": "ta", "password": "right"})["name"] == "ta"
+    assert logged_in(hub, {"username": "instructor", "password": "right"})["name"] == "instructor"
+    assert logged_in(hub, {"code": "oauth"}) == (403, STAFF_ONLY_SAID)  # no typed name: the name it signs in counts
+    assert Recorded.asked == ["ta", "instructor", None]
 
 
 def test_the_hub_config_switches_to_the_handoff_only_when_the_secret_is_there(secret, tmp_path):
@@ -150,6 +243,9 @@ def test_the_hub_config_switches_to_the_handoff_only_when_the_secret_is_there(se
     assert enable_if_configured(c, tmp_path / "missing", staff={"instructor"}) is False
     assert "JupyterHub" not in c and "LtiHandoffAuthenticator" not in c
     assert enable_if_configured(c, secret, staff=["instructor", "ta"]) is True
-    assert c.JupyterHub.authenticator_class is LtiHandoffAuthenticator
+    hub = c.JupyterHub.authenticator_class  # the hub's own login, JupyterHub's default (PAM), with the handoff
+    assert issubclass(hub, LtiHandoffAuthenticator) and issubclass(hub, PAMAuthenticator)
+    assert enable_if_configured(c, secret, staff=["instructor", "ta"]) is True  # again: the same class, once
+    assert c.JupyterHub.authenticator_class is hub
     assert c.LtiHandoffAuthenticator.secret_file == str(secret)
     assert c.LtiHandoffAuthenticator.staff_accounts == {"instructor", "ta"}

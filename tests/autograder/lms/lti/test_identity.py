@@ -265,6 +265,49 @@ def test_deep_linking_an_assignment_the_gradebook_does_not_know_says_so(world):
     assert world.platform.state.lineitems == {}
 
 
+def placement_page(world, session) -> str:
+    """The instructor's Deep Linking launch in ``session`` (a browser) up to the tool's page; returns its launch id."""
+    action, fields = launch_form(world, session, "teacher", deep=True)
+    picker = session.post(action, data=fields, timeout=20)
+    assert picker.status_code == 200 and "Place an assignment" in picker.text, picker.text
+    return re.search(r"name=launch_id value='([^']+)'", picker.text).group(1)
+
+
+def placed(world, session, launch_id, assignment="ps1"):
+    return session.post(f"{world.tool_url}/deeplink", data={"launch_id": launch_id, "assignment": assignment})
+
+
+def test_a_deep_linking_launch_places_once(world):
+    """Its launch id, used again (the page sent twice, or the response replayed), places nothing more; a choice
+    the tool refuses (an assignment the gradebook does not know yet) does not use it up."""
+    (world.course / "source" / "ps3").mkdir()
+    session = requests.Session()
+    launch_id = placement_page(world, session)
+    assert placed(world, session, launch_id, "ps3").status_code == 409
+    first = placed(world, session, launch_id)
+    assert first.status_code == 200 and 'name="JWT"' in first.text, first.text
+    for assignment in ("ps1", "ps2"):
+        again = placed(world, session, launch_id, assignment)
+        assert again.status_code == 403, again.text
+        assert "refused: this placement was made already (a Deep Linking launch places once)" in text(again)
+        assert "open Deep Linking again from the LMS" in text(again) and 'name="JWT"' not in again.text
+    assert placed(world, session, placement_page(world, session), "ps2").status_code == 200  # a new launch does
+
+
+def test_a_deep_linking_launch_places_only_from_the_browser_that_launched(world):
+    """Its launch id, copied into another browser (one with no cookie of the tool's, then one that made a Deep
+    Linking launch of its own), places nothing; the browser that launched still can."""
+    teacher, stranger = requests.Session(), requests.Session()
+    launch_id = placement_page(world, teacher)
+    for _ in ("no cookie", "its own launch's cookie"):
+        answer = placed(world, stranger, launch_id)
+        assert answer.status_code == 403, answer.text
+        assert "refused: this placement was opened in another browser" in text(answer)
+        assert "open Deep Linking from the LMS in this one" in text(answer) and 'name="JWT"' not in answer.text
+        placement_page(world, stranger)
+    assert placed(world, teacher, launch_id).status_code == 200  # none of those used it up
+
+
 def test_the_landing_page_shows_the_lms_course_not_the_servers_folder(world):
     place(world, requests.Session())
     page = launch(world, "ada")
@@ -276,6 +319,7 @@ def test_the_landing_page_shows_the_lms_course_not_the_servers_folder(world):
 
 
 def test_a_submit_in_another_name_puts_nothing_on_the_classmates_lms_grade(world):
+    pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub service: pip install -e '.[hub]'")
     from autograder.service.app import ServiceOptions, lms_sender
 
     place(world, requests.Session())
@@ -359,6 +403,7 @@ c.ConfigurableHTTPProxy.command = [{proxy!r}]
 c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
 c.JupyterHub.cookie_secret_file = "{state}/cookie_secret"
 c.JupyterHub.pid_file = "{state}/jupyterhub.pid"
+c.JupyterHub.authenticator_class = "dummy"  # the hub's own login, as hub/jupyterhub_config.py's
 c.Authenticator.allowed_users = {{"instructor", "ada", "bob"}}
 c.Authenticator.admin_users = {{"instructor"}}
 c.Spawner.cmd = ["false"]  # no server is started here: only the hub's login is tried
@@ -518,7 +563,7 @@ def test_on_https_the_browser_cookie_is_one_no_other_subdomain_can_set(world, tm
     pytest.importorskip("jupyterhub", reason="the hub's side of the handoff: pip install -e '.[hub]'")
     import asyncio
 
-    from autograder.lms.lti.hub_login import LtiHandoffAuthenticator
+    from autograder.lms.lti.hub_login import Handoff, LtiHandoffAuthenticator
 
     secret = tmp_path / "secrets" / "hub-secret"
     secret.write_text(secrets.token_hex(32))
@@ -534,10 +579,34 @@ def test_on_https_the_browser_cookie_is_one_no_other_subdomain_can_set(world, tm
     value = set_cookie.split(";")[0].split("=", 1)[1]
     token = parse_qs(urlsplit(answer.headers["Location"]).query)["token"][0]
     hub = LtiHandoffAuthenticator(secret_file=str(secret))
-    tossed = {"token": token, "browsers": {BROWSER_COOKIE: value}}  # the name a sibling subdomain can set
+    tossed = Handoff(token=token, browsers={BROWSER_COOKIE: value})  # the name a sibling subdomain can set
     assert asyncio.run(hub.authenticate(None, tossed)) is None and "another browser" in tossed["refused"]
-    own = {"token": token, "browsers": {"__Host-attention-lti-browser": value}}
+    own = Handoff(token=token, browsers={"__Host-attention-lti-browser": value})
     assert asyncio.run(hub.authenticate(None, own)) == {"name": "bob"}
+
+
+def form_login(small, name) -> tuple[requests.Session, requests.Response]:
+    """``name`` at the hub's own login page, as a browser fills its form in (any password: the dummy login)."""
+    browser = requests.Session()
+    page = browser.get(f"{small.url}/hub/login", timeout=20)
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.text).group(1)
+    fields = {"username": name, "password": "any", "_xsrf": xsrf}
+    return browser, browser.post(f"{small.url}/hub/login", data=fields, timeout=20, allow_redirects=False)
+
+
+def test_with_the_hand_off_on_the_instructor_keeps_the_hubs_own_login_and_students_come_from_the_lms(hub_world):
+    world, small = hub_world
+    teacher, answer = form_login(small, "instructor")
+    assert answer.status_code == 302 and "jupyterhub-hub-login" in answer.headers.get("Set-Cookie", ""), answer.text
+    home = teacher.get(f"{small.url}/hub/home", timeout=20, allow_redirects=False)
+    assert home.status_code == 200 and "instructor" in home.text
+    for name in ("ada", "bob", "someone"):
+        _, refused = form_login(small, name)
+        assert refused.status_code == 403 and "jupyterhub-hub-login" not in refused.headers.get("Set-Cookie", "")
+        assert "students sign in from the LMS: open the assignment there" in html.unescape(refused.text)
+    browser, link = launched(world, "ada")  # ada's way in
+    assert open_link(browser, link).status_code == 302
+    assert "ada" in browser.get(f"{small.url}/hub/home", timeout=20, allow_redirects=False).text
 
 
 def test_the_hub_never_signs_in_an_admin_or_staff_account_from_the_lms(hub_world):

@@ -111,6 +111,36 @@ def test_an_unknown_deployment_is_refused(world):
     assert "deployment 'deployment-9' is not registered with this tool" in refusal(world, action, fields, session)
 
 
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {"azp": "another-tool"},  # signed by the platform, for another of its clients
+        {"aud": ["attention-tool", "another-tool"], "azp": "another-tool"},
+        {"aud": ["attention-tool", "another-tool"], "azp": None},  # several audiences and no azp to choose
+    ],
+    ids=["azp_another_client", "several_audiences_azp_another", "several_audiences_no_azp"],
+)
+def test_a_launch_issued_to_another_client_is_refused(world, claims):
+    """OpenID Connect Core 3.1.3.7 and the LTI security framework 5.1.3: an id_token whose authorised party (azp)
+    is another client, or with several audiences and no azp naming this tool, is not this tool's launch."""
+    place(world, requests.Session())
+    world.platform.state.claims = claims
+    session = requests.Session()
+    action, fields = launch_form(world, session, "ada", "ps1")
+    refused = refusal(world, action, fields, session)
+    assert refused.startswith("refused: the launch was issued to another tool"), refused
+    assert "the client id 'attention-tool'" in refused
+    assert json.loads((world.course / "lti.json").read_text())["students"] == {}  # nobody signed in or bound
+
+
+def test_a_launch_with_several_audiences_whose_azp_is_this_tool_signs_in(world):
+    place(world, requests.Session())
+    world.platform.state.claims = {"aud": ["attention-tool", "another-tool"], "azp": "attention-tool"}
+    session = requests.Session()
+    action, fields = launch_form(world, session, "ada", "ps1")
+    assert session.post(action, data=fields, timeout=20).url == f"{world.tool_url}/home"
+
+
 def launch_students(world, *names):
     for name in names:
         session = requests.Session()
@@ -221,7 +251,7 @@ def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tm
     import asyncio
 
     from autograder.lms.lti.handoff import handoff_token
-    from autograder.lms.lti.hub_login import LtiHandoffAuthenticator
+    from autograder.lms.lti.hub_login import Handoff, LtiHandoffAuthenticator
 
     secret = world.config_path.parent / "hub-secret"
     secret.write_text("a-secret-only-the-tool-and-the-hub-read")
@@ -240,17 +270,19 @@ def test_with_a_hub_the_launch_hands_the_student_to_their_account_once(world, tm
     assert "Path=/hub/lti/" in answer.headers["Set-Cookie"]
 
     hub = LtiHandoffAuthenticator(secret_file=str(secret))
-    assert asyncio.run(hub.authenticate(None, {"token": token, "browsers": {"attention-lti-browser": cookie}})) == {
+    assert asyncio.run(hub.authenticate(None, Handoff(token=token, browsers={"attention-lti-browser": cookie}))) == {
         "name": "ada"
     }
     assert (
-        asyncio.run(hub.authenticate(None, {"token": token, "browsers": {"attention-lti-browser": cookie}})) is None
+        asyncio.run(hub.authenticate(None, Handoff(token=token, browsers={"attention-lti-browser": cookie}))) is None
     )  # used once
     forged = handoff_token("another-secret-of-more-than-32-characters", "ada", "ps1", cookie)
-    assert asyncio.run(hub.authenticate(None, {"token": forged, "browsers": {"attention-lti-browser": cookie}})) is None
+    assert (
+        asyncio.run(hub.authenticate(None, Handoff(token=forged, browsers={"attention-lti-browser": cookie}))) is None
+    )
     expired = jwt.encode({"sub": "ada", "aud": "attention-hub", "exp": 1, "jti": "x"}, secret.read_text(), "HS256")
     assert (
-        asyncio.run(hub.authenticate(None, {"token": expired, "browsers": {"attention-lti-browser": cookie}})) is None
+        asyncio.run(hub.authenticate(None, Handoff(token=expired, browsers={"attention-lti-browser": cookie}))) is None
     )
     os.chmod(secret, 0o644)
     with pytest.raises(ConfigError, match="can be read by others"):

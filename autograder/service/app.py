@@ -44,6 +44,7 @@ from tornado import ioloop, web
 
 from autograder import sandbox
 from autograder.course import assignments, students
+from autograder.course.term.store import Standing
 from autograder.hub import collect
 from autograder.service.attempts import WAITING, Attempt, Attempts, utcnow
 from autograder.service.checkers import Checkers, ProbeMemory, authoring_trouble, probe_digest
@@ -182,8 +183,12 @@ class Page(HubOAuthenticated, web.RequestHandler):
 
     def render_page(self, name: str, **values):
         template = self.app["templates"].get_template(name)
-        self.set_header("Content-Security-Policy", f"default-src 'none'; style-src 'unsafe-inline'; {self.FRAMES}")
-        self.finish(template.render(prefix=self.app["prefix"], **values))
+        self.set_header(
+            "Content-Security-Policy",
+            f"default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; {self.FRAMES}",
+        )
+        xsrf = self.xsrf_token.decode() if isinstance(self.current_user, dict) else ""  # for the page's forms
+        self.finish(template.render(prefix=self.app["prefix"], xsrf=xsrf, **values))
 
 
 def released_feedback(checker: Checker, student: str) -> Path | None:
@@ -201,10 +206,26 @@ def released_feedback(checker: Checker, student: str) -> Path | None:
     return page if page.is_file() else None
 
 
+def own_standing(checker: Checker, student: str) -> Standing | None:
+    """The student's own due date and late days for the checker's assignment (None without the course's term)."""
+    if checker.term is None or not students.is_valid(student):
+        return None
+    return checker.term.standing(student=student, assignment=checker.assignment, base=checker.policy.due_date())
+
+
+def shown_to(checker: Checker, standing: Standing | None, now: datetime.datetime) -> str:
+    """What a checked Submit shows now: the policy's before or after the student's own due date."""
+    if standing is None:
+        return checker.policy.shown(now)
+    return checker.policy.after_due if standing.late(now) else checker.policy.before_due
+
+
 def assignment_values(checker: Checker, student: str, now: datetime.datetime) -> dict:
-    """One assignment's part of a student's page: its policy, the student's attempts newest first, the latest
-    checked one's verdicts, whether its checks cannot run now (in the students' words) and its released feedback."""
-    shown = checker.policy.shown(now)
+    """One assignment's part of a student's page: its policy, the student's own due date and late days, their
+    attempts newest first, the latest checked one's verdicts, whether its checks cannot run now (in the students'
+    words) and its released feedback."""
+    standing = own_standing(checker, student)
+    shown = shown_to(checker, standing, now)
     attempts = checker.store.select(student=student)
     reopens = window_reopens([a.started for a in attempts if a.started is not None], checker.policy, now)
     rows = [shown_attempt(a, shown) | {"status": status_words(a, reopens, checker.broken)} for a in reversed(attempts)]
@@ -218,6 +239,9 @@ def assignment_values(checker: Checker, student: str, now: datetime.datetime) ->
         "shown": explain(shown),
         "broken": checker.broken.student if checker.broken is not None else "",
         "feedback": released_feedback(checker, student) is not None,
+        "term": standing.describe() if standing is not None else [],
+        "spendable": standing is not None and standing.due is not None and standing.left > 0,
+        "seen": standing.spent_here if standing is not None else 0,
     }
 
 
@@ -311,12 +335,15 @@ def latest_values(checkers: Checkers, student: str, now: datetime.datetime, assi
         return {
             "student": student,
             "assignment": checker.assignment,
-            "shown": checker.policy.shown(now),
+            "shown": shown_to(checker, own_standing(checker, student), now),
             "newest": None,
+            **term_values(own_standing(checker, student)),
         }
     checker, attempts = max(found, key=lambda pair: (pair[1][-1].submitted, pair[1][-1].id))
-    shown = checker.policy.shown(now)
+    standing = own_standing(checker, student)
+    shown = shown_to(checker, standing, now)
     answer = {"student": student, "assignment": checker.assignment, "shown": shown, "newest": None}
+    answer |= term_values(standing)
     reopens = window_reopens([a.started for a in attempts if a.started is not None], checker.policy, now)
     newest = attempts[-1]
     row = shown_attempt(newest, shown)
@@ -331,6 +358,17 @@ def latest_values(checkers: Checkers, student: str, now: datetime.datetime, assi
         "ends": row["ends"],
     }
     return answer
+
+
+def term_values(standing: Standing | None) -> dict:
+    """The student's own due date (ISO, UTC; None: no due date) and late days left (None: the course has none), for
+    their JupyterLab; nothing without the course's term."""
+    if standing is None:
+        return {}
+    return {
+        "due": standing.due.isoformat() + "Z" if standing.due else None,
+        "late_days_left": standing.left if standing.granted else None,
+    }
 
 
 def lost_points(verdicts, shown: str) -> list[dict]:
@@ -386,6 +424,40 @@ class StudentPage(Page):
         self.render_page("student.html.j2", **student_values(self.app["checkers"], student, utcnow(), viewer))
 
 
+class LateDay(Page):
+    """``students/<id>/late-days/<assignment>`` (POST): the student spends one late day on an assignment, for
+    themselves only (the hub's identity, never a name in the request; an instructor grants, python -m
+    autograder.course.term), with the XSRF token of the page they clicked on and the number of late days that page
+    showed spent (``seen``), so a second click, or a replayed request, spends nothing."""
+
+    @web.authenticated
+    def post(self, student: str, assignment: str):
+        self.check_xsrf_cookie()
+        user = self.get_current_user()
+        if student != user["name"]:
+            raise web.HTTPError(403, "a student spends only their own late days")
+        checkers = self.app["checkers"]
+        if assignment not in checkers:
+            raise web.HTTPError(404, f"no assignment {assignment!r} is checked here")
+        checker = checkers[assignment]
+        if checker.term is None:
+            raise web.HTTPError(404, "this course has no late days")
+        try:
+            seen = int(self.get_body_argument("seen", ""))
+        except ValueError:
+            raise web.HTTPError(400, "the request does not say how many late days your page showed") from None
+        spent = checker.term.spend(student=student, assignment=assignment, base=checker.policy.due_date(), seen=seen)
+        if spent.tokens:
+            notice = (
+                f"One late day spent on {assignment}: your due date is now {spent.standing.due:%Y-%m-%d %H:%M} UTC."
+            )
+        else:
+            notice = f"No late day spent on {assignment}: {spent.why}."
+        log.info("%s: %s", student, notice)
+        values = student_values(checkers, student, utcnow())
+        self.render_page("student.html.j2", notice=notice, **values)
+
+
 class FeedbackPage(Page):
     """A student's released feedback page of an assignment, one click from their checks (theirs and the
     instructors' only); without an assignment's name, that of the first assignment on their page (the newest
@@ -425,6 +497,7 @@ def make_app(options: ServiceOptions, checkers: Checkers | Checker) -> web.Appli
             (prefix, Home),
             (url_path_join(prefix, "api", "latest"), Latest),
             (url_path_join(prefix, "students", r"([^/]+)"), StudentPage),
+            (url_path_join(prefix, "students", r"([^/]+)", "late-days", r"([^/]+)"), LateDay),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback"), FeedbackPage),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback", r"([^/]+)"), FeedbackPage),
             (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
@@ -499,6 +572,7 @@ def make_checkers(options: ServiceOptions) -> Checkers:
     live = {name: LiveSettings(options.course, name, db=options.db) for name in names}  # read again each round
     db = live[names[0]].db
     store, students = Attempts(db), course_students(db, options.students)
+    term = live[names[0]].settings.term()  # each student's own due date and late days, read at each Submit
     send = lms_sender(options, lambda assignment: live[assignment].current)
     memory = ProbeMemory(options.course)  # passing probes remembered: a restart with nothing changed skips them
 
@@ -518,6 +592,7 @@ def make_checkers(options: ServiceOptions) -> Checkers:
             probe=authoring_trouble,
             memory=memory,
             digest=probe_digest,
+            term=term,
         )
 
     def added(known: frozenset) -> dict[str, Checker]:

@@ -1,0 +1,193 @@
+"""Each student's own due date in the grading service: an extended student's late Submit is checked and scored in
+full while a classmate's identical one is not, late days are spent automatically once and run out, and on the checks
+page a student sees their own due date and tokens and spends a late day (theirs only, with the page's XSRF token).
+The hub's OAuth is replaced by a header naming the user, as in test_app.py."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import http.cookiejar
+import json
+import re
+import shutil
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from autograder import sandbox
+from autograder.course.term.store import LateDays, Term
+from autograder.service.attempts import Attempts
+from autograder.service.checking import check_notebook
+from autograder.service.instant import Checker, InstantChecks
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+SOURCE = REPOSITORY / "source" / "attention"
+FULL = REPOSITORY / "examples" / "submissions" / "full_solution" / "attention" / "attention.ipynb"
+NOW = datetime.datetime.now(datetime.UTC).replace(tzinfo=None).replace(microsecond=0)
+DUE = NOW - datetime.timedelta(hours=1)  # every Submit below is an hour late, for the assignment
+
+
+def make_checker(tmp_path: Path, term: Term, students=("ada", "bo", "cy", "dee")) -> Checker:
+    return Checker(
+        source=SOURCE,
+        inbound=tmp_path / "inbound",
+        store=Attempts(f"sqlite:///{tmp_path / 'gradebook.db'}"),
+        policy=InstantChecks(due=DUE.isoformat(), attempts=10),
+        students=lambda: set(students),
+        slots=4,
+        term=term,
+    )
+
+
+def test_an_extended_students_late_submit_is_checked_in_full_and_a_classmates_identical_one_is_not(
+    tmp_path, inline_pool, inbound_submit
+):
+    if sandbox.bubblewrap() is None and not sandbox.unsandboxed_allowed():
+        pytest.skip("bubblewrap is not available (apt-get install bubblewrap): the checks do not run without it")
+    term = Term(f"sqlite:///{tmp_path / 'gradebook.db'}", rule=LateDays(tokens=0))
+    term.extend(student="ada", assignment="attention", hours=48)
+    checker = make_checker(tmp_path, term)
+    for student in ("ada", "bo"):
+        inbound_submit(tmp_path / "inbound", student, NOW, notebook=FULL)  # the same notebook, both an hour late
+    pool = inline_pool(check_notebook)
+    checker.step(pool, now=NOW + datetime.timedelta(seconds=5))
+    checker.collect(now=NOW + datetime.timedelta(seconds=5))
+    (ada,) = checker.store.select(student="ada")
+    (bo,) = checker.store.select(student="bo")
+    assert (ada.status, ada.points, ada.max_points) == ("done", 29.0, 29.0)
+    assert bo.status == "late" and bo.points is None
+    assert (
+        bo.message == f"received after your due date ({DUE:%Y-%m-%d %H:%M} UTC): not checked (the class run grades it)"
+    )
+    assert [call["notebook_path"].parent.name.split("+")[0] for call in pool.calls] == ["ada"]
+
+
+def test_late_days_are_spent_automatically_once_and_run_out(tmp_path, inline_pool, inbound_submit):
+    term = Term(f"sqlite:///{tmp_path / 'gradebook.db'}", rule=LateDays(tokens=1, hours=24, automatic=True))
+    checker = make_checker(tmp_path, term)
+    pool = inline_pool(lambda **_: (29.0, 29.0, []))
+    inbound_submit(tmp_path / "inbound", "cy", NOW)  # an hour late: her one token covers it
+    checker.step(pool, now=NOW + datetime.timedelta(seconds=5))
+    checker.collect(now=NOW + datetime.timedelta(seconds=5))
+    inbound_submit(tmp_path / "inbound", "cy", NOW + datetime.timedelta(seconds=10))  # again: no second token
+    checker.step(pool, now=NOW + datetime.timedelta(seconds=15))
+    checker.collect(now=NOW + datetime.timedelta(seconds=15))
+    assert [a.status for a in checker.store.select(student="cy")] == ["done", "done"]
+    cy = term.standing(student="cy", assignment="attention", base=DUE)
+    assert (cy.spent, cy.left, cy.due) == (1, 0, DUE + datetime.timedelta(hours=24))
+    # dee is 30 hours late: two tokens would cover it, she has one, so none is spent and it is not checked
+    term.extend(student="dee", assignment="attention", due=DUE - datetime.timedelta(hours=29))
+    inbound_submit(tmp_path / "inbound", "dee", NOW + datetime.timedelta(seconds=20))
+    checker.step(pool, now=NOW + datetime.timedelta(seconds=25))
+    (dee,) = checker.store.select(student="dee")
+    assert dee.status == "late" and "1 late day left" in dee.message
+    assert term.standing(student="dee", assignment="attention", base=DUE).left == 1
+    assert len(pool.calls) == 2
+
+
+# --- the checks page -------------------------------------------------------------------------------------------------
+
+service = pytest.importorskip("autograder.service.app", reason="the service is a JupyterHub service: '.[hub]'")
+USERS = {name: {"name": name, "admin": False} for name in ("ada", "bo")} | {"prof": {"name": "prof"}}
+
+
+@pytest.fixture
+def page(tmp_path, monkeypatch, inline_pool, inbound_submit):
+    monkeypatch.setattr(service.Page, "get_current_user", lambda self: USERS.get(self.request.headers.get("X-User")))
+    shutil.copytree(SOURCE, tmp_path / "course" / "source" / "attention")
+    term = Term(f"sqlite:///{tmp_path / 'gradebook.db'}", rule=LateDays(tokens=2, hours=24))
+    term.extend(student="ada", assignment="attention", hours=2)
+    checker = make_checker(tmp_path, term, students=("ada", "bo"))
+    checker.source = tmp_path / "course" / "source" / "attention"
+    options = service.ServiceOptions(course=tmp_path, exchange=tmp_path, instructors=("prof",))
+    loop, ready, holder = asyncio.new_event_loop(), threading.Event(), {}
+
+    def serve():
+        asyncio.set_event_loop(loop)
+        holder["server"] = service.make_app(options, checker).listen(0, address="127.0.0.1")
+        holder["port"] = next(iter(holder["server"]._sockets.values())).getsockname()[1]
+        ready.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    ready.wait(10)
+    yield f"http://127.0.0.1:{holder['port']}/services/grading/", term
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+
+
+class Browser:
+    """One person's cookies, as a browser keeps them."""
+
+    def __init__(self, user: str):
+        self.user = user
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def open(self, url: str, form: dict | None = None) -> tuple[int, str]:
+        data = urllib.parse.urlencode(form).encode() if form is not None else None
+        request = urllib.request.Request(url, data=data, headers={"X-User": self.user})
+        try:
+            with self.opener.open(request, timeout=10) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+
+def form_of(page: str) -> tuple[str, dict]:
+    action = re.search(r'<form id="late-day" method="post" action="([^"]+)"', page)[1]
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', page))
+    return action, fields
+
+
+def test_a_student_sees_their_own_due_date_and_spends_a_late_day_once(page):
+    url, term = page
+    ada = Browser("ada")
+    status, text = ada.open(url)
+    own_due = DUE + datetime.timedelta(hours=2)
+    assert status == 200 and f"Your due date: {own_due:%Y-%m-%d %H:%M} UTC (an extension)." in text
+    assert "Late days: 2 of 2 left for the term (0 spent on attention)" in text
+    action, fields = form_of(text)
+    assert fields["seen"] == "0" and fields["_xsrf"]
+    answer = json.loads(ada.open(url + "api/latest")[1])  # what her JupyterLab reads
+    assert (answer["due"], answer["late_days_left"]) == (own_due.isoformat() + "Z", 2)
+    origin = url.split("/services/")[0]
+    status, after = ada.open(origin + action, fields)
+    moved = own_due + datetime.timedelta(hours=24)
+    assert (
+        status == 200 and f"One late day spent on attention: your due date is now {moved:%Y-%m-%d %H:%M} UTC" in after
+    )
+    assert "Late days: 1 of 2 left for the term (1 spent on attention)" in after
+    status, again = ada.open(origin + action, fields)  # the same click again (a double click, a replay)
+    assert status == 200 and "No late day spent on attention: already done: 1 late days are spent" in again
+    assert term.standing(student="ada", assignment="attention", base=DUE).spent == 1
+
+
+def test_a_late_day_is_spent_by_its_student_only_and_only_with_the_pages_token(page):
+    url, term = page
+    origin = url.split("/services/")[0]
+    ada, bo = Browser("ada"), Browser("bo")
+    action, fields = form_of(ada.open(url)[1])
+    status, text = bo.open(url + "students/ada")
+    assert status == 403  # bo does not see ada's due date or tokens
+    _, bo_fields = form_of(bo.open(url)[1])  # bo's own page: his own XSRF cookie and token
+    status, text = bo.open(origin + action, bo_fields)  # his valid token, on ada's late days
+    assert status == 403 and "A student spends only their own late days" in text
+    status, _ = bo.open(origin + action, {"seen": "0", "_xsrf": fields["_xsrf"]})  # ada's form, ada's token
+    assert status == 403
+    status, _ = bo.open(origin + action, {"seen": "0"})  # no token at all
+    assert status == 403
+    status, _ = ada.open(origin + action, {"seen": "0"})  # ada herself, without the page's token
+    assert status == 403
+    status, _ = ada.open(origin + action, {"seen": "zero", "_xsrf": fields["_xsrf"]})
+    assert status == 400
+    assert term.standing(student="ada", assignment="attention", base=DUE).spent == 0
+    status, text = bo.open(url)
+    assert status == 200 and "Your due date: " + f"{DUE:%Y-%m-%d %H:%M} UTC." in text and "(an extension)" not in text
+    status, text = Browser("prof").open(url + "students/ada")
+    assert status == 200 and "late-day" not in text  # the instructor reads it; only the student spends

@@ -208,3 +208,95 @@ def test_the_command_extends_grants_and_shows_and_its_help_changes_nothing(tmp_p
     assert wrong.value.code == 2 and "a number of hours above 0" in capsys.readouterr().err
     assert main(["--course", str(course), "extend", "ada", "attention", "--remove"]) == 0
     assert capsys.readouterr().out == "ada attention: due 2026-12-14 17:00 UTC\n"
+
+
+# --- the class run's late penalty -----------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(
+    not (Path(sys.executable).parent / "nbgrader").exists(), reason="nbgrader is not installed next to this Python"
+)
+def test_the_class_run_counts_the_late_penalty_from_each_students_own_due_date(tmp_path, monkeypatch):
+    """Two identical notebooks handed in an hour after the due date, under nbgrader's 'zero' penalty: the student
+    with an extension keeps every point, the classmate's penalty is their score; the extension is nbgrader's own
+    (SubmittedAssignment.extension, so grades.csv's duedate is hers), the LMS gets the score less the penalty, and
+    a change of her extension changes her submission's fingerprint only (the next run grades her alone again)."""
+    import os
+
+    from nbgrader.api import Gradebook
+
+    from autograder.course import run as steps
+    from autograder.course.assignments import Layout
+    from autograder.grading import dispatch, worker
+    from autograder.grading.gradebook import record_in_gradebook
+    from autograder.lms.files import scored
+    from autograder.notebook.pipeline import ChainOptions
+    from autograder.sandbox import bubblewrap, unsandboxed_allowed
+    from autograder.settings import CourseSettings
+
+    if bubblewrap() is None and not unsandboxed_allowed():
+        pytest.skip("bubblewrap is not available (apt-get install bubblewrap): no student code runs without it")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    course, layout = tmp_path / "course", Layout("positions", "positions")
+    repository = Path(__file__).resolve().parents[3]
+    steps.prepare_course(course, source=repository / "source", layout=layout, cell_timeout=20)
+    steps.register(course, layout, ["ada", "bo"])
+    steps.release(course, layout)
+    db = f"sqlite:///{course / 'gradebook.db'}"
+    with Gradebook(db) as gradebook:
+        gradebook.update_or_create_assignment("positions", duedate=DUE)
+    full = repository / "examples" / "submissions" / "full_solution" / "positions" / "positions.ipynb"
+    for student in ("ada", "bo"):
+        folder = course / "submitted" / student / "positions"
+        folder.mkdir(parents=True)
+        (folder / "positions.ipynb").write_bytes(full.read_bytes())
+        (folder / "timestamp.txt").write_text(f"{DUE + HOUR:%Y-%m-%d %H:%M:%S}.000000 UTC")
+    with (course / "nbgrader_config.py").open("a") as config:
+        config.write("c.LateSubmissionPlugin.penalty_method = 'zero'\n")
+    settings = CourseSettings.read(course)
+    assert settings.late_penalty == "zero"
+    settings.term().extend(student="ada", assignment="positions", hours=48)
+    extensions = dispatch.own_extensions(settings, db, "positions")
+    assert extensions == {"ada": 48 * HOUR}
+    assignment = dispatch.load_assignment(
+        course, "positions", chain=ChainOptions(cell_timeout=20, late_penalty=settings.late_penalty)
+    )
+    plain = {s: dispatch.load_submission(course, s, assignment) for s in ("ada", "bo")}
+    own = {s: dispatch.load_submission(course, s, assignment, extension=extensions.get(s)) for s in ("ada", "bo")}
+    assert own["ada"].fingerprint != plain["ada"].fingerprint and own["bo"].fingerprint == plain["bo"].fingerprint
+    for student in ("ada", "bo"):
+        outcome = worker.grade_submission(assignment, own[student])
+        assert outcome.error == "", outcome.error
+        record_in_gradebook(course, outcome, db=db)
+    with Gradebook(db) as gradebook:
+        ada, bo = (gradebook.find_submission("positions", s) for s in ("ada", "bo"))
+        assert (ada.score, ada.late_submission_penalty, ada.duedate) == (5.0, 0.0, DUE + 48 * HOUR)
+        assert (bo.score, bo.late_submission_penalty, bo.duedate) == (5.0, 5.0, DUE)
+        assert (scored(ada), scored(bo)) == (5.0, 0.0)  # what the LMS files and the passback send
+
+
+def test_a_changed_extension_grades_that_student_again_and_no_one_else(tmp_path, cluster):
+    from gradebooks import instant, synthetic_course
+    from nbgrader.api import Gradebook
+
+    from autograder.grading import dispatch
+
+    course, url = synthetic_course(tmp_path, {"ada": "2", "bo": "2", "cy": "1"})
+    with Gradebook(url) as gradebook:
+        gradebook.update_or_create_assignment("attention", duedate=DUE)
+    options = dispatch.ClassOptions(scheduler=cluster, progress=False, db=url, task=instant)
+    first = dispatch.grade_class(course, "attention", ["ada", "bo", "cy"], options=options)
+    assert sorted(first.graded) == ["ada", "bo", "cy"]
+    term = Term(url)
+    term.extend(student="bo", assignment="attention", hours=12)
+    again = dispatch.grade_class(course, "attention", ["ada", "bo", "cy"], options=options)
+    assert again.graded == ["bo"] and sorted(again.skipped) == ["ada", "cy"]
+    with Gradebook(url) as gradebook:
+        assert gradebook.find_submission("attention", "bo").extension == 12 * HOUR
+        assert gradebook.find_submission("attention", "ada").extension is None
+    term.extend(student="bo", assignment="attention", hours=12)  # the same extension again: nothing to grade
+    assert dispatch.grade_class(course, "attention", ["ada", "bo", "cy"], options=options).graded == []
+    term.extend(student="bo", assignment="attention")  # removed: bo again, back to the assignment's due date
+    assert dispatch.grade_class(course, "attention", ["ada", "bo", "cy"], options=options).graded == ["bo"]
+    with Gradebook(url) as gradebook:
+        assert gradebook.find_submission("attention", "bo").extension is None

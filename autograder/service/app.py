@@ -26,12 +26,14 @@ official grade stays the class run's.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import concurrent.futures
 import datetime
 import json
 import logging
 import multiprocessing
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +48,16 @@ from autograder import sandbox
 from autograder.course import assignments, students
 from autograder.course.term.store import Standing
 from autograder.hub import collect
+from autograder.service.appeals import (
+    MOST_OPEN,
+    TEXT_LONGEST,
+    AppealError,
+    Appeals,
+    cell_scale,
+    differences,
+    notebook_digest,
+    rerun_appeal,
+)
 from autograder.service.attempts import WAITING, Attempt, Attempts, utcnow
 from autograder.service.checkers import Checkers, ProbeMemory, authoring_trouble, probe_digest
 from autograder.service.instant import SHOWN_REFUSED, Broken, Checker, CheckerThread, window_reopens
@@ -229,8 +241,13 @@ def assignment_values(checker: Checker, student: str, now: datetime.datetime) ->
     attempts = checker.store.select(student=student)
     reopens = window_reopens([a.started for a in attempts if a.started is not None], checker.policy, now)
     rows = [shown_attempt(a, shown) | {"status": status_words(a, reopens, checker.broken)} for a in reversed(attempts)]
+    appeals = [appeal_values(appeal) for appeal in reversed(appeals_of(checker, student))]
     return {
         "assignment": checker.assignment,
+        "appeals": appeals,
+        "appealable": sum(1 for a in appeals if a["status"] == "open") < MOST_OPEN,
+        "text_longest": TEXT_LONGEST,
+        "reviews": getattr(checker, "appeals", None) is not None,
         "rows": rows,
         "newest": attempts[-1] if attempts else None,
         "waiting": any(a.waiting for a in attempts) and checker.broken is None,
@@ -242,6 +259,34 @@ def assignment_values(checker: Checker, student: str, now: datetime.datetime) ->
         "term": standing.describe() if standing is not None else [],
         "spendable": standing is not None and standing.due is not None and standing.left > 0,
         "seen": standing.spent_here if standing is not None else 0,
+    }
+
+
+def appeals_of(checker: Checker, student: str | None = None):
+    """The appeals of the checker's assignment (one student's, or everyone's), oldest first; none without a table."""
+    appeals = getattr(checker, "appeals", None)
+    if appeals is None:
+        return []
+    return [a for a in appeals.select(student=student) if a.assignment == checker.assignment]
+
+
+def appeal_values(appeal) -> dict:
+    """An appeal as a page shows it: what was asked, its state, the decision."""
+    if appeal.status == "open":
+        state = "open: waiting for the instructor"
+    elif appeal.points is None:
+        state = "decided: the verdict stands"
+    else:
+        state = f"decided: {appeal.check} is now worth {appeal.points:g} points"
+    return {
+        "id": appeal.id,
+        "check": appeal.check,
+        "text": appeal.text,
+        "asked": appeal.asked,
+        "status": appeal.status,
+        "state": state,
+        "comment": appeal.comment,
+        "attempt": appeal.attempt,
     }
 
 
@@ -458,6 +503,135 @@ class LateDay(Page):
         self.render_page("student.html.j2", notice=notice, **values)
 
 
+class AppealAsk(Page):
+    """``students/<id>/appeals/<assignment>`` (POST): the student asks for a review of one verdict line of one of
+    their checked Submits, with a sentence (``attempt``, ``check``, ``text``); theirs only, with the page's XSRF
+    token. What the grade was made from is kept (the notebook's digest, the seed, the verdict)."""
+
+    @web.authenticated
+    def post(self, student: str, assignment: str):
+        self.check_xsrf_cookie()
+        if student != self.get_current_user()["name"]:
+            raise web.HTTPError(403, "a student asks for reviews of their own verdicts only")
+        checkers = self.app["checkers"]
+        if assignment not in checkers or getattr(checkers[assignment], "appeals", None) is None:
+            raise web.HTTPError(404, f"no assignment {assignment!r} takes reviews here")
+        checker = checkers[assignment]
+        try:
+            attempt = checker.store.get(int(self.get_body_argument("attempt", "")))
+        except ValueError:
+            raise web.HTTPError(400, "the request does not name one of your Submits") from None
+        if attempt is None or attempt.student != student or attempt.assignment != assignment:
+            raise web.HTTPError(403, "a student asks for reviews of their own Submits only")
+        try:
+            digest = notebook_digest(checker.inbound / attempt.key / checker.notebook)
+        except OSError:
+            raise web.HTTPError(409, "this Submit's notebook is no longer there to be graded again") from None
+        try:
+            appeal = checker.appeals.ask(
+                student=student,
+                attempt=attempt,
+                check=self.get_body_argument("check", ""),
+                text=self.get_body_argument("text", ""),
+                digest=digest,
+            )
+        except AppealError as error:
+            notice = f"No review asked: {error}."
+        else:
+            notice = f"Your review of {appeal.check} is asked; the instructor's decision will be shown here."
+        self.render_page("student.html.j2", notice=notice, **student_values(checkers, student, utcnow()))
+
+
+def find_appeal(checkers: Checkers, appeal_id: str):
+    """(checker, appeal) of an appeal's id, or 404."""
+    for checker in checkers:
+        appeals = getattr(checker, "appeals", None)
+        appeal = appeals.get(int(appeal_id)) if appeals is not None and appeal_id.isdigit() else None
+        if appeal is not None and appeal.assignment == checker.assignment:
+            return checker, appeal
+    raise web.HTTPError(404, f"no appeal {appeal_id}")
+
+
+def queue_values(checkers: Checkers) -> dict:
+    """The instructor's queue of appeals: open first, each with its re-run's difference check by check."""
+    shown = []
+    for checker in checkers:
+        scale = cell_scale(checker.source)
+        for appeal in appeals_of(checker):
+            attempt = checker.store.get(appeal.attempt)
+            rerun = [] if appeal.rerun is None else differences(attempt.verdicts, appeal.rerun, scale)
+            shown.append(
+                appeal_values(appeal)
+                | {
+                    "student": appeal.student,
+                    "assignment": appeal.assignment,
+                    "seed": appeal.seed,
+                    "digest": appeal.digest,
+                    "was": f"{attempt.points:g} / {attempt.max_points:g}"
+                    if attempt and attempt.points is not None
+                    else "",
+                    "worth": scale.get(appeal.check),
+                    "differences": rerun,
+                    "rerun_error": appeal.rerun_error,
+                    "rerun_at": appeal.rerun_at,
+                    "gradebook": appeal.gradebook,
+                }
+            )
+    shown.sort(key=lambda a: (a["status"] != "open", a["asked"]))
+    return {"appeals": shown}
+
+
+class AppealQueue(Page):
+    """``appeals``: the instructor's queue of appeals (instructors only)."""
+
+    @web.authenticated
+    def get(self):
+        if not self.is_instructor(self.get_current_user()):
+            raise web.HTTPError(403, "the appeals' queue is the instructors'")
+        self.render_page("appeals.html.j2", **queue_values(self.app["checkers"]))
+
+
+class AppealAction(Page):
+    """``appeals/<id>/rerun`` and ``appeals/<id>/decide`` (POST, instructors only, with the page's XSRF token):
+    exactly that grade again (the same notebook, its digest checked, the same seed), or the decision (``points``
+    for the appealed check, empty: the verdict stands; a ``comment``), which reaches the gradebook."""
+
+    @web.authenticated
+    async def post(self, appeal_id: str, action: str):
+        self.check_xsrf_cookie()
+        if not self.is_instructor(self.get_current_user()):
+            raise web.HTTPError(403, "only an instructor re-runs or decides an appeal")
+        checker, appeal = find_appeal(self.app["checkers"], appeal_id)
+        notice = ""
+        try:
+            if action == "rerun":
+                attempt = checker.store.get(appeal.attempt)
+                started = time.monotonic()
+                verdicts = await asyncio.get_running_loop().run_in_executor(
+                    None, lambda: rerun_appeal(appeal, attempt, source=checker.source, inbound=checker.inbound)
+                )
+                checker.appeals.record_rerun(appeal.id, verdicts)
+                took = time.monotonic() - started
+                notice = f"Appeal {appeal.id} graded again in {took:.1f} s" + (
+                    f": {verdicts}" if isinstance(verdicts, str) else ""
+                )
+            elif action == "decide":
+                given = self.get_body_argument("points", "").strip()
+                try:
+                    points = float(given) if given else None
+                except ValueError:
+                    raise web.HTTPError(400, f"{given[:20]!r} is not a number of points") from None
+                decided = checker.appeals.decide(
+                    appeal.id, points=points, comment=self.get_body_argument("comment", ""), db=checker.appeals.url
+                )
+                notice = f"Appeal {appeal.id} decided: {decided.gradebook}"
+            else:
+                raise web.HTTPError(404, f"no action {action!r}")
+        except AppealError as error:
+            notice = f"Appeal {appeal.id}: {error}"
+        self.render_page("appeals.html.j2", notice=notice, **queue_values(self.app["checkers"]))
+
+
 class FeedbackPage(Page):
     """A student's released feedback page of an assignment, one click from their checks (theirs and the
     instructors' only); without an assignment's name, that of the first assignment on their page (the newest
@@ -498,6 +672,9 @@ def make_app(options: ServiceOptions, checkers: Checkers | Checker) -> web.Appli
             (url_path_join(prefix, "api", "latest"), Latest),
             (url_path_join(prefix, "students", r"([^/]+)"), StudentPage),
             (url_path_join(prefix, "students", r"([^/]+)", "late-days", r"([^/]+)"), LateDay),
+            (url_path_join(prefix, "students", r"([^/]+)", "appeals", r"([^/]+)"), AppealAsk),
+            (url_path_join(prefix, "appeals"), AppealQueue),
+            (url_path_join(prefix, "appeals", r"([^/]+)", r"(rerun|decide)"), AppealAction),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback"), FeedbackPage),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback", r"([^/]+)"), FeedbackPage),
             (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
@@ -573,13 +750,14 @@ def make_checkers(options: ServiceOptions) -> Checkers:
     db = live[names[0]].db
     store, students = Attempts(db), course_students(db, options.students)
     term = live[names[0]].settings.term()  # each student's own due date and late days, read at each Submit
+    appeals = Appeals(db)  # the students' requests for a review, beside the attempts
     send = lms_sender(options, lambda assignment: live[assignment].current)
     memory = ProbeMemory(options.course)  # passing probes remembered: a restart with nothing changed skips them
 
     def checker(name: str) -> Checker:
         if name not in live:  # an assignment added while the service runs
             live[name] = LiveSettings(options.course, name, db=options.db)
-        return Checker(
+        made = Checker(
             source=source_root / name,
             inbound=options.exchange / "inbound",
             store=store.scoped(name),
@@ -594,6 +772,8 @@ def make_checkers(options: ServiceOptions) -> Checkers:
             digest=probe_digest,
             term=term,
         )
+        made.appeals = appeals
+        return made
 
     def added(known: frozenset) -> dict[str, Checker]:
         """The assignments of source/ (those of --assignment only, when given) that have no checker yet; one

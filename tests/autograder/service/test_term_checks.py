@@ -32,12 +32,12 @@ NOW = datetime.datetime.now(datetime.UTC).replace(tzinfo=None).replace(microseco
 DUE = NOW - datetime.timedelta(hours=1)  # every Submit below is an hour late, for the assignment
 
 
-def make_checker(tmp_path: Path, term: Term, students=("ada", "bo", "cy", "dee")) -> Checker:
+def make_checker(tmp_path: Path, term: Term, students=("ada", "bo", "cy", "dee"), due=DUE) -> Checker:
     return Checker(
         source=SOURCE,
         inbound=tmp_path / "inbound",
         store=Attempts(f"sqlite:///{tmp_path / 'gradebook.db'}"),
-        policy=InstantChecks(due=DUE.isoformat(), attempts=10),
+        policy=InstantChecks(due=due.isoformat(), attempts=10),
         students=lambda: set(students),
         slots=4,
         term=term,
@@ -49,44 +49,48 @@ def test_an_extended_students_late_submit_is_checked_in_full_and_a_classmates_id
 ):
     if sandbox.bubblewrap() is None and not sandbox.unsandboxed_allowed():
         pytest.skip("bubblewrap is not available (apt-get install bubblewrap): the checks do not run without it")
+    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None, microsecond=0)
+    due = now - datetime.timedelta(hours=1)  # every Submit below is an hour late
     term = Term(f"sqlite:///{tmp_path / 'gradebook.db'}", rule=LateDays(tokens=0))
     term.extend(student="ada", assignment="attention", hours=48)
-    checker = make_checker(tmp_path, term)
+    checker = make_checker(tmp_path, term, due=due)
     for student in ("ada", "bo"):
-        inbound_submit(tmp_path / "inbound", student, NOW, notebook=FULL)  # the same notebook, both an hour late
+        inbound_submit(tmp_path / "inbound", student, now, notebook=FULL)  # the same notebook, both an hour late
     pool = inline_pool(check_notebook)
-    checker.step(pool, now=NOW + datetime.timedelta(seconds=5))
-    checker.collect(now=NOW + datetime.timedelta(seconds=5))
+    checker.step(pool, now=now + datetime.timedelta(seconds=5))
+    checker.collect(now=now + datetime.timedelta(seconds=5))
     (ada,) = checker.store.select(student="ada")
     (bo,) = checker.store.select(student="bo")
     assert (ada.status, ada.points, ada.max_points) == ("done", 29.0, 29.0)
     assert bo.status == "late" and bo.points is None
     assert (
-        bo.message == f"received after your due date ({DUE:%Y-%m-%d %H:%M} UTC): not checked (the class run grades it)"
+        bo.message == f"received after your due date ({due:%Y-%m-%d %H:%M} UTC): not checked (the class run grades it)"
     )
     assert [call["notebook_path"].parent.name.split("+")[0] for call in pool.calls] == ["ada"]
 
 
 def test_late_days_are_spent_automatically_once_and_run_out(tmp_path, inline_pool, inbound_submit):
+    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None, microsecond=0)
+    due = now - datetime.timedelta(hours=1)  # every Submit below is an hour late
     term = Term(f"sqlite:///{tmp_path / 'gradebook.db'}", rule=LateDays(tokens=1, hours=24, automatic=True))
-    checker = make_checker(tmp_path, term)
+    checker = make_checker(tmp_path, term, due=due)
     pool = inline_pool(lambda **_: (29.0, 29.0, []))
-    inbound_submit(tmp_path / "inbound", "cy", NOW)  # an hour late: her one token covers it
-    checker.step(pool, now=NOW + datetime.timedelta(seconds=5))
-    checker.collect(now=NOW + datetime.timedelta(seconds=5))
-    inbound_submit(tmp_path / "inbound", "cy", NOW + datetime.timedelta(seconds=10))  # again: no second token
-    checker.step(pool, now=NOW + datetime.timedelta(seconds=15))
-    checker.collect(now=NOW + datetime.timedelta(seconds=15))
+    inbound_submit(tmp_path / "inbound", "cy", now)  # an hour late: her one token covers it
+    checker.step(pool, now=now + datetime.timedelta(seconds=5))
+    checker.collect(now=now + datetime.timedelta(seconds=5))
+    inbound_submit(tmp_path / "inbound", "cy", now + datetime.timedelta(seconds=10))  # again: no second token
+    checker.step(pool, now=now + datetime.timedelta(seconds=15))
+    checker.collect(now=now + datetime.timedelta(seconds=15))
     assert [a.status for a in checker.store.select(student="cy")] == ["done", "done"]
-    cy = term.standing(student="cy", assignment="attention", base=DUE)
-    assert (cy.spent, cy.left, cy.due) == (1, 0, DUE + datetime.timedelta(hours=24))
+    cy = term.standing(student="cy", assignment="attention", base=due)
+    assert (cy.spent, cy.left, cy.due) == (1, 0, due + datetime.timedelta(hours=24))
     # dee is 30 hours late: two tokens would cover it, she has one, so none is spent and it is not checked
-    term.extend(student="dee", assignment="attention", due=DUE - datetime.timedelta(hours=29))
-    inbound_submit(tmp_path / "inbound", "dee", NOW + datetime.timedelta(seconds=20))
-    checker.step(pool, now=NOW + datetime.timedelta(seconds=25))
+    term.extend(student="dee", assignment="attention", due=due - datetime.timedelta(hours=29))
+    inbound_submit(tmp_path / "inbound", "dee", now + datetime.timedelta(seconds=20))
+    checker.step(pool, now=now + datetime.timedelta(seconds=25))
     (dee,) = checker.store.select(student="dee")
     assert dee.status == "late" and "1 late day left" in dee.message
-    assert term.standing(student="dee", assignment="attention", base=DUE).left == 1
+    assert term.standing(student="dee", assignment="attention", base=due).left == 1
     assert len(pool.calls) == 2
 
 

@@ -273,3 +273,46 @@ def test_an_appeals_round_trip_from_the_students_line_to_the_gradebook(served):
     status, page = ada.open(url)
     assert "decided: check_a is now worth 2 points" in page and "Agreed &lt;b&gt;" in page
     print(f"appeal round trip: asked {asked - started:.2f} s, decided {decided - asked:.2f} s after")
+
+
+def test_in_chromium_an_appeal_goes_from_the_students_line_to_the_decision(served, tmp_path):
+    """The pages in a real browser: ada asks for a review of check_a with a sentence holding markup (shown as text,
+    nothing runs), the instructor grades it again and decides with points and a comment, ada reads the decision.
+    Screenshots: appeal-asked, appeal-rerun, appeal-decided."""
+    from conftest import CHROMIUM, playwright_or_skip
+
+    playwright = playwright_or_skip()
+    url, checker, db = served
+    shots = tmp_path / "screenshots"
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            ada = browser.new_context(extra_http_headers={"X-User": "ada"}).new_page()
+            ada.goto(url)
+            ada.click("details.appeal >> nth=0 >> summary")
+            ada.fill("details.appeal >> nth=0 >> textarea", "My rows are right <img src=x onerror=window.pwned=1>")
+            ada.click("details.appeal >> nth=0 >> button")
+            ada.wait_for_selector("#notice")
+            assert "Your review of check_a is asked" in ada.inner_text("#notice")
+            assert "open: waiting for the instructor" in ada.inner_text("#appeals")
+            assert ada.evaluate("typeof window.pwned") == "undefined" and ada.locator("#appeals img").count() == 0
+            ada.screenshot(path=str(shots / "appeal-asked.png"), full_page=True)
+            prof = browser.new_context(extra_http_headers={"X-User": "prof"}).new_page()
+            prof.goto(url + "appeals")
+            prof.click("form.rerun button")
+            prof.wait_for_selector("table.differences")
+            assert prof.locator("table.differences tr.lost td").first.inner_text() == "check_a"
+            assert prof.evaluate("typeof window.pwned") == "undefined"
+            prof.screenshot(path=str(shots / "appeal-rerun.png"), full_page=True)
+            prof.fill("form.decide input[name=points]", "2")
+            prof.fill("form.decide input[name=comment]", "Agreed: your rows are right.")
+            prof.click("form.decide button")
+            prof.wait_for_selector("p.decision")
+            assert "check_a of ada is now 2 / 2 in the gradebook" in prof.inner_text("p.decision")
+            ada.goto(url)
+            assert "decided: check_a is now worth 2 points" in ada.inner_text("#appeals")
+            ada.screenshot(path=str(shots / "appeal-decided.png"), full_page=True)
+        finally:
+            browser.close()
+    with Gradebook(db) as gradebook:
+        assert gradebook.find_grade("check_a", "attention", "attention", "ada").manual_score == 2.0

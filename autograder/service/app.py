@@ -225,6 +225,13 @@ def own_standing(checker: Checker, student: str) -> Standing | None:
     return checker.term.standing(student=student, assignment=checker.assignment, base=checker.policy.due_date())
 
 
+def own_due(checker: Checker, standing: Standing | None) -> datetime.datetime | None:
+    """The student's due date when it is their own (not the assignment's), else None."""
+    if standing is None or standing.due == checker.policy.due_date():
+        return None
+    return standing.due
+
+
 def shown_to(checker: Checker, standing: Standing | None, now: datetime.datetime) -> str:
     """What a checked Submit shows now: the policy's before or after the student's own due date."""
     if standing is None:
@@ -252,7 +259,7 @@ def assignment_values(checker: Checker, student: str, now: datetime.datetime) ->
         "newest": attempts[-1] if attempts else None,
         "waiting": any(a.waiting for a in attempts) and checker.broken is None,
         "latest": next((row for row in rows if row["score"] is not None), None),
-        "policy": checker.policy.describe(),
+        "policy": checker.policy.describe(own_due=own_due(checker, standing)),
         "shown": explain(shown),
         "broken": checker.broken.student if checker.broken is not None else "",
         "feedback": released_feedback(checker, student) is not None,

@@ -156,6 +156,7 @@ def test_a_student_sees_their_own_due_date_and_spends_a_late_day_once(page):
     own_due = DUE + datetime.timedelta(hours=2)
     assert status == 200 and f"Your due date: {own_due:%Y-%m-%d %H:%M} UTC (an extension)." in text
     assert "Late days: 2 of 2 left for the term (0 spent on attention)" in text
+    assert f"Submits after your due date ({own_due:%Y-%m-%d %H:%M} UTC) are not checked." in text
     action, fields = form_of(text)
     assert fields["seen"] == "0" and fields["_xsrf"]
     answer = json.loads(ada.open(url + "api/latest")[1])  # what her JupyterLab reads
@@ -193,6 +194,7 @@ def test_a_late_day_is_spent_by_its_student_only_and_only_with_the_pages_token(p
     assert term.standing(student="ada", assignment="attention", base=DUE).spent == 0
     status, text = bo.open(url)
     assert status == 200 and "Your due date: " + f"{DUE:%Y-%m-%d %H:%M} UTC." in text and "(an extension)" not in text
+    assert f"Submits after the due date ({DUE:%Y-%m-%d %H:%M} UTC) are not checked." in text  # bo's is the class's
     status, text = Browser("prof").open(url + "students/ada")
     assert status == 200 and "late-day" not in text  # the instructor reads it; only the student spends
 

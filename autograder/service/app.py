@@ -46,7 +46,7 @@ from tornado import ioloop, web
 
 from autograder import sandbox
 from autograder.course import assignments, students
-from autograder.course.term.store import Standing
+from autograder.course.term.store import Standing, TermError
 from autograder.hub import collect
 from autograder.service.appeals import (
     MOST_OPEN,
@@ -356,8 +356,26 @@ def assignment_summary(checker: Checker) -> dict:
         "broken": checker.broken.instructor if checker.broken is not None else "",
         "probing": checker.probing is not None,
         "trouble": checker.trouble,
+        "term": own_dates(checker),
+        "has_term": checker.term is not None,
         **settings_values(checker),
     }
+
+
+def own_dates(checker: Checker) -> list[dict]:
+    """The students whose due date for the checker's assignment is their own: who, their due date, why."""
+    if checker.term is None:
+        return []
+    standings = checker.term.standings(assignment=checker.assignment, base=checker.policy.due_date())
+    return [
+        {
+            "student": student,
+            "due": f"{standing.due:%Y-%m-%d %H:%M} UTC" if standing.due else "no due date",
+            "why": standing.why().strip(" ()"),
+            "left": f"{standing.left} of {standing.granted}" if standing.granted else "",
+        }
+        for student, standing in standings.items()
+    ]
 
 
 def instructor_values(checkers: Checkers) -> dict:
@@ -508,6 +526,44 @@ class LateDay(Page):
         log.info("%s: %s", student, notice)
         values = student_values(checkers, student, utcnow())
         self.render_page("student.html.j2", notice=notice, **values)
+
+
+class Extend(Page):
+    """``term/<assignment>`` (POST, instructors only, with the page's XSRF token): a student's own due date, as
+    ``python -m autograder.course.term extend`` sets it (``student``, and ``hours`` or ``due``, or ``remove``)."""
+
+    @web.authenticated
+    def post(self, assignment: str):
+        self.check_xsrf_cookie()
+        if not self.is_instructor(self.get_current_user()):
+            raise web.HTTPError(403, "only an instructor gives extensions")
+        checkers = self.app["checkers"]
+        if assignment not in checkers or checkers[assignment].term is None:
+            raise web.HTTPError(404, f"no assignment {assignment!r} with a term here")
+        term, student = checkers[assignment].term, self.get_body_argument("student", "").strip()
+        hours, due = self.get_body_argument("hours", "").strip(), self.get_body_argument("due", "").strip()
+        try:
+            if self.get_body_argument("remove", ""):
+                term.extend(student=student, assignment=assignment)
+                notice = f"{student}: back to the due date of {assignment}."
+            elif bool(hours) == bool(due):
+                raise TermError("give the extension as hours or as a due date (one of them)")
+            else:
+                when = None
+                if due:
+                    try:
+                        when = datetime.datetime.fromisoformat(due)
+                    except ValueError:
+                        raise TermError(f"{due[:40]!r} is not a date: write it as 2026-12-16 17:00 (UTC)") from None
+                try:
+                    extra = float(hours) if hours else None
+                except ValueError:
+                    raise TermError(f"{hours[:20]!r} is not a number of hours") from None
+                term.extend(student=student, assignment=assignment, hours=extra, due=when)
+                notice = f"{student}: an extension on {assignment} is set."
+        except TermError as error:
+            notice = f"Nothing changed: {error}."
+        self.render_page("instructor.html.j2", notice=notice, **instructor_values(checkers))
 
 
 class AppealAsk(Page):
@@ -681,6 +737,7 @@ def make_app(options: ServiceOptions, checkers: Checkers | Checker) -> web.Appli
             (url_path_join(prefix, "students", r"([^/]+)", "late-days", r"([^/]+)"), LateDay),
             (url_path_join(prefix, "students", r"([^/]+)", "appeals", r"([^/]+)"), AppealAsk),
             (url_path_join(prefix, "appeals"), AppealQueue),
+            (url_path_join(prefix, "term", r"([^/]+)"), Extend),
             (url_path_join(prefix, "appeals", r"([^/]+)", r"(rerun|decide)"), AppealAction),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback"), FeedbackPage),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback", r"([^/]+)"), FeedbackPage),

@@ -239,3 +239,27 @@ def test_in_chromium_a_student_spends_a_late_day_and_a_classmate_cannot(page, tm
         "late-days-before.png",
         "late-days-spent.png",
     ]
+
+
+def test_the_instructor_sets_an_extension_on_their_page_and_a_student_cannot(page):
+    url, term = page
+    origin = url.split("/services/")[0]
+    prof, bo = Browser("prof"), Browser("bo")
+    status, text = prof.open(url)
+    assert status == 200 and re.search(r"<tr><td>ada</td><td>[\d: -]+ UTC</td><td>an extension</td>", text)
+    action = re.search(r'<form class="extend" method="post" action="([^"]+)">', text)[1]
+    token = re.search(r'<form class="extend"[^>]*><input type="hidden" name="_xsrf" value="([^"]+)"', text)[1]
+    status, text = prof.open(origin + action, {"_xsrf": token, "student": "bo", "hours": "5"})
+    assert status == 200 and "bo: an extension on attention is set." in text
+    assert term.standing(student="bo", assignment="attention", base=DUE).due == DUE + datetime.timedelta(hours=5)
+    status, text = prof.open(origin + action, {"_xsrf": token, "student": "bo", "hours": "-2"})
+    assert "Nothing changed: hours = -2.0: an extension is a number of hours above 0" in text
+    status, text = prof.open(origin + action, {"_xsrf": token, "student": "<b>x", "hours": "2"})
+    assert "Nothing changed: &#39;&lt;b&gt;x&#39; is not a student id" in text and "<b>x" not in text
+    _, fields = form_of(bo.open(url)[1])  # bo's own valid token: still not an instructor
+    assert bo.open(origin + action, {"_xsrf": fields["_xsrf"], "student": "bo", "hours": "500"})[0] == 403
+    assert prof.open(origin + action, {"student": "bo", "hours": "500"})[0] == 403  # no token
+    assert term.standing(student="bo", assignment="attention", base=DUE).due == DUE + datetime.timedelta(hours=5)
+    status, text = prof.open(origin + action, {"_xsrf": token, "student": "bo", "remove": "1"})
+    assert "bo: back to the due date of attention." in text
+    assert term.standing(student="bo", assignment="attention", base=DUE).due == DUE

@@ -368,10 +368,9 @@ class Checker:
         submitted = min(now, submit.observed)  # when the grader received it; never the time its name states
         if why:
             status, message = "refused", f"not checked: {why}"
-        elif not self.policy.check_after_due:
-            late = self.late(submit.student, submitted)
-            if late:
-                status, message = "late", f"received after {late}: not checked (the class run grades it)"
+        elif (late := self.late(submit.student, submitted)) and not self.policy.check_after_due:
+            # late() first in any case: with c.LateDays.automatic it spends the tokens that cover the Submit
+            status, message = "late", f"received after {late}: not checked (the class run grades it)"
         return dict(
             key=submit.key,
             student=submit.student,

@@ -94,6 +94,18 @@ def test_late_days_are_spent_automatically_once_and_run_out(tmp_path, inline_poo
     assert len(pool.calls) == 2
 
 
+def test_late_days_are_spent_automatically_also_where_late_submits_are_checked(tmp_path, inbound_submit):
+    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None, microsecond=0)
+    due = now - datetime.timedelta(hours=1)
+    term = Term(f"sqlite:///{tmp_path / 'gradebook.db'}", rule=LateDays(tokens=2, hours=24, automatic=True))
+    checker = make_checker(tmp_path, term, due=due)
+    checker.policy = InstantChecks(due=due.isoformat(), check_after_due=True)
+    inbound_submit(tmp_path / "inbound", "cy", now)
+    checker.scan(now + datetime.timedelta(seconds=5))
+    assert [a.status for a in checker.store.select(student="cy")] == ["pending"]
+    assert term.standing(student="cy", assignment="attention", base=due).spent == 1  # the class run's due date moves
+
+
 # --- the checks page -------------------------------------------------------------------------------------------------
 
 service = pytest.importorskip("autograder.service.app", reason="the service is a JupyterHub service: '.[hub]'")

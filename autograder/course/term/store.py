@@ -179,15 +179,18 @@ class Term:
 
     def __init__(self, url: str, *, rule: LateDays | None = None):
         options = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {}
-        self.engine = sa.create_engine(url, **options)
+        self.engine = sa.create_engine(url, **options)  # reads, and the instructor's one-statement changes
+        self.spender = self.engine  # spending: read, decide, insert in one transaction
         self.rule = rule or LateDays()
-        if self.engine.dialect.name == "sqlite":  # a writer takes the lock first: no stale read upgraded to a write
-            sa.event.listen(self.engine, "connect", _sqlite_own_transactions)
-            sa.event.listen(self.engine, "begin", lambda connection: connection.exec_driver_sql("BEGIN IMMEDIATE"))
+        if self.engine.dialect.name == "sqlite":  # a spender takes the lock first: no stale read upgraded to a write
+            self.spender = sa.create_engine(url, **options)
+            sa.event.listen(self.spender, "connect", _sqlite_own_transactions)
+            sa.event.listen(self.spender, "begin", lambda connection: connection.exec_driver_sql("BEGIN IMMEDIATE"))
         metadata.create_all(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()
+        self.spender.dispose()
 
     # --- the instructor's changes ----------------------------------------------------------------------------
 
@@ -333,7 +336,7 @@ class Term:
         ordinal) is read again and decided again."""
         for attempt in range(RETRIES):
             try:
-                with self.engine.begin() as connection:
+                with self.spender.begin() as connection:
                     standing = self.read(connection, student, assignment, base)
                     count, why = decide(standing)
                     if count:

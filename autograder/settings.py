@@ -32,11 +32,13 @@ from traitlets import TraitError
 from traitlets.config import Config, PyFileConfigLoader
 
 from autograder import REPOSITORY
+from autograder.course.term.store import LateDays, Term
 from autograder.service.policy import InstantChecks
 
 INSTRUCTOR_FILE = "nbgrader_config.py"  # the instructor's: written once when missing, never again
 GENERATED_FILE = "autograder_config.py"  # the project's: written again by every run, loaded first by the other
 CHAIN_FILE = REPOSITORY / "nbgrader_config.py"  # the grading chain, which the generated file loads
+PENALTIES = ("none", "zero")  # nbgrader's LateSubmissionPlugin.penalty_method
 log = logging.getLogger("autograder.settings")
 
 
@@ -110,14 +112,34 @@ def file_stamps(course: Path) -> tuple:
     return tuple(stamps)
 
 
-def checked_policy(config: Config, source: Path) -> InstantChecks:
-    """The instant checks' policy in ``config``; SettingsError naming the line for a value or name it cannot take."""
-    names = set(InstantChecks.class_trait_names(config=True))
-    for name in config.InstantChecks if "InstantChecks" in config else ():
+def checked_names(config: Config, source: Path, kind: type, what: str) -> None:
+    """SettingsError naming the line for a ``c.<kind>.<name>`` that is not one of ``kind``'s settings (``what``)."""
+    names, section = set(kind.class_trait_names(config=True)), kind.__name__
+    for name in config[section] if section in config else ():
         if name not in names:
             near = difflib.get_close_matches(name, names, n=1)
-            hint = f"did you mean c.InstantChecks.{near[0]}?" if near else f"the policy's names: {', '.join(names)}"
-            raise SettingsError(f"{source}: c.InstantChecks.{name} is not a setting of the policy: {hint}")
+            hint = f"did you mean c.{section}.{near[0]}?" if near else f"{what}'s names: {', '.join(sorted(names))}"
+            raise SettingsError(f"{source}: c.{section}.{name} is not a setting of {what}: {hint}")
+
+
+def checked_late_days(config: Config, source: Path) -> LateDays:
+    """The course's late days (c.LateDays.*); SettingsError naming the line for a value or name it cannot take."""
+    checked_names(config, source, LateDays, "the late days")
+    try:
+        rule = LateDays(config=config)
+    except TraitError as error:
+        raise SettingsError(f"{source}: a c.LateDays value is not allowed: {error}") from None
+    if rule.tokens < 0 or not 0 < rule.hours <= 24 * 366:
+        raise SettingsError(
+            f"{source}: c.LateDays.tokens = {rule.tokens!r}, c.LateDays.hours = {rule.hours!r}: tokens are 0 or more, "
+            "hours above 0 and at most a year"
+        )
+    return rule
+
+
+def checked_policy(config: Config, source: Path) -> InstantChecks:
+    """The instant checks' policy in ``config``; SettingsError naming the line for a value or name it cannot take."""
+    checked_names(config, source, InstantChecks, "the policy")
     try:
         policy = InstantChecks(config=config)
         policy.due_date()
@@ -185,6 +207,8 @@ class CourseSettings:
     # (c.ExternalVerdicts.timeout); None: the chain's default (autograder.answers.budget.TIMEOUT)
     idle_timeout: float | None = None  # seconds a cell of the student's kernel may wait without computing or printing
     # (c.SurvivingExecute.idle_timeout; 0: no limit); None: the chain's default (notebook.kernel.IDLE_LIMIT)
+    late_days: LateDays = dataclasses.field(default_factory=LateDays)  # the course's late days (c.LateDays.*)
+    late_penalty: str | None = None  # c.LateSubmissionPlugin.penalty_method ("none", "zero"); None: nbgrader's
 
     @classmethod
     def read(cls, course: Path, *, db: str | None = None) -> CourseSettings:
@@ -215,6 +239,13 @@ class CourseSettings:
                 "write the CPU seconds all of a notebook's hidden checks may use, a number above 0 (the default: 120)"
             )
         policy = checked_policy(config, course / INSTRUCTOR_FILE)
+        late_days = checked_late_days(config, course / INSTRUCTOR_FILE)
+        penalty = config.LateSubmissionPlugin.get("penalty_method") if "LateSubmissionPlugin" in config else None
+        if penalty is not None and penalty not in PENALTIES:
+            raise SettingsError(
+                f"{course / INSTRUCTOR_FILE}: c.LateSubmissionPlugin.penalty_method = {penalty!r} is not one of "
+                f"nbgrader's: {', '.join(map(repr, PENALTIES))}"
+            )
         return cls(
             course=course,
             db=str(db or named or sqlite_url(course)),
@@ -224,10 +255,17 @@ class CourseSettings:
             notebook_budget=budget,
             checks_budget=None if checks is None else float(checks),
             idle_timeout=None if idle is None else float(idle),
+            late_days=late_days,
+            late_penalty=penalty,
         )
 
     def has_gradebook(self) -> bool:
         return gradebook_exists(self.db)
+
+    def term(self) -> Term:
+        """The term's tables in the course's database (each student's own due date, their late days), under the
+        course's c.LateDays."""
+        return Term(self.db, rule=self.late_days)
 
     def due(self, assignment: str, dates: GradebookDates | None = None) -> datetime.datetime | None:
         """The due date in force for ``assignment``: the policy's (c.InstantChecks.due), else the gradebook's."""

@@ -179,6 +179,7 @@ def instant(assignment: task.Assignment, submission: task.Submission) -> task.Ou
     """The grading task, without nbgrader: check_a earns the number in the student's notebook."""
     result = outcome(submission.student, 1, a=float(submission.files[f"{NOTEBOOK}.ipynb"].decode() or 0))
     result.fingerprint = submission.fingerprint
+    result.extension = submission.extension  # as the worker hands it on (its penalty's due date)
     return result
 
 

@@ -59,6 +59,10 @@ class PlatformState:
     lineitems: dict = field(default_factory=dict)
     scores: dict = field(default_factory=dict)  # lineitem id -> {sub: score JSON}
     refuse_scores: bool = False
+    # the course's members as Names and Role Provisioning lists them: [{"user_id", "roles", "status", "name"}]
+    members: list = field(default_factory=list)
+    members_page: int = 2  # members per page of /memberships (a longer list is paged, Link: rel="next")
+    members_read: int = 0  # requests /memberships answered
     id_token_lifetime: int = 300
     claims: dict = field(default_factory=dict)  # set in (None: taken out of) every id_token signed
     keys: tuple[str, str] = field(default_factory=key_pair)
@@ -123,6 +127,7 @@ class Launch(LTIAdvantageMessageLaunchAbstract):
         context = hint.get("context") or self.state.context_id
         title = "Attention" if context == "course-101" else f"Another course ({context})"
         self.set_launch_context_claim(context, context_title=title, context_label=context.upper())
+        self.set_nrps(f"{self.state.url}/memberships/{context}")
         if hint.get("deep"):
             self.set_dl(
                 f"{self.state.url}/deeplink-return", title="Place an assignment", accept_types={"ltiResourceLink"}
@@ -245,6 +250,32 @@ class Scores(Handler):
         self.set_status(200)
 
 
+class Memberships(Handler):
+    """Names and Role Provisioning Services: the course's members, a page at a time, for a token with its scope."""
+
+    def get(self, context):
+        conf = self.conf()
+        conf.get_registration()
+        token = self.request.headers.get("Authorization", "").removeprefix("Bearer ")
+        scope = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+        try:
+            allowed = conf.validate_token(token, allowed_scopes=[scope])
+        except Exception:  # noqa: BLE001
+            allowed = False
+        if not allowed or context != self.state.context_id:
+            self.set_status(401 if not allowed else 404)
+            return
+        self.state.members_read += 1
+        page = int(self.get_argument("page", "1"))
+        size = self.state.members_page
+        members = self.state.members[(page - 1) * size : page * size]
+        if page * size < len(self.state.members):
+            self.set_header("Link", f'<{self.state.url}/memberships/{context}?page={page + 1}>; rel="next"')
+        self.set_header("Content-Type", "application/vnd.ims.lti-nrps.v2.membershipcontainer+json")
+        url = f"{self.state.url}/memberships/{context}"
+        self.write(json.dumps({"id": url, "context": {"id": context}, "members": members}))
+
+
 class Platform:
     """The platform, served from its own thread and event loop (the tool's requests to it block)."""
 
@@ -267,6 +298,7 @@ class Platform:
                 ("/deeplink-return", DeepLinkReturn),
                 ("/token", Token),
                 (r"/lineitems/(\w+)/scores", Scores),
+                (r"/memberships/([\w-]+)", Memberships),
             ]
             app = tornado.web.Application([(path, h, {"state": self.state}) for path, h in routes])
             server = tornado.httpserver.HTTPServer(app)

@@ -454,7 +454,9 @@ def run_steps(options: CourseOptions, layout: Layout, uploads: Uploads) -> Cours
         notebook_budget=settings.notebook_budget,
         checks_budget=settings.checks_budget,
         idle_timeout=settings.idle_timeout,
-    )  # the course's limits: c.SurvivingExecute.timeout, .notebook_timeout, .idle_timeout; c.ExternalVerdicts.timeout
+        late_penalty=settings.late_penalty,
+    )  # the course's limits: c.SurvivingExecute.timeout, .notebook_timeout, .idle_timeout; c.ExternalVerdicts.timeout;
+    # its late penalty, c.LateSubmissionPlugin.penalty_method
     options = dataclasses.replace(options, chain=chain)
     steps.start(2, "gradebook", f"the assignment and {len(students)} students in the gradebook {shown_url(db)}")
     say(f"      {len(register(course, layout, students, db))} new students")

@@ -13,6 +13,7 @@ on its own, a few at once on RECORDERS threads (``Recorders``), through ``autogr
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import os
 import queue
 import socket
@@ -29,6 +30,7 @@ from tqdm import tqdm
 
 from autograder import model, sandbox
 from autograder.course import assignments
+from autograder.course.term.store import Term
 from autograder.grading.forward import class_forward_cache
 from autograder.grading.gradebook import GradebookWriter, gradebook_template, students_in_gradebook
 from autograder.grading.ledger import file_key, ledger, record, repair, tidy, up_to_date
@@ -43,7 +45,7 @@ from autograder.grading.task import (
 )
 from autograder.grading.worker import grade_submission, sweep_temporary
 from autograder.notebook.pipeline import ChainOptions
-from autograder.settings import CourseSettings
+from autograder.settings import CourseSettings, GradebookDates
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,8 @@ def grade_class(
     have run generate_assignment. The caller holds the course's lock (CourseLock)."""
     started = time.monotonic()
     course = course.resolve()
-    db = options.db or CourseSettings.read(course).db  # the course's gradebook, SQLite or not
+    settings = CourseSettings.read(course)
+    db = options.db or settings.db  # the course's gradebook, SQLite or not
     task = options.task or grade_submission
     tidy(course)
     sweep_temporary()
@@ -155,7 +158,10 @@ def grade_class(
         repaired = repair(course, writer)
         warned = {socket.gethostname(): sandbox.warn_once()} if task is grade_submission else {}
         loaded = load_assignment(course, assignment, chain=options.chain, db=db)
-        submissions = [load_submission(course, student, loaded) for student in students]
+        extensions = own_extensions(settings, db, loaded.name)
+        submissions = [
+            load_submission(course, student, loaded, extension=extensions.get(student)) for student in students
+        ]
         in_gradebook = set() if options.regrade else students_in_gradebook(db, loaded.name)
         todo = [s for s in submissions if options.regrade or not up_to_date(course, loaded, s, in_gradebook)]
         summary = Summary([], [s.student for s in submissions if s not in todo], {}, {}, 0.0, repaired)
@@ -359,6 +365,7 @@ def load_assignment(
                 "chain",
                 repr(
                     (chain.cell_timeout, chain.notebook_budget, chain.checks_budget, chain.idle_timeout, chain.seed)
+                    + ((chain.late_penalty,) if chain.late_penalty is not None else ())
                 ).encode(),
             ),
             ("grader", grader_fingerprint().encode()),
@@ -367,6 +374,29 @@ def load_assignment(
     return Assignment(name, notebook, gradebook, source, release, chain, fingerprint)
 
 
-def load_submission(course: Path, student: str, assignment: Assignment) -> Submission:
+def load_submission(
+    course: Path, student: str, assignment: Assignment, *, extension: datetime.timedelta | None = None
+) -> Submission:
+    """``student``'s submission of ``assignment``; ``extension``: their own due date less the assignment's (a change
+    of it changes the fingerprint: that student, and only them, is graded again)."""
     files = folder_files(course / "submitted" / student / assignment.name)
-    return Submission(student, files, digest([*files.items(), ("assignment", assignment.fingerprint.encode())]))
+    own = [("extension", repr(extension.total_seconds()).encode())] if extension else []
+    fingerprint = digest([*files.items(), ("assignment", assignment.fingerprint.encode()), *own])
+    return Submission(student, files, fingerprint, extension)
+
+
+def own_extensions(settings: CourseSettings, db: str, name: str) -> dict[str, datetime.timedelta]:
+    """{student: their own due date less the gradebook's due date of ``name``} of each student whose due date is
+    their own (an extension, late days: autograder.course.term), as nbgrader's late penalty takes it
+    (SubmittedAssignment.extension); {} when the assignment has no due date (nbgrader extends none)."""
+    dates = GradebookDates(db)
+    term = Term(db, rule=settings.late_days)
+    try:
+        base = dates.due(name)
+        if base is None:
+            return {}
+        standings = term.standings(assignment=name, base=base)
+        return {student: standing.extension for student, standing in standings.items() if standing.extension}
+    finally:
+        dates.close()
+        term.close()

@@ -178,6 +178,7 @@ def _write_outcome(gradebook, outcome: Outcome, layouts: dict | None = None):
         return
 
     submission.timestamp = utils.parse_utc(outcome.timestamp)  # as update_or_create_submission sets it
+    submission.extension = outcome.extension  # the one the penalty was computed with
     for notebook in submission.notebooks:
         notebook.late_submission_penalty = outcome.penalties.get(notebook.name)
     # the submission's grades and comments in two queries, not one (nbgrader's find_grade) per cell: at 20
@@ -231,7 +232,7 @@ def _insert_submission(gradebook, outcome: Outcome, layout: tuple):
                 "assignment_id": assignment_id,
                 "student_id": outcome.student,
                 "timestamp": utils.parse_utc(outcome.timestamp),
-                "extension": None,
+                "extension": outcome.extension,  # the student's own due date (autograder.course.term)
             }
         ],
     )

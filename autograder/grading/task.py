@@ -12,7 +12,7 @@ import os
 import re
 import socket
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,6 +115,8 @@ class Submission:
     student: str
     files: dict  # {path relative to submitted/<student>/<assignment>/: bytes}
     fingerprint: str
+    extension: timedelta | None = None  # their own due date less the assignment's (autograder.course.term), for
+    # nbgrader's late penalty (SubmittedAssignment.extension); part of the fingerprint when set
 
 
 @dataclass
@@ -127,6 +129,7 @@ class Outcome:
     grades: list = field(default_factory=list)  # {notebook, name, auto_score, needs_manual_grade}
     comments: list = field(default_factory=list)  # {notebook, name, auto_comment}
     penalties: dict = field(default_factory=dict)  # {notebook: late_submission_penalty}
+    extension: timedelta | None = None  # the submission's extension its penalty was computed with (Submission's)
     timestamp: datetime | None = None
     note: str = ""  # what the instructor should know, in words (a notebook graded as blank, and why): shown, not read
     blank: Blank | None = None  # why it was graded as the blank release (verdicts.Blank), None when it was not

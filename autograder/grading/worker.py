@@ -157,6 +157,9 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
     ):
         root = Path(scratch)
         notebook = private_folder(root, assignment, submission)
+        if submission.extension:
+            extend_in_scratch(db, assignment.name, submission.extension)
+        outcome.extension = submission.extension
         blank = unreadable(notebook.read_bytes())
         if blank is None:
             failure = autograde(root, outcome, assignment, db)
@@ -207,6 +210,15 @@ class ChildrenCpu:
         self.done.set()
         self.thread.join()
         return sum(self.used.values())
+
+
+def extend_in_scratch(db: str, name: str, extension) -> None:
+    """The private student's submission of ``name`` made in the scratch gradebook ``db`` with their ``extension``
+    before nbgrader's autograde, which keeps it (it updates the timestamp only), so that nbgrader's own
+    AssignLatePenalties counts the seconds late from the student's own due date."""
+    with Gradebook(db) as gradebook:
+        gradebook.update_or_create_student(PRIVATE_ID)
+        gradebook.update_or_create_submission(name, PRIVATE_ID, extension=extension)
 
 
 def private_folder(root: Path, assignment: Assignment, submission: Submission) -> Path:

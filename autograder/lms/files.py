@@ -173,10 +173,15 @@ def read_grades(gradebook: Gradebook, assignments: tuple[str, ...] = ()) -> tupl
             except MissingEntry:
                 grades[student.id, name] = Grade(None, max_score)
             else:
-                grades[student.id, name] = Grade(
-                    float(submission.score), max_score, bool(submission.needs_manual_grade)
-                )
+                grades[student.id, name] = Grade(scored(submission), max_score, bool(submission.needs_manual_grade))
     return columns, names, grades
+
+
+def scored(submission) -> float:
+    """A submission's score as the LMS gets it (these files, the LTI passback): its points less its late penalty
+    (nbgrader's, counted from the student's own due date: their extension and late days, autograder.course.term),
+    never below 0."""
+    return max(0.0, float(submission.score) - float(submission.late_submission_penalty or 0.0))
 
 
 def canvas_rows(columns, names, grades, roster) -> tuple[list[str], list[list[str]], dict[str, str]]:

@@ -112,6 +112,7 @@ class ChainOptions:
     idle_timeout: float | None = None  # SurvivingExecute.idle_timeout, a cell's wait (None: kernel.IDLE_LIMIT)
     seed: int | None = None  # ExternalVerdicts.seed: the hidden checks' inputs (None: fresh each run)
     forward_cache: str | None = None  # SandboxedKernelManager.forward_cache: lib's forward passes, shared
+    late_penalty: str | None = None  # LateSubmissionPlugin.penalty_method, the course's (None: nbgrader's, "none")
 
 
 def chain_config(options: ChainOptions = ChainOptions(), *, root: Path | None = None, db: str | None = None) -> Config:
@@ -135,6 +136,8 @@ def chain_config(options: ChainOptions = ChainOptions(), *, root: Path | None = 
         c.ExternalVerdicts.timeout = float(options.checks_budget)
     if options.seed is not None:
         c.ExternalVerdicts.seed = int(options.seed)
+    if options.late_penalty is not None:  # counted from each student's own due date (SubmittedAssignment.extension)
+        c.LateSubmissionPlugin.penalty_method = options.late_penalty
     if options.forward_cache and Path(options.forward_cache).exists():  # not on a worker of another machine
         c.SandboxedKernelManager.forward_cache = options.forward_cache
     c.Autograde.sanitize_preprocessors = list(SANITISE)

@@ -26,12 +26,14 @@ official grade stays the class run's.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import concurrent.futures
 import datetime
 import json
 import logging
 import multiprocessing
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +47,18 @@ from tornado import ioloop, web
 from autograder import sandbox
 from autograder.course import assignments, students
 from autograder.course.config import find_alembic
+from autograder.course.term.store import Standing, TermError
 from autograder.hub import collect
+from autograder.service.appeals import (
+    MOST_OPEN,
+    TEXT_LONGEST,
+    AppealError,
+    Appeals,
+    cell_scale,
+    differences,
+    notebook_digest,
+    rerun_appeal,
+)
 from autograder.service.attempts import WAITING, Attempt, Attempts, utcnow
 from autograder.service.checkers import Checkers, ProbeMemory, authoring_trouble, probe_digest
 from autograder.service.instant import SHOWN_REFUSED, Broken, Checker, CheckerThread, window_reopens
@@ -183,8 +196,12 @@ class Page(HubOAuthenticated, web.RequestHandler):
 
     def render_page(self, name: str, **values):
         template = self.app["templates"].get_template(name)
-        self.set_header("Content-Security-Policy", f"default-src 'none'; style-src 'unsafe-inline'; {self.FRAMES}")
-        self.finish(template.render(prefix=self.app["prefix"], **values))
+        self.set_header(
+            "Content-Security-Policy",
+            f"default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; {self.FRAMES}",
+        )
+        xsrf = self.xsrf_token.decode() if isinstance(self.current_user, dict) else ""  # for the page's forms
+        self.finish(template.render(prefix=self.app["prefix"], xsrf=xsrf, **values))
 
 
 def released_feedback(checker: Checker, student: str) -> Path | None:
@@ -202,23 +219,82 @@ def released_feedback(checker: Checker, student: str) -> Path | None:
     return page if page.is_file() else None
 
 
+def own_standing(checker: Checker, student: str) -> Standing | None:
+    """The student's own due date and late days for the checker's assignment (None without the course's term)."""
+    if checker.term is None or not students.is_valid(student):
+        return None
+    return checker.term.standing(student=student, assignment=checker.assignment, base=checker.policy.due_date())
+
+
+def own_due(checker: Checker, standing: Standing | None) -> datetime.datetime | None:
+    """The student's due date when it is their own (not the assignment's), else None."""
+    if standing is None or standing.due == checker.policy.due_date():
+        return None
+    return standing.due
+
+
+def shown_to(checker: Checker, standing: Standing | None, now: datetime.datetime) -> str:
+    """What a checked Submit shows now: the policy's before or after the student's own due date."""
+    if standing is None:
+        return checker.policy.shown(now)
+    return checker.policy.after_due if standing.late(now) else checker.policy.before_due
+
+
 def assignment_values(checker: Checker, student: str, now: datetime.datetime) -> dict:
-    """One assignment's part of a student's page: its policy, the student's attempts newest first, the latest
-    checked one's verdicts, whether its checks cannot run now (in the students' words) and its released feedback."""
-    shown = checker.policy.shown(now)
+    """One assignment's part of a student's page: its policy, the student's own due date and late days, their
+    attempts newest first, the latest checked one's verdicts, whether its checks cannot run now (in the students'
+    words) and its released feedback."""
+    standing = own_standing(checker, student)
+    shown = shown_to(checker, standing, now)
     attempts = checker.store.select(student=student)
     reopens = window_reopens([a.started for a in attempts if a.started is not None], checker.policy, now)
     rows = [shown_attempt(a, shown) | {"status": status_words(a, reopens, checker.broken)} for a in reversed(attempts)]
+    appeals = [appeal_values(appeal) for appeal in reversed(appeals_of(checker, student))]
     return {
         "assignment": checker.assignment,
+        "appeals": appeals,
+        "appealable": sum(1 for a in appeals if a["status"] == "open") < MOST_OPEN,
+        "text_longest": TEXT_LONGEST,
+        "reviews": getattr(checker, "appeals", None) is not None,
         "rows": rows,
         "newest": attempts[-1] if attempts else None,
         "waiting": any(a.waiting for a in attempts) and checker.broken is None,
         "latest": next((row for row in rows if row["score"] is not None), None),
-        "policy": checker.policy.describe(),
+        "policy": checker.policy.describe(own_due=own_due(checker, standing)),
         "shown": explain(shown),
         "broken": checker.broken.student if checker.broken is not None else "",
         "feedback": released_feedback(checker, student) is not None,
+        "term": standing.describe() if standing is not None else [],
+        "spendable": standing is not None and standing.due is not None and standing.left > 0,
+        "seen": standing.spent_here if standing is not None else 0,
+    }
+
+
+def appeals_of(checker: Checker, student: str | None = None):
+    """The appeals of the checker's assignment (one student's, or everyone's), oldest first; none without a table."""
+    appeals = getattr(checker, "appeals", None)
+    if appeals is None:
+        return []
+    return [a for a in appeals.select(student=student) if a.assignment == checker.assignment]
+
+
+def appeal_values(appeal) -> dict:
+    """An appeal as a page shows it: what was asked, its state, the decision."""
+    if appeal.status == "open":
+        state = "open: waiting for the instructor"
+    elif appeal.points is None:
+        state = "decided: the verdict stands"
+    else:
+        state = f"decided: {appeal.check} is now worth {appeal.points:g} points"
+    return {
+        "id": appeal.id,
+        "check": appeal.check,
+        "text": appeal.text,
+        "asked": appeal.asked,
+        "status": appeal.status,
+        "state": state,
+        "comment": appeal.comment,
+        "attempt": appeal.attempt,
     }
 
 
@@ -281,8 +357,26 @@ def assignment_summary(checker: Checker) -> dict:
         "broken": checker.broken.instructor if checker.broken is not None else "",
         "probing": checker.probing is not None,
         "trouble": checker.trouble,
+        "term": own_dates(checker),
+        "has_term": checker.term is not None,
         **settings_values(checker),
     }
+
+
+def own_dates(checker: Checker) -> list[dict]:
+    """The students whose due date for the checker's assignment is their own: who, their due date, why."""
+    if checker.term is None:
+        return []
+    standings = checker.term.standings(assignment=checker.assignment, base=checker.policy.due_date())
+    return [
+        {
+            "student": student,
+            "due": f"{standing.due:%Y-%m-%d %H:%M} UTC" if standing.due else "no due date",
+            "why": standing.why().strip(" ()"),
+            "left": f"{standing.left} of {standing.granted}" if standing.granted else "",
+        }
+        for student, standing in standings.items()
+    ]
 
 
 def instructor_values(checkers: Checkers) -> dict:
@@ -312,12 +406,15 @@ def latest_values(checkers: Checkers, student: str, now: datetime.datetime, assi
         return {
             "student": student,
             "assignment": checker.assignment,
-            "shown": checker.policy.shown(now),
+            "shown": shown_to(checker, own_standing(checker, student), now),
             "newest": None,
+            **term_values(own_standing(checker, student)),
         }
     checker, attempts = max(found, key=lambda pair: (pair[1][-1].submitted, pair[1][-1].id))
-    shown = checker.policy.shown(now)
+    standing = own_standing(checker, student)
+    shown = shown_to(checker, standing, now)
     answer = {"student": student, "assignment": checker.assignment, "shown": shown, "newest": None}
+    answer |= term_values(standing)
     reopens = window_reopens([a.started for a in attempts if a.started is not None], checker.policy, now)
     newest = attempts[-1]
     row = shown_attempt(newest, shown)
@@ -332,6 +429,17 @@ def latest_values(checkers: Checkers, student: str, now: datetime.datetime, assi
         "ends": row["ends"],
     }
     return answer
+
+
+def term_values(standing: Standing | None) -> dict:
+    """The student's own due date (ISO, UTC; None: no due date) and late days left (None: the course has none), for
+    their JupyterLab; nothing without the course's term."""
+    if standing is None:
+        return {}
+    return {
+        "due": standing.due.isoformat() + "Z" if standing.due else None,
+        "late_days_left": standing.left if standing.granted else None,
+    }
 
 
 def lost_points(verdicts, shown: str) -> list[dict]:
@@ -387,6 +495,207 @@ class StudentPage(Page):
         self.render_page("student.html.j2", **student_values(self.app["checkers"], student, utcnow(), viewer))
 
 
+class LateDay(Page):
+    """``students/<id>/late-days/<assignment>`` (POST): the student spends one late day on an assignment, for
+    themselves only (the hub's identity, never a name in the request; an instructor grants, python -m
+    autograder.course.term), with the XSRF token of the page they clicked on and the number of late days that page
+    showed spent (``seen``), so a second click, or a replayed request, spends nothing."""
+
+    @web.authenticated
+    def post(self, student: str, assignment: str):
+        self.check_xsrf_cookie()
+        user = self.get_current_user()
+        if student != user["name"]:
+            raise web.HTTPError(403, "a student spends only their own late days")
+        checkers = self.app["checkers"]
+        if assignment not in checkers:
+            raise web.HTTPError(404, f"no assignment {assignment!r} is checked here")
+        checker = checkers[assignment]
+        if checker.term is None:
+            raise web.HTTPError(404, "this course has no late days")
+        try:
+            seen = int(self.get_body_argument("seen", ""))
+        except ValueError:
+            raise web.HTTPError(400, "the request does not say how many late days your page showed") from None
+        spent = checker.term.spend(student=student, assignment=assignment, base=checker.policy.due_date(), seen=seen)
+        if spent.tokens:
+            notice = (
+                f"One late day spent on {assignment}: your due date is now {spent.standing.due:%Y-%m-%d %H:%M} UTC."
+            )
+        else:
+            notice = f"No late day spent on {assignment}: {spent.why}."
+        log.info("%s: %s", student, notice)
+        values = student_values(checkers, student, utcnow())
+        self.render_page("student.html.j2", notice=notice, **values)
+
+
+class Extend(Page):
+    """``term/<assignment>`` (POST, instructors only, with the page's XSRF token): a student's own due date, as
+    ``python -m autograder.course.term extend`` sets it (``student``, and ``hours`` or ``due``, or ``remove``)."""
+
+    @web.authenticated
+    def post(self, assignment: str):
+        self.check_xsrf_cookie()
+        if not self.is_instructor(self.get_current_user()):
+            raise web.HTTPError(403, "only an instructor gives extensions")
+        checkers = self.app["checkers"]
+        if assignment not in checkers or checkers[assignment].term is None:
+            raise web.HTTPError(404, f"no assignment {assignment!r} with a term here")
+        term, student = checkers[assignment].term, self.get_body_argument("student", "").strip()
+        hours, due = self.get_body_argument("hours", "").strip(), self.get_body_argument("due", "").strip()
+        try:
+            if self.get_body_argument("remove", ""):
+                term.extend(student=student, assignment=assignment)
+                notice = f"{student}: back to the due date of {assignment}."
+            elif bool(hours) == bool(due):
+                raise TermError("give the extension as hours or as a due date (one of them)")
+            else:
+                when = None
+                if due:
+                    try:
+                        when = datetime.datetime.fromisoformat(due)
+                    except ValueError:
+                        raise TermError(f"{due[:40]!r} is not a date: write it as 2026-12-16 17:00 (UTC)") from None
+                try:
+                    extra = float(hours) if hours else None
+                except ValueError:
+                    raise TermError(f"{hours[:20]!r} is not a number of hours") from None
+                term.extend(student=student, assignment=assignment, hours=extra, due=when)
+                notice = f"{student}: an extension on {assignment} is set."
+        except TermError as error:
+            notice = f"Nothing changed: {error}."
+        self.render_page("instructor.html.j2", notice=notice, **instructor_values(checkers))
+
+
+class AppealAsk(Page):
+    """``students/<id>/appeals/<assignment>`` (POST): the student asks for a review of one verdict line of one of
+    their checked Submits, with a sentence (``attempt``, ``check``, ``text``); theirs only, with the page's XSRF
+    token. What the grade was made from is kept (the notebook's digest, the seed, the verdict)."""
+
+    @web.authenticated
+    def post(self, student: str, assignment: str):
+        self.check_xsrf_cookie()
+        if student != self.get_current_user()["name"]:
+            raise web.HTTPError(403, "a student asks for reviews of their own verdicts only")
+        checkers = self.app["checkers"]
+        if assignment not in checkers or getattr(checkers[assignment], "appeals", None) is None:
+            raise web.HTTPError(404, f"no assignment {assignment!r} takes reviews here")
+        checker = checkers[assignment]
+        try:
+            attempt = checker.store.get(int(self.get_body_argument("attempt", "")))
+        except ValueError:
+            raise web.HTTPError(400, "the request does not name one of your Submits") from None
+        if attempt is None or attempt.student != student or attempt.assignment != assignment:
+            raise web.HTTPError(403, "a student asks for reviews of their own Submits only")
+        try:
+            digest = notebook_digest(checker.inbound / attempt.key / checker.notebook)
+        except OSError:
+            raise web.HTTPError(409, "this Submit's notebook is no longer there to be graded again") from None
+        try:
+            appeal = checker.appeals.ask(
+                student=student,
+                attempt=attempt,
+                check=self.get_body_argument("check", ""),
+                text=self.get_body_argument("text", ""),
+                digest=digest,
+            )
+        except AppealError as error:
+            notice = f"No review asked: {error}."
+        else:
+            notice = f"Your review of {appeal.check} is asked; the instructor's decision will be shown here."
+        self.render_page("student.html.j2", notice=notice, **student_values(checkers, student, utcnow()))
+
+
+def find_appeal(checkers: Checkers, appeal_id: str):
+    """(checker, appeal) of an appeal's id, or 404."""
+    for checker in checkers:
+        appeals = getattr(checker, "appeals", None)
+        appeal = appeals.get(int(appeal_id)) if appeals is not None and appeal_id.isdigit() else None
+        if appeal is not None and appeal.assignment == checker.assignment:
+            return checker, appeal
+    raise web.HTTPError(404, f"no appeal {appeal_id}")
+
+
+def queue_values(checkers: Checkers) -> dict:
+    """The instructor's queue of appeals: open first, each with its re-run's difference check by check."""
+    shown = []
+    for checker in checkers:
+        scale = cell_scale(checker.source)
+        for appeal in appeals_of(checker):
+            attempt = checker.store.get(appeal.attempt)
+            rerun = [] if appeal.rerun is None else differences(attempt.verdicts, appeal.rerun, scale)
+            shown.append(
+                appeal_values(appeal)
+                | {
+                    "student": appeal.student,
+                    "assignment": appeal.assignment,
+                    "seed": appeal.seed,
+                    "digest": appeal.digest,
+                    "was": f"{attempt.points:g} / {attempt.max_points:g}"
+                    if attempt and attempt.points is not None
+                    else "",
+                    "worth": scale.get(appeal.check),
+                    "differences": rerun,
+                    "rerun_error": appeal.rerun_error,
+                    "rerun_at": appeal.rerun_at,
+                    "gradebook": appeal.gradebook,
+                }
+            )
+    shown.sort(key=lambda a: (a["status"] != "open", a["asked"]))
+    return {"appeals": shown}
+
+
+class AppealQueue(Page):
+    """``appeals``: the instructor's queue of appeals (instructors only)."""
+
+    @web.authenticated
+    def get(self):
+        if not self.is_instructor(self.get_current_user()):
+            raise web.HTTPError(403, "the appeals' queue is the instructors'")
+        self.render_page("appeals.html.j2", **queue_values(self.app["checkers"]))
+
+
+class AppealAction(Page):
+    """``appeals/<id>/rerun`` and ``appeals/<id>/decide`` (POST, instructors only, with the page's XSRF token):
+    exactly that grade again (the same notebook, its digest checked, the same seed), or the decision (``points``
+    for the appealed check, empty: the verdict stands; a ``comment``), which reaches the gradebook."""
+
+    @web.authenticated
+    async def post(self, appeal_id: str, action: str):
+        self.check_xsrf_cookie()
+        if not self.is_instructor(self.get_current_user()):
+            raise web.HTTPError(403, "only an instructor re-runs or decides an appeal")
+        checker, appeal = find_appeal(self.app["checkers"], appeal_id)
+        notice = ""
+        try:
+            if action == "rerun":
+                attempt = checker.store.get(appeal.attempt)
+                started = time.monotonic()
+                verdicts = await asyncio.get_running_loop().run_in_executor(
+                    None, lambda: rerun_appeal(appeal, attempt, source=checker.source, inbound=checker.inbound)
+                )
+                checker.appeals.record_rerun(appeal.id, verdicts)
+                took = time.monotonic() - started
+                notice = f"Appeal {appeal.id} graded again in {took:.1f} s" + (
+                    f": {verdicts}" if isinstance(verdicts, str) else ""
+                )
+            elif action == "decide":
+                given = self.get_body_argument("points", "").strip()
+                try:
+                    points = float(given) if given else None
+                except ValueError:
+                    raise web.HTTPError(400, f"{given[:20]!r} is not a number of points") from None
+                decided = checker.appeals.decide(
+                    appeal.id, points=points, comment=self.get_body_argument("comment", ""), db=checker.appeals.url
+                )
+                notice = f"Appeal {appeal.id} decided: {decided.gradebook}"
+            else:
+                raise web.HTTPError(404, f"no action {action!r}")
+        except AppealError as error:
+            notice = f"Appeal {appeal.id}: {error}"
+        self.render_page("appeals.html.j2", notice=notice, **queue_values(self.app["checkers"]))
+
+
 class FeedbackPage(Page):
     """A student's released feedback page of an assignment, one click from their checks (theirs and the
     instructors' only); without an assignment's name, that of the first assignment on their page (the newest
@@ -426,6 +735,11 @@ def make_app(options: ServiceOptions, checkers: Checkers | Checker) -> web.Appli
             (prefix, Home),
             (url_path_join(prefix, "api", "latest"), Latest),
             (url_path_join(prefix, "students", r"([^/]+)"), StudentPage),
+            (url_path_join(prefix, "students", r"([^/]+)", "late-days", r"([^/]+)"), LateDay),
+            (url_path_join(prefix, "students", r"([^/]+)", "appeals", r"([^/]+)"), AppealAsk),
+            (url_path_join(prefix, "appeals"), AppealQueue),
+            (url_path_join(prefix, "term", r"([^/]+)"), Extend),
+            (url_path_join(prefix, "appeals", r"([^/]+)", r"(rerun|decide)"), AppealAction),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback"), FeedbackPage),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback", r"([^/]+)"), FeedbackPage),
             (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
@@ -503,13 +817,15 @@ def make_checkers(options: ServiceOptions) -> Checkers:
     with Gradebook(db):  # nbgrader's tables first, stamped by its alembic: the service's own table goes beside them
         pass  # (made first, it would leave nbgrader a database it cannot migrate: "no such table: alembic_version")
     store, students = Attempts(db), course_students(db, options.students)
+    term = live[names[0]].settings.term()  # each student's own due date and late days, read at each Submit
+    appeals = Appeals(db)  # the students' requests for a review, beside the attempts
     send = lms_sender(options, lambda assignment: live[assignment].current)
     memory = ProbeMemory(options.course)  # passing probes remembered: a restart with nothing changed skips them
 
     def checker(name: str) -> Checker:
         if name not in live:  # an assignment added while the service runs
             live[name] = LiveSettings(options.course, name, db=options.db)
-        return Checker(
+        made = Checker(
             source=source_root / name,
             inbound=options.exchange / "inbound",
             store=store.scoped(name),
@@ -522,7 +838,10 @@ def make_checkers(options: ServiceOptions) -> Checkers:
             probe=authoring_trouble,
             memory=memory,
             digest=probe_digest,
+            term=term,
         )
+        made.appeals = appeals
+        return made
 
     def added(known: frozenset) -> dict[str, Checker]:
         """The assignments of source/ (those of --assignment only, when given) that have no checker yet; one

@@ -117,14 +117,15 @@ def modified(path: Path) -> int:
 
 
 def check_answers(
-    source: Path, notebook: nbformat.NotebookNode, wall: float = WALL
+    source: Path, notebook: nbformat.NotebookNode, wall: float = WALL, seed: int | None = None
 ) -> tuple[float, float, list[Verdict]]:
     """(points, max points, verdicts) of a notebook's answers by the assignment in ``source``; the checks and the
-    points table are loaded once per process (the first check of a worker pays for them, warm_up at start)."""
+    points table are loaded once per process (the first check of a worker pays for them, warm_up at start).
+    ``seed``: the inputs' (default: fresh; an appeal's re-run gives the verdict's own, to draw the same inputs)."""
     checks = assignment_checks(source, modified(source / "checks.py"))
     source_notebook = next(source.glob("*.ipynb"))
     scale = cell_points(source_notebook, modified(source_notebook))
-    verdicts = grade_answers(checks, answer_sources(notebook), wall=wall)
+    verdicts = grade_answers(checks, answer_sources(notebook), wall=wall, seed=seed)
     points = sum(verdict.scaled(scale.get(check, verdict.max_points)) for check, verdict in verdicts.items())
     top = sum(scale.get(check, verdict.max_points) for check, verdict in verdicts.items())
     return round(points, 2), top, list(verdicts.values())
@@ -139,7 +140,12 @@ def warm_up(source: Path, notebook_path: Path) -> float:
 
 
 def check_notebook(
-    *, source: Path, notebook_path: Path, received: datetime.datetime | None = None, wall: float = WALL
+    *,
+    source: Path,
+    notebook_path: Path,
+    received: datetime.datetime | None = None,
+    wall: float = WALL,
+    seed: int | None = None,
 ) -> tuple[float, float, list[Verdict]]:
     """(points, max points, verdicts) of one submitted notebook, by the assignment in ``source``.
 
@@ -148,4 +154,4 @@ def check_notebook(
     the gradebook's scale. received: when the Submit was received (a notebook changed after it is not
     checked). Raises NotCheckable with a reason for the student.
     """
-    return check_answers(source, read_notebook(notebook_path, received), wall)
+    return check_answers(source, read_notebook(notebook_path, received), wall, seed)

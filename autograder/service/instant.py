@@ -197,7 +197,9 @@ class Checker:
     again when the assignment's files change (autograder.service.checkers.authoring_trouble): while it runs, or says
     the checks are broken, no Submit is started (they wait, queued, and the pages say why); memory: where passing
     probes are remembered (autograder.service.checkers.ProbeMemory, with ``digest``: source -> the digest of what
-    the probe depends on), so a probe that passed with the same digest is not run again.
+    the probe depends on), so a probe that passed with the same digest is not run again; term: the course's
+    autograder.course.term.store.Term, whose student's own due date (an extension, late days) decides whether their
+    Submit is late (None: the assignment's due date for everyone).
 
     Each inbound entry is judged once, alone, when first seen: a Submit of a student of the class, made by
     their account, is recorded (autograder.service.attempts); anything else is kept in ``refused`` (name, reason) for
@@ -222,8 +224,10 @@ class Checker:
         probe=None,
         memory=None,
         digest=None,
+        term=None,
     ):
         self.source, self.inbound, self.store, self.policy = Path(source), Path(inbound), store, policy
+        self.term = term  # each student's own due date (autograder.course.term.store.Term); None: the assignment's
         self.settings = settings
         self.admit, self.checked, self.wall = admit, checked, wall
         self.assignment = self.source.name
@@ -324,11 +328,11 @@ class Checker:
             return f"not that student's own Submit: {why}"
         status, message = "pending", ""
         submitted = min(now, submit.observed)  # when the grader received it; never the time its name states
-        due = self.policy.due_date()
         if why:
             status, message = "refused", f"not checked: {why}"
-        elif due is not None and submitted > due and not self.policy.check_after_due:
-            status, message = "late", "received after the due date: not checked (the class run grades it)"
+        elif (late := self.late(submit.student, submitted)) and not self.policy.check_after_due:
+            # late() first in any case: with c.LateDays.automatic it spends the tokens that cover the Submit
+            status, message = "late", f"received after {late}: not checked (the class run grades it)"
         return dict(
             key=submit.key,
             student=submit.student,
@@ -337,6 +341,24 @@ class Checker:
             status=status,
             message=message,
         )
+
+    def late(self, student: str, submitted: datetime.datetime) -> str:
+        """ "" when a Submit received at ``submitted`` is on time for ``student``, else after what (their own due date:
+        the assignment's, their extension, their late days; with c.LateDays.automatic, the tokens that cover it
+        are spent first, once, atomically: autograder.course.term.store)."""
+        due = self.policy.due_date()
+        if self.term is None:
+            return "the due date" if due is not None and submitted > due else ""
+        standing = self.term.standing(student=student, assignment=self.assignment, base=due)
+        if standing.late(submitted) and self.term.rule.automatic:
+            spent = self.term.cover(student=student, assignment=self.assignment, base=due, at=submitted)
+            if spent.tokens:
+                log.info("%s spent %d late days on %s", student, spent.tokens, self.assignment)
+            standing = spent.standing
+        if not standing.late(submitted):
+            return ""
+        left = f"; {standing.left} late day{'s' if standing.left != 1 else ''} left" if standing.granted else ""
+        return f"your due date ({standing.due:%Y-%m-%d %H:%M} UTC{left})"
 
     def refuse(self, raw: bytes, reason: str, now: datetime.datetime, unknown: str = ""):
         self.refused[raw] = Refused(shown_name(raw), reason, now, unknown)
@@ -496,6 +518,8 @@ class Checker:
         now = now or utcnow()
         if self.settings is not None:  # the policy in force: the course's settings, read again when changed
             self.policy = self.settings.policy()
+            if self.term is not None:
+                self.term.rule = self.settings.settings.late_days
         self.scan(now)
         self.collect(now)
         self.watch_source(pool)

@@ -45,8 +45,9 @@ class InstantChecks(Configurable):
         due = self.due_date()
         return self.after_due if due is not None and now > due else self.before_due
 
-    def describe(self) -> list[str]:
-        """The policy in sentences, for the student's page and the instructor's."""
+    def describe(self, own_due: datetime.datetime | None = None) -> list[str]:
+        """The policy in sentences, for the student's page and the instructor's; ``own_due``: the student's own due
+        date (an extension, late days: autograder.course.term), said instead of the assignment's."""
         hours = self.period / 3600
         period = f"{hours:g} hour" + ("s" if hours != 1 else "") if self.period >= 3600 else f"{self.period:g} s"
         lines = [
@@ -55,10 +56,11 @@ class InstantChecks(Configurable):
             f"Before the due date a checked Submit shows {explain(self.before_due)}; after it, "
             f"{explain(self.after_due)}.",
         ]
-        due = self.due_date()
+        due = own_due or self.due_date()
         if due is not None:
             checked = "are checked too" if self.check_after_due else "are not checked"
-            lines.append(f"Submits after the due date ({due:%Y-%m-%d %H:%M} UTC) {checked}.")
+            whose = "your due date" if own_due is not None else "the due date"
+            lines.append(f"Submits after {whose} ({due:%Y-%m-%d %H:%M} UTC) {checked}.")
         lines.append("Your grade is the instructor's class run; these checks tell you early what it will say.")
         return lines
 

@@ -3,7 +3,7 @@
  * and no network, so that node alone tests them (tests/labextension/logic.test.mjs). index.js wires them to the
  * page.
  *
- *   the verdict:   describe, kind, toldKey, nextDelay, isSubmitButton
+ *   the verdict:   describe (ownDue), kind, toldKey, nextDelay, isSubmitButton
  *   Validate:      validationSentence, validationLead
  *   feedback:      isFeedbackLink, feedbackPages, filesUrl
  */
@@ -19,6 +19,10 @@ export const GAVE_UP = 120000; // after an error (the service restarting, the hu
    click away, has the rest). A queued Submit says when it is checked: the service's words carry the time ("queued:
    checked when your window reopens, at 14:05 UTC"). */
 export function describe(answer) {
+  return verdict(answer) + ownDue(answer);
+}
+
+function verdict(answer) {
   const newest = answer.newest;
   const head = `${newest.assignment || answer.assignment}, your Submit of ${newest.received}`;
   if (newest.status !== 'done') {
@@ -34,6 +38,18 @@ export function describe(answer) {
   const ends = newest.ends || []; // how the hidden checks were cut short (a service before ends: none)
   const cut = ends.length > 0 ? ` Cut short: ${ends[0]}.` : '';
   return `${head}: checked, ${newest.score} points. Lost points: ${lost}.${cut}`;
+}
+
+/* The student's own due date (an extension, late days spent) and late days left, when the course has them
+   (api/latest's due, ISO in UTC, and late_days_left; a service without the course's term sends neither). */
+export function ownDue(answer) {
+  if (!answer.due) {
+    return '';
+  }
+  const when = answer.due.replace('T', ' ').slice(0, 16);
+  const left = answer.late_days_left;
+  const days = typeof left === 'number' ? `, ${left} late day${left === 1 ? '' : 's'} left` : '';
+  return ` Due ${when} UTC${days}.`;
 }
 
 /* The notification's type: in progress while a checker has it, info while queued, a warning when it was not

@@ -6,6 +6,7 @@ import test from 'node:test';
 
 import {
   describe,
+  ownDue,
   feedbackPages,
   filesUrl,
   GAVE_UP,
@@ -187,4 +188,17 @@ test("a file's address on the person's own server encodes each part of its path 
   const url = filesUrl('/user/student1/', 'attention/feedback/2026-12-01 13:00:00.000000 UTC/attention.html');
   assert.equal(url, '/user/student1/files/attention/feedback/2026-12-01%2013%3A00%3A00.000000%20UTC/attention.html');
   assert.equal(filesUrl('/', '/a#b/c?.html'), '/files/a%23b/c%3F.html');
+});
+
+test("the student's own due date and late days follow the verdict when the course has them", () => {
+  const own = { ...answer({}), due: '2026-12-16T05:00:00Z', late_days_left: 1 };
+  assert.equal(
+    describe(own),
+    'attention, your Submit of 14:02:11 UTC: checked, 29 points, every function passes. Due 2026-12-16 05:00 UTC, ' +
+      '1 late day left.'
+  );
+  assert.equal(ownDue({ due: '2026-12-16T05:00:00Z', late_days_left: null }), ' Due 2026-12-16 05:00 UTC.');
+  assert.equal(ownDue({ due: '2026-12-16T05:00:00Z', late_days_left: 0 }), ' Due 2026-12-16 05:00 UTC, 0 late days left.');
+  assert.equal(ownDue({ due: null, late_days_left: 2 }), '');
+  assert.equal(ownDue(answer({})), ''); // a service without the course's term
 });

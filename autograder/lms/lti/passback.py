@@ -24,6 +24,7 @@ from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.grade import Grade
 from pylti1p3.service_connector import ServiceConnector
 
+from autograder.lms.files import scored
 from autograder.lms.lti.config import ConfigError, LtiConfig, load_config
 from autograder.lms.lti.store import CourseLinks, same_context, write_json
 from autograder.settings import CourseSettings
@@ -136,7 +137,7 @@ def queue_scores(config: LtiConfig, db: str | None, outbox: dict, result: Passba
                     "client_id": item["client_id"],
                     "lineitem": item["lineitem"],
                     "scope": item.get("scope", [SCORE_SCOPE]),
-                    "score": float(submission.score),
+                    "score": scored(submission),
                     "maximum": float(assignment.max_score),
                     "progress": "PendingManual" if manual else "FullyGraded",
                     "activity": "Submitted" if manual else "Completed",

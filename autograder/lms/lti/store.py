@@ -162,6 +162,26 @@ class CourseLinks:
             write_json(self.path, data)
             return True
 
+    def record_memberships(self, service: dict) -> bool:
+        """The course's members' service (NRPS: its URL, issuer, client), kept when ``service["context"]`` is the
+        bound context (else nothing changes, and False); unchanged, nothing is written."""
+        with self._lock:
+            data = self.read()
+            bound = data.get("context")
+            if not bound or not same_context(bound, service["context"]):
+                return False
+            if data.get("memberships") != service:
+                data["memberships"] = service
+                write_json(self.path, data)
+            return True
+
+    def record_members(self, issuer: str, members: dict) -> None:
+        """The members the LMS lists for the course ({sub: their roles, status, account}), of ``issuer``."""
+        with self._lock:
+            data = self.read()
+            data.setdefault("members", {})[issuer] = members
+            write_json(self.path, data)
+
 
 def write_json(path: Path, data) -> None:
     """``data`` as JSON at ``path``, whole or not at all (grading.ledger's one atomic write), flushed to disk, mode

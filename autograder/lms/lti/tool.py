@@ -46,6 +46,7 @@ from autograder.lms.lti.accounts import NoAccount, account_for, identity_of
 from autograder.lms.lti.config import LtiConfig
 from autograder.lms.lti.handoff import LIFETIME, browser_cookie, browser_value, handoff_token
 from autograder.lms.lti.passback import TimedSession
+from autograder.lms.lti.roster import record_memberships
 from autograder.lms.lti.store import CourseLinks, IdentityTaken, OneTimeSessions, OneTimeStore, same_context
 from autograder.settings import CourseSettings
 
@@ -226,7 +227,8 @@ class Launch(Base):
     def deep_link_page(self, launch: ToolLaunch, body: dict) -> None:
         if not (launch.check_teacher_access() or launch.check_staff_access() or launch.check_designer_access()):
             raise LaunchRefused("refused: only an instructor places assignments (Deep Linking)")
-        check_context(self.lti, body, "offer")
+        context = check_context(self.lti, body, "offer")
+        record_memberships(self.lti, body, context)  # kept once the tool is bound to this course
         cookie = placement.new_cookie(tool_url=self.lti.tool_url)
         store = self.settings["store"]
         placement.remember(store=store, launch_id=launch.get_launch_id(), cookie=cookie)
@@ -258,6 +260,7 @@ class Launch(Base):
         context = check_context(self.lti, body)
         username = account_for(self.lti, CourseLinks(self.lti.course), body)
         record_lineitem(self.lti, body, assignment)
+        record_memberships(self.lti, body, context)  # the course's members' service, for the roster (NRPS)
         title = context.get("title") or context.get("label") or context["id"]
         self.set_signed_cookie(
             USER_COOKIE,

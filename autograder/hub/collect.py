@@ -31,6 +31,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect, groupby
 from nbgrader.utils import check_mode
 
+from autograder.course.term.store import Term
 from autograder.hub import snapshot
 from autograder.inbound import Entry, NotTheirs, read_name, shown_name
 
@@ -99,12 +100,30 @@ class OwnCollect(ExchangeCollect):
         return found
 
     def choose(self, records: list[dict]) -> dict:
-        """The submission nbgrader would take: the latest, or with before_duedate the latest before the due date."""
+        """The submission nbgrader would take: the latest, or with before_duedate the latest before the student's
+        own due date (their extension and late days, autograder.course.term, else the assignment's)."""
         ordered = self._sort_by_timestamp(records)
-        if self.duedate is not None and self.before_duedate:
-            on_time = [record for record in ordered if record["timestamp"] <= self.duedate]
+        due = self.due_of(records[0]["username"])
+        if due is not None and self.before_duedate:
+            on_time = [record for record in ordered if record["timestamp"] <= due]
             return (on_time or ordered)[0]
         return ordered[0]
+
+    def due_of(self, student: str):
+        """``student``'s own due date for this assignment: the course's term read once (its tables beside the
+        gradebook), the assignment's due date where the term cannot be read (said in the log)."""
+        if not hasattr(self, "term_standings"):
+            self.term_standings = {}
+            try:
+                term = Term(self.coursedir.db_url)
+                try:
+                    self.term_standings = term.standings(assignment=self.coursedir.assignment_id, base=self.duedate)
+                finally:
+                    term.close()
+            except Exception as error:  # noqa: BLE001 (any database trouble: the assignment's date, said)
+                self.log.warning("each student's own due date could not be read (%s): the assignment's is used", error)
+        standing = self.term_standings.get(student)
+        return standing.due if standing is not None else self.duedate
 
     def keep(self):
         """nbgrader's CourseDirectory.ignore, include and max_file_size as ``snapshot``'s keep: what a copy leaves

@@ -8,6 +8,7 @@ without root or useradd each is skipped with the reason.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import pwd
@@ -169,6 +170,36 @@ def test_a_forged_name_a_link_and_a_deep_tree_are_refused_and_the_earlier_copy_i
     assert "names student1 but was made by another account" in done.stderr
     assert "more than 32 folders deep" in done.stderr
     assert (collected(state, "student1") / "attention.ipynb").read_bytes() == kept  # the earlier one, untouched
+
+
+def test_collect_before_the_due_date_takes_each_students_own_due_date(state):
+    """An extension (autograder.course.term) moves the student's own due date: Collect --before-duedate takes their
+    latest Submit before it, and a classmate's before the assignment's."""
+    from nbgrader.api import Gradebook
+
+    from autograder.course.term.store import Term
+
+    clear_inbound(state)
+    url = f"sqlite:///{state / 'home' / 'instructor' / 'attention' / 'gradebook.db'}"
+    with Gradebook(url) as gradebook:
+        gradebook.update_or_create_assignment("attention", duedate=datetime.datetime(2026, 12, 1, 11, 0))
+    term = Term(url)
+    term.extend(student="student1", assignment="attention", hours=2)  # hers: 13:00
+    term.close()
+    for student in STUDENTS:
+        submit(state, student, "2026-12-01 10:00:00.000000 UTC", notebook(f"{student} on time"))
+        submit(state, student, "2026-12-01 12:00:00.000000 UTC", notebook(f"{student} at noon"))
+    try:
+        done = collect_as_instructor(state, "--before-duedate")
+    finally:
+        term = Term(url)
+        term.extend(student="student1", assignment="attention")
+        term.close()
+        with Gradebook(url) as gradebook:
+            gradebook.update_or_create_assignment("attention", duedate=None)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (collected(state, "student1") / "attention.ipynb").read_bytes() == notebook("student1 at noon")
+    assert (collected(state, "student2") / "attention.ipynb").read_bytes() == notebook("student2 on time")
 
 
 def nest(folder: Path, depth: int, owner: str) -> Path:

@@ -9,12 +9,12 @@ names is only logged ("cheating attempt?") and collected all the same.
 
 ``OwnCollect`` is nbgrader's documented plugin point for this (``c.ExchangeFactory.collect``):
 
-- every inbound name is read by ``autograder.inbound.read_name``, the service's reader: a hostile name is refused
-  on its own, with its reason in the instructor's log, and never stops the others;
+- every inbound name is read by ``autograder.exchange.inbound.read_name``, the service's reader: a hostile name is
+  refused on its own, with its reason in the instructor's log, and never stops the others;
 - a submission is refused, with its reason, when it is not a plain folder owned by the account of the student it
   names, or holds a link, a pipe, a socket or a device, a file or folder of another account, one the instructor
   cannot read, or more than ``snapshot.Limits`` allows (``refusal``, which the grading service uses too);
-- the copy is ``autograder.hub.snapshot.collect``: through folder descriptors, never through a link, checked after
+- the copy is ``autograder.exchange.snapshot.collect``: through folder descriptors, never through a link, checked after
   each open, into a private folder that takes the place of the collected one only when whole. A file swapped while
   the copy runs is refused, never read through, and a refused copy leaves the student's earlier collected
   submission as it was. The student's earlier submission, if one passes, is collected instead of a refused one.
@@ -32,8 +32,8 @@ from nbgrader.exchange.default.collect import ExchangeCollect, groupby
 from nbgrader.utils import check_mode
 
 from autograder.course.term.store import Term
-from autograder.hub import snapshot
-from autograder.inbound import Entry, NotTheirs, read_name, shown_name
+from autograder.exchange import snapshot
+from autograder.exchange.inbound import Entry, NotTheirs, read_name, shown_name
 
 MOST_ENTRIES = snapshot.Limits().entries  # files and folders one submission may hold
 

@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.inbound import Entry, NotTheirs, read_name, shown_name
+from autograder.exchange.inbound import Entry, NotTheirs, read_name, shown_name
 from autograder.service.attempts import Attempt, Attempts, utcnow
 from autograder.service.checking import WALL, NotCheckable, changed_at, check_notebook, warm_up
 from autograder.service.checking import check_answers as check_answers  # one check, by its older name here

@@ -23,8 +23,9 @@ from conftest import accounts_or_skip
 from hub_config import Spawner, hub_config, pre_spawn_hook
 
 from autograder import REPOSITORY, sandbox
+from autograder.exchange import snapshot
 from autograder.hub import launch as hub
-from autograder.hub import limits, snapshot
+from autograder.hub import limits
 
 STUDENTS = ["student1", "student2"]
 SOURCE_NOTEBOOK = ("home", "instructor", "attention", "source", "attention", "attention.ipynb")

@@ -1,0 +1,10 @@
+"""The exchange: what students hand in, read as hostile data before any stage trusts it.
+
+- autograder.exchange.inbound: one reader of the inbound's names (who a Submit names, its assignment, the time it
+  states), for Collect, the grading service and the report; a hostile name is refused alone with its reason;
+- autograder.exchange.snapshot: a submission read through folder descriptors, never through a link, bounded, into a
+  private copy (Collect), or only walked (the service's and Collect's check before copying).
+
+Hands on a Submit's entry and a private copy of its files: autograder.hub.collect puts the copy into the course's
+submitted/ folder, autograder.service.instant checks it.
+"""

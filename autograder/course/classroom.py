@@ -56,6 +56,9 @@ from autograder.course.run import (
     say,
 )
 from autograder.course.table import show
+from autograder.grading.scheduler import FLAGS as TLS_FLAGS
+from autograder.grading.scheduler import access_from
+from autograder.grading.task import GradingError
 from autograder.lms.files import ExportOptions, export_command
 from autograder.lms.lti.passback import passback_lines
 from autograder.notebook.pipeline import ChainOptions
@@ -75,8 +78,10 @@ FLAGS = (  # (flags, argparse's settings), in the order --help lists them
         "autograder.notebook.pipeline.CELL_TIMEOUT)")),
     ("--jobs", dict(type=int, default=None, help="local worker processes, each grading one notebook at a time "
         "(default: one per core)")),
-    ("--scheduler", dict(default=None, help="address of a Dask scheduler (tcp://host:8786) whose workers grade; "
-        "default: this machine")),
+    ("--scheduler", dict(default=None, help="address of a Dask scheduler (tcp://host:8786, or tls://host:8786 with "
+        "the three --tls-* files) whose workers grade; default: this machine")),
+    *((flag, dict(dest=name, type=Path, default=None, help=f"with a tls:// --scheduler: {what}"))
+      for flag, name, what in TLS_FLAGS),
     ("--regrade", dict(action="store_true", help="grade every submission again, not only new or changed ones")),
     ("--fresh", dict(action="store_true", help="delete the course folder (gradebook included, "
         "not its nbgrader_config.py and autograder_config.py) and start again")),
@@ -114,7 +119,7 @@ def options_from(args: argparse.Namespace) -> CourseOptions:
         source=args.source,
         chain=ChainOptions(cell_timeout=args.cell_timeout),
         jobs=args.jobs,
-        scheduler=args.scheduler,
+        scheduler=access_from(args, args.scheduler),
         regrade=args.regrade,
         fresh=args.fresh,
         db=args.db,
@@ -156,7 +161,11 @@ def closing(run: CourseRun, course: Path, seconds: float) -> int:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    options = options_from(args)
+    try:
+        options = options_from(args)
+    except GradingError as error:  # the scheduler's address and its certificates do not agree
+        print(f"FAILED: {error}", file=sys.stderr, flush=True)
+        return 1
     if args.export:  # reads the gradebook only: no sandbox needed
         return export_command(ExportOptions(course=args.course, lms=args.export, db=args.db, roster=args.roster))
     try:

@@ -58,6 +58,7 @@ from autograder.grading.dispatch import ClassOptions, Summary, grade_class
 from autograder.grading.ledger import assignment_folder, atomic_path, write_json
 from autograder.grading.lock import CourseLock
 from autograder.grading.refresh import refresh
+from autograder.grading.scheduler import SchedulerAccess
 from autograder.grading.task import LEDGER, GradingError, digest, folder_files
 from autograder.notebook.pipeline import ChainOptions, nbgrader_api
 from autograder.report import ReportOptions, write_report
@@ -107,7 +108,7 @@ class CourseOptions:
         ChainOptions()
     )  # the grading chain's options (--cell-timeout: chain.cell_timeout, else the course's)
     jobs: int | None = None  # local worker processes (default: one per core)
-    scheduler: str | None = None  # a Dask scheduler's address (default: this machine)
+    scheduler: str | SchedulerAccess | None = None  # a Dask scheduler, tcp:// or tls:// (default: this machine)
     regrade: bool = False  # grade every submission again
     fresh: bool = False  # delete the course folder (its gradebook.db included, not its configuration) first
     progress: bool = True  # a progress bar

@@ -32,6 +32,7 @@ from tqdm import tqdm
 from autograder import model, sandbox
 from autograder.course import assignments
 from autograder.grading.forward import class_forward_cache
+from autograder.grading.gateway import GatewayAccess
 from autograder.grading.gradebook import GradebookWriter, gradebook_template, students_in_gradebook
 from autograder.grading.ledger import file_key, ledger, record, repair, tidy, up_to_date
 from autograder.grading.scheduler import SchedulerAccess, connect
@@ -53,7 +54,8 @@ from autograder.settings import CourseSettings
 class ClassOptions:
     """How a class is graded (grade_class)."""
 
-    scheduler: str | SchedulerAccess | None = None  # a Dask scheduler (its address, or TLS too); None: a local cluster
+    # a Dask scheduler (its address, or TLS too), a dask-gateway's cluster (GatewayAccess); None: a local cluster
+    scheduler: str | SchedulerAccess | GatewayAccess | None = None
     jobs: int | None = None  # local worker processes (default: one per core)
     chain: ChainOptions = ChainOptions()  # the grading chain's options (the cell limit, the seed)
     progress: bool = True  # a progress bar on stdout
@@ -77,9 +79,12 @@ class Summary:
     refused_workers: dict = field(default_factory=dict)  # {worker address: why it was not used}
 
 
-def make_client(scheduler: str | SchedulerAccess | None, jobs: int | None):
-    """A Dask client: of the cluster at ``scheduler`` (autograder.grading.scheduler: tcp://, or tls:// with its
-    certificates), or of a local cluster (one single-threaded worker process per job, default one per core)."""
+def make_client(scheduler: str | SchedulerAccess | GatewayAccess | None, jobs: int | None):
+    """A Dask client and the cluster to close after: of the cluster at ``scheduler`` (autograder.grading.scheduler:
+    tcp://, or tls:// with its certificates), of a new dask-gateway cluster (autograder.grading.gateway), or of a
+    local cluster (one single-threaded worker process per job, default one per core)."""
+    if isinstance(scheduler, GatewayAccess):
+        return scheduler.open()
     if scheduler:
         return connect(scheduler), None
     workers = jobs or os.cpu_count() or 1

@@ -8,6 +8,9 @@ import pytest
 
 pytest.importorskip("kubernetes", reason="the Kubernetes client is not installed: pip install -e '.[cluster]'")
 
+import yaml
+
+from autograder.cluster.__main__ import main
 from autograder.cluster.choice import NoSandbox, sandbox_way
 from autograder.cluster.notebook_pod import notebook_pod
 from autograder.cluster.settings import ClusterSettings
@@ -76,3 +79,22 @@ def test_the_settings_are_read_from_the_course_and_mistakes_are_named(tmp_path):
         ClusterSettings.from_mapping({"uid": 0})
     with pytest.raises(SettingsError, match="c.Cluster.sandbox is 'bubblewrap'; it must be one of 'auto'"):
         ClusterSettings.from_mapping({"sandbox": "bubblewrap"})
+
+
+def test_the_command_writes_the_chosen_ways_objects_or_refuses_with_both(tmp_path, capsys):
+    lines = 'c = get_config()\nc.Cluster.grader_image = "r/g:1"\nc.Cluster.notebook_image = "r/n:1"\n'
+    (tmp_path / "nbgrader_config.py").write_text(lines)
+    assert main(["manifests", "--course", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"error: no sandbox for student code on this cluster: neither way holds. {BOTH}\n"
+
+    (tmp_path / "nbgrader_config.py").write_text(lines + "c.Cluster.user_namespaces = True\n")
+    assert main(["manifests", "--course", str(tmp_path), "--replicas", "5"]) == 0
+    deployment, policy = yaml.safe_load_all(capsys.readouterr().out)
+    assert (deployment["kind"], deployment["spec"]["replicas"], policy["kind"]) == ("Deployment", 5, "NetworkPolicy")
+    assert deployment["spec"]["template"]["spec"]["hostUsers"] is False
+
+    (tmp_path / "nbgrader_config.py").write_text(lines + "c.Cluster.network_policies = True\n")
+    assert main(["manifests", "--course", str(tmp_path)]) == 0
+    policy, pod = yaml.safe_load_all(capsys.readouterr().out)
+    assert (policy["metadata"]["name"], pod["kind"]) == ("attention-notebooks-deny-all", "Pod")
+    assert pod["spec"]["containers"][0]["image"] == "r/n:1"

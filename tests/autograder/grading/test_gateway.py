@@ -90,3 +90,46 @@ def test_the_command_line_makes_the_same_access_and_refuses_mixtures(capsys):
     assert "--gateway and --scheduler both given: grade on one of them" in capsys.readouterr().err
     assert classroom.main(["--gateway-cores", "2"]) == 1
     assert "--gateway-cores given without --gateway" in capsys.readouterr().err
+
+
+def test_the_service_takes_the_same_gateway_options_and_refusals(capsys):
+    pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub service: pip install -e '.[hub]'")
+    from autograder.service import app  # after the skip: a JupyterHub service
+
+    with pytest.raises(SystemExit) as stopped:
+        app.main(["--course", "c", "--exchange", "e", "--adapt", "1,8"])
+    assert stopped.value.code == 2
+    assert "--adapt given without --gateway: name the dask-gateway too" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        app.main(["--course", "c", "--exchange", "e", "--gateway", "https://gw.example.edu", "--adapt", "0,0"])
+    assert stopped.value.code == 2
+    assert "--adapt 0,0: the workers' bounds must be 0 <= minimum <= maximum, maximum at least 1" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_pool_on_any_worker_submits_without_holding_and_closes_its_cluster():
+    pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub service: pip install -e '.[hub]'")
+    from autograder.service import app  # after the skip: a JupyterHub service
+
+    class Recorded:
+        def __init__(self):
+            self.calls, self.closed = [], False
+
+        def submit(self, function, *args, **keywords):
+            self.calls.append((function, args, keywords))
+
+        def close(self):
+            self.closed = True
+
+    client, cluster = Recorded(), Recorded()
+    pool = app.HeldTo(client, None, cluster)
+    pool.submit(sum, [1], start=2)
+    held = app.HeldTo(client, ["tls://10.0.0.7:4000"])
+    held.submit(sum, [1])
+    assert client.calls == [
+        (sum, ([1],), {"start": 2}),
+        (sum, ([1],), {"workers": ["tls://10.0.0.7:4000"], "allow_other_workers": False}),
+    ]
+    pool.close()
+    assert client.closed and cluster.closed

@@ -19,8 +19,8 @@ from autograder.course import classroom
 from autograder.grading import dispatch
 from autograder.grading.scheduler import SchedulerAccess, connect
 from autograder.grading.task import GradingError
-from autograder.service import app
 
+NO_HUB = "the grading service is a JupyterHub service: pip install -e '.[hub]'"
 OTHER_GRADER = """
 import autograder.grading.task as task
 
@@ -74,9 +74,12 @@ def test_the_scheduler_speaks_tls_only(tls_cluster):
         connect(plain, timeout="2s")  # a plain connection is not answered
 
 
-def test_a_class_is_graded_over_tls_and_a_worker_with_another_grader_is_refused(tls_cluster, certificates, tmp_path):
-    access = SchedulerAccess(tls_cluster, **certificates)
-    (tmp_path / "other_grader.py").write_text(OTHER_GRADER)
+@pytest.fixture(scope="module")
+def other_worker(tls_cluster, certificates, tmp_path_factory):
+    """A worker process joined over TLS whose grader fingerprint is another's (a preload replaces it); its
+    address."""
+    folder = tmp_path_factory.mktemp("other")
+    (folder / "other_grader.py").write_text(OTHER_GRADER)
     other = subprocess.Popen(
         [
             sys.executable,
@@ -91,40 +94,50 @@ def test_a_class_is_graded_over_tls_and_a_worker_with_another_grader_is_refused(
             f"--tls-cert={certificates['cert_file']}",
             f"--tls-key={certificates['key_file']}",
             "--preload",
-            str(tmp_path / "other_grader.py"),
+            str(folder / "other_grader.py"),
         ],
-        cwd=tmp_path,
+        cwd=folder,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        with connect(access) as client:
+        with connect(SchedulerAccess(tls_cluster, **certificates)) as client:
             client.wait_for_workers(2, timeout=60)
             names = {w["name"]: a for a, w in client.scheduler_info(n_workers=-1)["workers"].items()}
-        other_address = names["other"]
-        assert other_address.startswith("tls://127.0.0.1:")
-
-        students = {"ada": "1", "bo": "0", "cy": "1"}
-        course, url = synthetic_course(tmp_path, students)
-        options = dispatch.ClassOptions(scheduler=access, progress=False, db=url, task=instant)
-        summary = dispatch.grade_class(course, "attention", list(students), options=options)
-        assert sorted(summary.graded) == ["ada", "bo", "cy"] and summary.failed == {}
-        assert {student: scores(url, student)["check_a"][0] for student in students} == {"ada": 1, "bo": 0, "cy": 1}
-        assert list(summary.refused_workers) == [other_address]
-        why = summary.refused_workers[other_address]
-        assert why.startswith("has other grading code (fingerprint ffffffffffff, here ")
-        assert why.endswith("install the same commit there")
-
-        # the service's pool: the same refusal, its checks held to the worker with this grader
-        pool = app.make_pool(app.ServiceOptions(course=course, exchange=tmp_path, scheduler=access))
-        try:
-            assert isinstance(pool, app.HeldTo) and other_address not in pool.workers and len(pool.workers) == 1
-            assert pool.submit(sum, [1, 2, 3]).result(timeout=30) == 6
-        finally:
-            pool.close()
+        yield names["other"]
     finally:
         other.terminate()
         other.wait(20)
+
+
+def test_a_class_is_graded_over_tls_and_a_worker_with_another_grader_is_refused(
+    tls_cluster, certificates, other_worker, tmp_path
+):
+    assert other_worker.startswith("tls://127.0.0.1:")
+    students = {"ada": "1", "bo": "0", "cy": "1"}
+    course, url = synthetic_course(tmp_path, students)
+    access = SchedulerAccess(tls_cluster, **certificates)
+    options = dispatch.ClassOptions(scheduler=access, progress=False, db=url, task=instant)
+    summary = dispatch.grade_class(course, "attention", list(students), options=options)
+    assert sorted(summary.graded) == ["ada", "bo", "cy"] and summary.failed == {}
+    assert {student: scores(url, student)["check_a"][0] for student in students} == {"ada": 1, "bo": 0, "cy": 1}
+    assert list(summary.refused_workers) == [other_worker]
+    why = summary.refused_workers[other_worker]
+    assert why.startswith("has other grading code (fingerprint ffffffffffff, here ")
+    assert why.endswith("install the same commit there")
+
+
+def test_the_services_checks_refuse_that_worker_too(tls_cluster, certificates, other_worker, tmp_path):
+    pytest.importorskip("jupyterhub", reason=NO_HUB)
+    from autograder.service import app  # after the skip: a JupyterHub service
+
+    access = SchedulerAccess(tls_cluster, **certificates)
+    pool = app.make_pool(app.ServiceOptions(course=tmp_path, exchange=tmp_path, scheduler=access))
+    try:
+        assert isinstance(pool, app.HeldTo) and other_worker not in pool.workers and len(pool.workers) == 1
+        assert pool.submit(sum, [1, 2, 3]).result(timeout=30) == 6
+    finally:
+        pool.close()
 
 
 def test_the_address_and_the_certificates_must_agree(certificates, tmp_path):
@@ -150,6 +163,13 @@ def test_the_commands_take_the_certificates_and_refuse_them_without_a_tls_schedu
     assert options.scheduler == SchedulerAccess("tls://10.0.0.5:8786", **certificates)
     assert classroom.main(flags) == 1  # certificates without a scheduler: refused before any step
     assert "--tls-ca-file, --tls-cert, --tls-key given without --scheduler" in capsys.readouterr().err
+
+
+def test_the_service_refuses_certificates_without_a_tls_scheduler(certificates, capsys):
+    pytest.importorskip("jupyterhub", reason=NO_HUB)
+    from autograder.service import app  # after the skip: a JupyterHub service
+
+    flags = [f"--tls-ca-file={certificates['ca_file']}", f"--tls-cert={certificates['cert_file']}"]
     with pytest.raises(SystemExit) as stopped:
         app.main(["--course", "c", "--exchange", "e", "--scheduler", "tcp://10.0.0.5:8786", *flags])
     assert stopped.value.code == 2

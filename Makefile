@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test train install install-train install-hub hub clean sandbox student-wheel
+.PHONY: demo test train install install-train install-cluster install-hub hub clean sandbox student-wheel
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,6 +13,10 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 install: $(VENV)/.installed
+
+# the course on Kubernetes and dask-gateway (autograder.cluster, autograder.grading.gateway; their tests skip without it)
+install-cluster: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[cluster]'
 
 # torch, for re-training the store's model and for the training test (skipped without it)
 install-train: $(VENV)/.installed

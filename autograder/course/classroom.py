@@ -6,6 +6,7 @@
     python -m autograder.course --course ~/ml101 --submissions ~/ml101/collected  # an nbgrader course of yours
     python -m autograder.course --jobs 8                          # 8 local worker processes (default: one per core)
     python -m autograder.course --scheduler tcp://10.0.0.5:8786   # on a Dask cluster
+    python -m autograder.course --gateway https://gw.school.edu --gateway-image REG/attention-grader:C --adapt 1,20
     python -m autograder.course --regrade                         # grade every submission again
     python -m autograder.course --cell-timeout 20                 # a shorter per-cell limit in the kernel
 
@@ -56,6 +57,11 @@ from autograder.course.run import (
     say,
 )
 from autograder.course.table import show
+from autograder.grading import gateway
+from autograder.grading.gateway import FLAGS as GATEWAY_FLAGS
+from autograder.grading.scheduler import FLAGS as TLS_FLAGS
+from autograder.grading.scheduler import access_from
+from autograder.grading.task import GradingError
 from autograder.lms.files import ExportOptions, export_command
 from autograder.lms.lti.passback import passback_lines
 from autograder.notebook.pipeline import ChainOptions
@@ -75,8 +81,12 @@ FLAGS = (  # (flags, argparse's settings), in the order --help lists them
         "autograder.notebook.pipeline.CELL_TIMEOUT)")),
     ("--jobs", dict(type=int, default=None, help="local worker processes, each grading one notebook at a time "
         "(default: one per core)")),
-    ("--scheduler", dict(default=None, help="address of a Dask scheduler (tcp://host:8786) whose workers grade; "
-        "default: this machine")),
+    ("--scheduler", dict(default=None, help="address of a Dask scheduler (tcp://host:8786, or tls://host:8786 with "
+        "the three --tls-* files) whose workers grade; default: this machine")),
+    *((flag, dict(dest=name, type=Path, default=None, help=f"with a tls:// --scheduler: {what}"))
+      for flag, name, what in TLS_FLAGS),
+    *((flag, dict(dest=f"gateway_{name}", type=kind, metavar=shown, default=None, help=what))
+      for flag, name, kind, shown, what in GATEWAY_FLAGS),
     ("--regrade", dict(action="store_true", help="grade every submission again, not only new or changed ones")),
     ("--fresh", dict(action="store_true", help="delete the course folder (gradebook included, "
         "not its nbgrader_config.py and autograder_config.py) and start again")),
@@ -114,7 +124,7 @@ def options_from(args: argparse.Namespace) -> CourseOptions:
         source=args.source,
         chain=ChainOptions(cell_timeout=args.cell_timeout),
         jobs=args.jobs,
-        scheduler=args.scheduler,
+        scheduler=gateway.access_from(args) or access_from(args, args.scheduler),
         regrade=args.regrade,
         fresh=args.fresh,
         db=args.db,
@@ -156,7 +166,11 @@ def closing(run: CourseRun, course: Path, seconds: float) -> int:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    options = options_from(args)
+    try:
+        options = options_from(args)
+    except GradingError as error:  # the scheduler's address and its certificates, or the gateway's, do not agree
+        print(f"FAILED: {error}", file=sys.stderr, flush=True)
+        return 1
     if args.export:  # reads the gradebook only: no sandbox needed
         return export_command(ExportOptions(course=args.course, lms=args.export, db=args.db, roster=args.roster))
     try:

@@ -3,6 +3,8 @@
     from autograder.grading.dispatch import ClassOptions, grade_class
     summary = grade_class(Path("course"), "attention", ["ada", "bob"])                      # one worker per core
     summary = grade_class(course, "attention", students, options=ClassOptions(scheduler="tcp://10.0.0.5:8786"))
+    tls = SchedulerAccess("tls://10.0.0.5:8786", ca_file=ca, cert_file=cert, key_file=key)   # scheduler.py
+    summary = grade_class(course, "attention", students, options=ClassOptions(scheduler=tls))
 
 Each new or changed submission is one task, ``grade_submission(assignment, submission)`` (autograder.grading.
 worker), run by a Dask worker. The coordinator (this process) records each outcome as it arrives, each whole and
@@ -32,8 +34,10 @@ from autograder import model, sandbox
 from autograder.course import assignments
 from autograder.course.term.store import Term
 from autograder.grading.forward import class_forward_cache
+from autograder.grading.gateway import GatewayAccess
 from autograder.grading.gradebook import GradebookWriter, gradebook_template, students_in_gradebook
 from autograder.grading.ledger import file_key, ledger, record, repair, tidy, up_to_date
+from autograder.grading.scheduler import SchedulerAccess, connect
 from autograder.grading.task import (
     Assignment,
     GradingError,
@@ -52,7 +56,8 @@ from autograder.settings import CourseSettings, GradebookDates
 class ClassOptions:
     """How a class is graded (grade_class)."""
 
-    scheduler: str | None = None  # a Dask scheduler's address; None: a local cluster
+    # a Dask scheduler (its address, or TLS too), a dask-gateway's cluster (GatewayAccess); None: a local cluster
+    scheduler: str | SchedulerAccess | GatewayAccess | None = None
     jobs: int | None = None  # local worker processes (default: one per core)
     chain: ChainOptions = ChainOptions()  # the grading chain's options (the cell limit, the seed)
     progress: bool = True  # a progress bar on stdout
@@ -76,17 +81,14 @@ class Summary:
     refused_workers: dict = field(default_factory=dict)  # {worker address: why it was not used}
 
 
-def make_client(scheduler: str | None, jobs: int | None):
-    """A Dask client: of the cluster at ``scheduler``, or of a local cluster (one single-threaded worker
-    process per job, default one per core)."""
+def make_client(scheduler: str | SchedulerAccess | GatewayAccess | None, jobs: int | None):
+    """A Dask client and the cluster to close after: of the cluster at ``scheduler`` (autograder.grading.scheduler:
+    tcp://, or tls:// with its certificates), of a new dask-gateway cluster (autograder.grading.gateway), or of a
+    local cluster (one single-threaded worker process per job, default one per core)."""
+    if isinstance(scheduler, GatewayAccess):
+        return scheduler.open()
     if scheduler:
-        try:
-            return Client(scheduler, timeout="20s"), None
-        except OSError as error:
-            raise GradingError(
-                f"cannot reach the Dask scheduler at {scheduler} ({error}): start one with "
-                "`dask scheduler`, or leave out --scheduler to grade on this machine"
-            ) from None
+        return connect(scheduler), None
     workers = jobs or os.cpu_count() or 1
     cluster = LocalCluster(
         n_workers=workers,
@@ -208,7 +210,7 @@ def dispatch(run: Run, options: ClassOptions) -> None:
     arrives."""
     client, cluster = make_client(options.scheduler, options.jobs)
     try:
-        where = options.scheduler or "of this machine"
+        where = str(options.scheduler) if options.scheduler else "of this machine"
         good, run.summary.refused_workers = usable_workers(client, where, options.wait_for_workers)
         for address, why in run.summary.refused_workers.items():
             print(f"WARNING: Dask worker {address} is not used: {why}", file=sys.stderr, flush=True)

@@ -3,6 +3,9 @@
     python -m autograder.service --course DIR --exchange DIR/<course id> [--workers 2]
     python -m autograder.service ... --assignment attention --assignment positions   # only these (or a,b)
     python -m autograder.service ... --scheduler tcp://10.0.0.5:8786      # the checks on a Dask cluster
+    python -m autograder.service ... --scheduler tls://10.0.0.5:8786 --tls-ca-file ca.pem --tls-cert me.pem \
+        --tls-key me.key                                                   # over TLS (autograder.grading.scheduler)
+    python -m autograder.service ... --gateway URL --adapt 1,20 --workers 20      # a dask-gateway's cluster
 
 It checks every assignment of the course's source/ (autograder.service.checkers: a checker per assignment, each
 with its own checks, reference and policy, on one pool of workers); ``--assignment`` keeps only those named.
@@ -48,6 +51,11 @@ from autograder import sandbox
 from autograder.course import assignments, students
 from autograder.course.config import find_alembic
 from autograder.course.term.store import Standing, TermError
+from autograder.grading import gateway
+from autograder.grading.dispatch import usable_workers
+from autograder.grading.gateway import GatewayAccess
+from autograder.grading.scheduler import SchedulerAccess, access_from, add_flags, connect
+from autograder.grading.task import GradingError
 from autograder.hub import collect
 from autograder.service.appeals import (
     MOST_OPEN,
@@ -77,7 +85,8 @@ class ServiceOptions:
     assignments: tuple[str, ...] = ()  # the assignments checked (default: every one of the course's source/)
     db: str | None = None  # the course database's URL (default: the course's settings', autograder.settings)
     workers: int = 2  # checks at the same time on this machine
-    scheduler: str | None = None  # a Dask scheduler's address: the checks run on its workers
+    # a Dask scheduler (tcp://, or tls:// too), or a dask-gateway's new cluster (GatewayAccess): the checks run there
+    scheduler: str | SchedulerAccess | GatewayAccess | None = None
     instructors: tuple[str, ...] = ()  # accounts that see everyone (the hub's admins always do)
     students: tuple[str, ...] = ()  # the class's accounts, besides the students in the gradebook
     own_submissions_only: bool = True  # a Submit must be made by its student's system account (as Collect asks)
@@ -98,12 +107,46 @@ def course_students(db: str, named: tuple[str, ...] = ()):
     return students
 
 
-def make_pool(options: ServiceOptions):
-    if options.scheduler:
-        from distributed import Client
+class HeldTo:
+    """A Dask client whose tasks go only to ``workers`` (those with this process's grader: usable_workers), as the
+    class run's do when some worker was refused (None: to any worker); closing it closes ``cluster`` too (a
+    dask-gateway's, shut down with the service)."""
 
-        return Client(options.scheduler)
-    return concurrent.futures.ProcessPoolExecutor(options.workers, mp_context=multiprocessing.get_context("spawn"))
+    def __init__(self, client, workers: list[str] | None, cluster=None):
+        self.client, self.workers, self.cluster = client, workers, cluster
+
+    def submit(self, function, *args, **keywords):
+        if self.workers is None:
+            return self.client.submit(function, *args, **keywords)
+        return self.client.submit(function, *args, workers=self.workers, allow_other_workers=False, **keywords)
+
+    def close(self):
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def make_pool(options: ServiceOptions):
+    """The checks' workers: this machine's processes, or the Dask scheduler's workers that hold this process's
+    grader (a worker with another one is refused with a warning saying why; none left raises GradingError)."""
+    if not options.scheduler:
+        return concurrent.futures.ProcessPoolExecutor(options.workers, mp_context=multiprocessing.get_context("spawn"))
+    if isinstance(options.scheduler, GatewayAccess):  # a new cluster of the gateway's, adapting to the queue
+        client, cluster = options.scheduler.open()
+    else:
+        client, cluster = connect(options.scheduler), None
+    try:
+        good, refused = usable_workers(client, str(options.scheduler))
+    except GradingError:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        raise
+    for address, why in refused.items():
+        log.warning("Dask worker %s is not used: %s", address, why)
+    if refused or cluster is not None:
+        return HeldTo(client, good if refused else None, cluster)
+    return client
 
 
 # --- what a page shows ------------------------------------------------------------------------------
@@ -906,6 +949,9 @@ def main(argv=None) -> int:
     parser.add_argument("--db", help="the course database's URL (default: the one the course's settings name)")
     parser.add_argument("--workers", type=int, default=2, help="checks at the same time here (default 2)")
     parser.add_argument("--scheduler", help="a Dask scheduler's address: the checks run on its workers")
+    add_flags(parser)
+    for flag, name, kind, shown, what in gateway.FLAGS:  # a dask-gateway's cluster, its workers adapting to the queue
+        parser.add_argument(flag, dest=f"gateway_{name}", type=kind, metavar=shown, default=None, help=what)
     parser.add_argument("--instructors", default="", help="accounts that see every attempt (comma-separated)")
     parser.add_argument("--students", default="", help="the class's accounts besides the gradebook's (a,b,c)")
     parser.add_argument(
@@ -918,13 +964,17 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--port", type=int, default=0, help="default: from JUPYTERHUB_SERVICE_URL")
     args = parser.parse_args(argv)
+    try:
+        scheduler = gateway.access_from(args) or access_from(args, args.scheduler)
+    except GradingError as error:  # the scheduler's address and its certificates, or the gateway's, do not agree
+        parser.exit(2, f"python -m autograder.service: {error}\n")
     options = ServiceOptions(
         course=args.course.resolve(),
         exchange=args.exchange.resolve(),
         assignments=tuple(name for given in args.assignment for name in given.split(",") if name),
         db=args.db,
         workers=args.workers,
-        scheduler=args.scheduler,
+        scheduler=scheduler,
         instructors=tuple(name for name in args.instructors.split(",") if name),
         students=tuple(name for name in args.students.split(",") if name),
         own_submissions_only=not args.any_owner,
@@ -933,7 +983,7 @@ def main(argv=None) -> int:
     )
     try:
         serve(options)
-    except (ServiceError, SettingsError, assignments.NoAssignment) as error:
+    except (ServiceError, SettingsError, assignments.NoAssignment, GradingError) as error:
         parser.exit(2, f"python -m autograder.service: {error}\n")
     return 0
 

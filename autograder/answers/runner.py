@@ -159,7 +159,8 @@ INT_LIMIT = 2**63  # the largest int sent as a number (a longer one would not be
 
 
 def pack(value, arrays: list, callbacks: list | None = None):
-    """A value for a JSON header: arrays go to ``arrays`` as {"array": k}; tuples and lists as {"items": [...]}.
+    """A value for a JSON header: arrays go to ``arrays`` as {"array": k}; tuples as {"items": [...]}, lists as
+    {"list": [...]} (a task that says "a list" gets one: ids.index works on it).
 
     callbacks: where the grader's side puts the functions it passes as arguments ({"callback": k}, the k-th of
     ``callbacks``); None (the runner's side) sends no function. TypeError for anything else."""
@@ -168,7 +169,9 @@ def pack(value, arrays: list, callbacks: list | None = None):
             raise TypeError(f"cannot send an array of dtype {value.dtype} to the grader: pass arrays of numbers")
         arrays.append(np.ascontiguousarray(value))
         return {"array": _len(arrays) - 1}
-    if _isinstance(value, (_tuple, _list)):
+    if _isinstance(value, _list):
+        return {"list": [pack(item, arrays, callbacks) for item in value]}
+    if _isinstance(value, _tuple):
         return {"items": [pack(item, arrays, callbacks) for item in value]}
     if _isinstance(value, int) and not _isinstance(value, bool) and not -INT_LIMIT <= value < INT_LIMIT:
         raise TypeError("cannot send an int of more than 64 bits to the grader")
@@ -188,8 +191,8 @@ def pack(value, arrays: list, callbacks: list | None = None):
 
 
 def unpack(value, arrays: list, callback=None):
-    """The inverse of ``pack``: {"array": k} -> arrays[k] (a fresh writable array), {"items"} -> a tuple;
-    {"mapped": [file, offset, count, shape]} -> a fresh float64 array read from one of the files the grader
+    """The inverse of ``pack``: {"array": k} -> arrays[k] (a fresh writable array), {"items"} -> a tuple, {"list"}
+    -> a list; {"mapped": [file, offset, count, shape]} -> a fresh float64 array read from one of the files the grader
     showed this process (``_files``: read-only inputs too large for the pipe, such as the model's patterns);
     {"callback": k} -> callback(k), the runner's proxy of the grader's k-th function (the grader's side passes no
     ``callback``: a function never comes back to it)."""
@@ -201,6 +204,8 @@ def unpack(value, arrays: list, callback=None):
             return np.array(_files[file][offset : offset + count], dtype=np.float64).reshape(shape)
         if "callback" in value and callback is not None:
             return callback(value["callback"])
+        if "list" in value:
+            return _list(unpack(item, arrays, callback) for item in value["list"])
         return _tuple(unpack(item, arrays, callback) for item in value["items"])
     return value
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.checks import Args, checks_by_id, compare
+from autograder.checks import Args, Shaped, checks_by_id, compare
 from autograder.course import assignments
+from autograder.coverage import KINDS, Cover, Size, values
 
 ref = assignments.reference(Path(__file__).parent)  # reference.py, loaded in the grader's process
 WINDOW = 160  # the store's model's window: inputs reach past it
@@ -27,33 +28,81 @@ def stand_in(graded: str, name: str):
     return getattr(ref, name)
 
 
-# --- the inputs ----------------------------------------------------------------------------------------------
+# --- the inputs: declared sizes, so that every seed covers each class (autograder.coverage) -------------------------
+
+# A vector's size is 2 * half (its pairs): half is drawn odd and even, 1 (one pair), never 4 (the notebook's own
+# vectors have 8 numbers, TASK_SIZE, and the model has 4 heads): a function written for 8-number vectors loses.
+TASK_SIZE = 8
+NEAR = Size(WINDOW - 10, WINDOW + 40)  # up to and past the model's window (WINDOW itself avoided, a model constant)
+HALF = Size(1, 9)
+AVOID = (TASK_SIZE, TASK_SIZE // 2)
 
 
-def a_few_positions(rng):  # a handful of positions, 2 to 8 pairs, the default base
-    return int(rng.integers(3, 12)), int(rng.choice([4, 8, 16]))
+def a_few_positions(rng, positions, half):  # a handful of positions, the default base
+    return positions, 2 * half
 
 
-def past_the_window(rng):  # up to and past the model's window, an odd number of pairs, another base
-    return Args(int(rng.integers(WINDOW - 10, WINDOW + 41)), 6, base=100.0)
+def past_the_window(rng, positions, half):  # up to and past the model's window, another base
+    return Args(positions, 2 * half, base=100.0)
 
 
-def a_sequence(rng):  # one sequence (T, size), the default base
-    return (rng.normal(size=(int(rng.integers(3, 9)), int(rng.choice([4, 6, 8])))),)
+def a_sequence(rng, positions, half, kind):  # one sequence (T, size), the default base
+    return (values(rng, positions, 2 * half, kind=kind),)
 
 
-def a_batch_past_the_window(rng):  # (batch, T, size) past the window, another base
-    return Args(rng.normal(size=(2, int(rng.integers(WINDOW - 10, WINDOW + 41)), 8)), base=100.0)
+def a_batch_past_the_window(rng, batch, positions, half):  # (batch, T, size) past the window, another base
+    return Args(values(rng, batch, positions, 2 * half), base=100.0)
 
 
-def two_positions(rng):  # two different positions in the window
-    m, n = (int(v) for v in rng.choice(np.arange(20), size=2, replace=False))
-    return rng.normal(size=8), rng.normal(size=8), m, n
+def two_positions(rng, half, m, n, kind):  # two positions in the window, in either order or the same
+    return values(rng, 2 * half, kind=kind), values(rng, 2 * half, kind=kind), m, n
 
 
-def far_positions(rng):  # past the window, a few positions apart
-    far = int(rng.integers(WINDOW - 10, WINDOW + 41))
-    return rng.normal(size=8), rng.normal(size=8), far, far - int(rng.integers(1, 9))
+def far_positions(rng, half, m, n):  # past the window, a few positions apart, in either order
+    return values(rng, 2 * half), values(rng, 2 * half), m, n
+
+
+ANGLES_INPUTS = {
+    "a few positions": Shaped(
+        a_few_positions,
+        Cover({"positions": Size(1, 12), "half": HALF}, pairs=(("positions", "half"),), avoid=AVOID),
+    ),
+    "past the model's window, another base": Shaped(
+        past_the_window, Cover({"positions": NEAR, "half": HALF}, avoid=AVOID), extra=0
+    ),
+}
+ROTATE_INPUTS = {
+    "one sequence": Shaped(
+        a_sequence,
+        Cover(
+            {"positions": Size(1, 12), "half": HALF},
+            pairs=(("positions", "half"),),
+            kinds=KINDS,
+            avoid=AVOID,
+        ),
+    ),
+    "a batch past the model's window, another base": Shaped(
+        a_batch_past_the_window,
+        Cover({"batch": Size(1, 3), "positions": NEAR, "half": Size(1, 6)}, avoid=AVOID),
+        extra=0,
+    ),
+}
+SCORE_INPUTS = {
+    "two positions in the window": Shaped(
+        two_positions,
+        Cover({"half": HALF, "m": Size(0, 20), "n": Size(0, 20)}, pairs=(("m", "n"),), kinds=KINDS, avoid=AVOID),
+    ),
+    "two positions past the window": Shaped(
+        far_positions,
+        Cover(
+            {"half": HALF, "m": NEAR, "n": NEAR},
+            pairs=(("m", "n"),),
+            where=lambda sizes: abs(sizes["m"] - sizes["n"]) <= 8,
+            avoid=AVOID,
+        ),
+        extra=0,
+    ),
+}
 
 
 # --- the mistakes a verdict names ----------------------------------------------------------------------------
@@ -114,21 +163,21 @@ CHECKS = checks_by_id(
         "check_rotation_angles",
         ref.rotation_angles,
         points=1,
-        inputs={"a few positions": a_few_positions, "past the model's window, another base": past_the_window},
+        inputs=ANGLES_INPUTS,
         mistakes=ANGLES_MISTAKES,
     ),
     compare(
         "check_rotate",
         ref.rotate,
         points=2,
-        inputs={"one sequence": a_sequence, "a batch past the model's window, another base": a_batch_past_the_window},
+        inputs=ROTATE_INPUTS,
         mistakes=ROTATE_MISTAKES,
     ),
     compare(
         "check_rotated_score",
         ref.rotated_score,
         points=2,
-        inputs={"two positions in the window": two_positions, "two positions past the window": far_positions},
+        inputs=SCORE_INPUTS,
         mistakes=SCORE_MISTAKES,
     ),
 )

@@ -5,7 +5,7 @@ equals the key size, a rotation written for 8-number vectors, a statistic divide
 check declares the sizes of its calls (``Cover``: each size's range, which pairs of sizes are compared) and on every
 seed its calls hold, whatever else is drawn:
 
-- each size odd and even (where its range allows), 1 where its range starts at 1 (one position);
+- each size odd and even, 1 and 0 (one position, none), wherever its range and rules allow;
 - each compared pair of sizes equal, the first smaller and the first larger (positions = key size, fewer, more;
   m < n and m > n);
 - each value kind (``KINDS``: mixed signs, all positive, all negative, large enough that a softmax without its
@@ -72,7 +72,8 @@ class Cover:
 
     sizes: {name: Size}; pairs: the (first, second) sizes compared (equal, smaller, larger; default: none);
     kinds: the value kinds the designed calls hold (KINDS' names; default none); where: a rule an assignment must
-    keep ({name: size} -> bool: D divisible by heads); avoid: the task's own constants, avoided as the model's are.
+    keep ({name: size} -> bool: D divisible by heads); avoid: the task's own constants, avoided as the model's are;
+    derived: {name: size(assignment)}, sizes computed from the drawn ones (a vector's 2 * half), compared in pairs.
     """
 
     sizes: dict
@@ -80,7 +81,10 @@ class Cover:
     kinds: tuple = ()
     where: Callable | None = None
     avoid: tuple = ()
+    derived: dict = field(default_factory=dict)
     _feasible: list = field(default_factory=list, compare=False, repr=False)
+    _required: dict = field(default_factory=dict, compare=False, repr=False)
+    _allowed: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def avoided(self) -> set:
@@ -89,11 +93,11 @@ class Cover:
     def classes(self) -> dict[str, Callable]:
         """{label: holds(assignment)} of every class this cover asks for, before feasibility."""
         found: dict[str, Callable] = {}
-        for name, size in self.sizes.items():
+        for name in (*self.sizes, *self.derived):  # those no allowed assignment holds are dropped (required)
             found[f"{name} odd"] = lambda a, name=name: a[name] % 2 == 1
             found[f"{name} even"] = lambda a, name=name: a[name] % 2 == 0
-            if size.low <= 1:
-                found[f"{name} = 1"] = lambda a, name=name: a[name] == 1
+            found[f"{name} = 0"] = lambda a, name=name: a[name] == 0
+            found[f"{name} = 1"] = lambda a, name=name: a[name] == 1
         for first, second in self.pairs:
             found[f"{first} < {second}"] = lambda a, f=first, s=second: a[f] < a[s]
             found[f"{first} = {second}"] = lambda a, f=first, s=second: a[f] == a[s]
@@ -102,13 +106,20 @@ class Cover:
             found[f"{kind} values"] = lambda a, kind=kind: a.get("kind") == kind
         return found
 
+    def allowed(self) -> dict:
+        """{name: the sizes it may take} (Size.choices, the avoided constants left out), worked out once."""
+        if not self._allowed:
+            self._allowed.update({name: size.choices(self.avoided) for name, size in self.sizes.items()})
+        return self._allowed
+
     def random(self, rng: np.random.Generator, tries: int = 200) -> dict | None:
         """One random assignment that keeps ``where`` (None after ``tries`` draws that do not)."""
-        allowed = {name: size.choices(self.avoided) for name, size in self.sizes.items()}
+        allowed = self.allowed()
         for _ in range(tries):
-            drawn = {name: int(rng.choice(choices)) for name, choices in allowed.items()}
+            drawn = {name: int(choices[rng.integers(len(choices))]) for name, choices in allowed.items()}
+            drawn.update({name: int(size(drawn)) for name, size in self.derived.items()})
             if self.kinds:
-                drawn["kind"] = str(rng.choice(list(self.kinds)))
+                drawn["kind"] = self.kinds[rng.integers(len(self.kinds))]
             if self.where is None or self.where(drawn):
                 return drawn
         return None
@@ -116,10 +127,11 @@ class Cover:
     def feasible(self) -> list[dict]:
         """Assignments (the same on every seed) that show which classes the ranges and ``where`` allow."""
         if not self._feasible:
-            allowed = [size.choices(self.avoided) for size in self.sizes.values()]
+            allowed = list(self.allowed().values())
             if np.prod([len(v) for v in allowed], dtype=float) * max(1, len(self.kinds)) <= FEASIBLE_SAMPLE:
                 for combination in itertools.product(*allowed, *([self.kinds] if self.kinds else [])):
                     drawn = dict(zip(self.sizes, (int(v) for v in combination[: len(allowed)])))
+                    drawn.update({name: int(size(drawn)) for name, size in self.derived.items()})
                     if self.kinds:
                         drawn["kind"] = combination[-1]
                     if self.where is None or self.where(drawn):
@@ -130,9 +142,13 @@ class Cover:
         return self._feasible
 
     def required(self) -> dict[str, Callable]:
-        """The classes some allowed assignment holds: the ones every seed's draw must cover."""
-        pool = self.feasible()
-        return {label: holds for label, holds in self.classes().items() if any(holds(a) for a in pool)}
+        """The classes some allowed assignment holds: the ones every seed's draw must cover (worked out once)."""
+        if not self._required:
+            pool = self.feasible()
+            self._required.update(
+                {label: holds for label, holds in self.classes().items() if any(holds(a) for a in pool)}
+            )
+        return dict(self._required)
 
     def missing(self, assignments: list[dict]) -> list[str]:
         """The required classes that none of ``assignments`` holds, and each size drawn equal to an avoided

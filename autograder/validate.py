@@ -48,6 +48,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
+from autograder import mutation
 from autograder.answers.grading import answer_sources, check_generator, grade_seeds
 from autograder.checks import EXACT, Broken, Compared, Unavailable, close, computed
 from autograder.course import assignments
@@ -58,6 +59,7 @@ from autograder.sandbox import UNSANDBOXED
 from autograder.verdicts import Named, named_after
 
 DEFAULT_SEEDS = 5
+MUTANT_SEEDS = 20  # the command's default: a mutant that earns full points on any of 20 seeds is a finding
 
 KINDS = {
     "to-fill-in": f"a place the scaffold left to fill in still says {FILL_IN} (nothing is graded until none is left)",
@@ -81,6 +83,11 @@ KINDS = {
     "mistake-not-seen": "a named mistake of a compare(...) check returns what the reference returns on every draw",
     "mistake-ids-collide": "two named mistakes whose words before the colon differ get the same id (letters only, "
     "eight words at most), so the report counts them as one",
+    "mutant-survives": "a mutant of reference.py (autograder.mutation) earns full points on some seed: the checks "
+    "never draw the inputs on which it is wrong",
+    "equivalent-unknown": "EQUIVALENT_MUTANTS names a mutant that is not made or is killed, or gives no reason",
+    "reference-below-full": "a reference function of reference.py, called in the grader's process on the checks' "
+    "inputs, earns less than full points on its own checks",
     "visible-check-fails": "the solution, run in a kernel as a student runs it, fails a visible check of the "
     "notebook: a student with a right answer would be told it is wrong",
     "solution-cell-raises": "a cell of the solution that is not a check (a demo, a plot) raises when the notebook is "
@@ -131,6 +138,8 @@ class Report:
     points: dict = field(default_factory=dict)  # {version: {check id: (points under each seed, in order)}}
     findings: list = field(default_factory=list)
     notes: list = field(default_factory=list)  # what was not tried, and why (no mistake of its own)
+    mutants: dict = field(default_factory=dict)  # {reference function: {"made", "killed", "equivalent", "survived"}}
+    mutant_seeds: int = 0
     seconds: float = 0.0
 
     @property
@@ -186,8 +195,22 @@ class Report:
         else:
             lines.append(f"{self.assignment}: {len(self.findings)} authoring mistake(s):")
             lines.extend(f"  {finding.text()}" for finding in self.findings)
+        if self.mutants:
+            lines.insert(2 if len(lines) > 2 else len(lines), self.mutant_table())
         lines.extend(f"{self.assignment}: {note}" for note in self.notes)
         return "\n".join(lines)
+
+    def mutant_table(self) -> str:
+        """Per reference function: its mutants made, killed on every seed, marked equivalent, surviving."""
+        header = ["mutants of reference.py", "made", "killed", "equivalent", "survived"]
+        rows = [[name, *(str(counts[key]) for key in header[1:])] for name, counts in self.mutants.items()]
+        rows.append(["total", *(str(sum(counts[key] for counts in self.mutants.values())) for key in header[1:])])
+        widths = [max(len(line[k]) for line in [header, *rows]) for k in range(len(header))]
+        table = [
+            "  ".join(cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(line, widths)))
+            for line in [header, *rows]
+        ]
+        return "\n".join([*table, f"(each mutant graded under {self.mutant_seeds} seeds, in this process)", ""])
 
 
 class AuthoringError(Exception):
@@ -710,6 +733,77 @@ def mistake_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[F
     return list(found.values())
 
 
+def mutant_findings(checks: assignments.AssignmentChecks, usable: list, seeds: int) -> tuple[dict, list[Finding]]:
+    """The assignment's checks proved by mutating its reference (autograder.mutation): ({reference function: its
+    counts}, a finding per mutant that earns full points on a seed and is not in EQUIVALENT_MUTANTS, per marked one
+    that is not made or is killed, and per reference function that loses points on its own checks here)."""
+    reference_path = checks.folder / assignments.REFERENCE_FILE
+    checks_path = checks.folder / assignments.CHECKS_FILE
+    if not reference_path.is_file():
+        return {}, []
+    module = assignments.reference(checks.folder)
+    chosen = {check_id: checks.checks[check_id] for check_id in usable}
+    drawn = mutation.plans(chosen, range(seeds), check_generator)
+    short, outcomes = mutation.mutate(
+        module, reference_path, chosen, drawn, references=checks.references, task_sizes=checks.task_sizes
+    )
+    lines = {name: node.lineno for name, node in mutation.reference_functions(reference_path).items()}
+    findings = [
+        Finding(
+            "reference-below-full",
+            f"{reference_path}:{lines.get(name, 1)}",
+            f"the reference {name}, called here on its checks' inputs, loses points on them (seed {seed}): the "
+            "reference or its checks are wrong; correct reference.py (or the check), then validate again",
+        )
+        for name, seed in short.items()
+        if seed is not None
+    ]
+    counts: dict = {}
+    equivalent = checks.equivalent_mutants or {}
+    made = {outcome.mutant.key for outcome in outcomes}
+    for outcome in outcomes:
+        mutant = outcome.mutant
+        tally = counts.setdefault(mutant.function, {"made": 0, "killed": 0, "equivalent": 0, "survived": 0})
+        tally["made"] += 1
+        if outcome.survived is None:
+            tally["killed"] += 1
+            if mutant.key in equivalent:
+                findings.append(
+                    Finding(
+                        "equivalent-unknown",
+                        checks_place(checks_path, "EQUIVALENT_MUTANTS"),
+                        f"EQUIVALENT_MUTANTS marks {mutant.key!r}, which the checks kill on every seed: it is not "
+                        "equivalent; remove it",
+                    )
+                )
+        elif mutant.key in equivalent and str(equivalent[mutant.key]).strip():
+            tally["equivalent"] += 1
+        else:
+            tally["survived"] += 1
+            findings.append(
+                Finding(
+                    "mutant-survives",
+                    f"{reference_path}:{lines.get(mutant.function, 1)}",
+                    f"the mutant {mutant.key!r} ({mutant.operator}) earns full points on {', '.join(outcome.checks)} "
+                    f"under seed {outcome.survived}: draw inputs on which it is wrong (autograder.coverage), or, if "
+                    "no input of the task tells it from the reference, add it to EQUIVALENT_MUTANTS in checks.py "
+                    f"with why:\n{mutant.diff}",
+                )
+            )
+    for key, reason in equivalent.items():
+        if key not in made or not str(reason).strip():
+            findings.append(
+                Finding(
+                    "equivalent-unknown",
+                    checks_place(checks_path, "EQUIVALENT_MUTANTS"),
+                    f"EQUIVALENT_MUTANTS marks {key!r}, "
+                    + ("without a reason: say why no input tells it apart" if key in made else "which is no mutant")
+                    + f"{closest(key, made)}",
+                )
+            )
+    return counts, findings
+
+
 def mistake_id_findings(checks: assignments.AssignmentChecks) -> list[Finding]:
     """Named mistakes of compare(...) checks whose words before the colon differ but give the same id
     (verdicts.named_after: those words, lowercase letters only, eight at most): the report would count them as one
@@ -856,6 +950,7 @@ def validate_assignment(
     driven: bool = True,
     check_release: bool = True,
     visible: bool = True,
+    mutant_seeds: int = 0,
 ) -> Report:
     """Every authoring mistake of the assignment ``assignment`` of the folder ``source`` (see the module).
 
@@ -863,7 +958,8 @@ def validate_assignment(
     notebooks; release: the committed release folder to check (default: <source>/../release/<assignment>/ where it
     exists); blank: grade the blank release too; driven: make the driven calls (the store's model); check_release:
     look for a solution or hidden check left in the release; visible: run the solution in a Jupyter kernel, as a
-    student runs it, and find each visible check it fails and each other cell that raises (visible_findings).
+    student runs it, and find each visible check it fails and each other cell that raises (visible_findings);
+    mutant_seeds: mutate reference.py and grade every mutant under that many seeds (mutant_findings; 0: not tried).
     Raises assignments.NoAssignment, sandbox.SandboxUnavailable (no bubblewrap and unsandboxed not allowed).
     """
     started = time.monotonic()
@@ -930,6 +1026,10 @@ def validate_assignment(
         if finding.check:
             blocked.setdefault(finding.check, finding.kind)
     report.findings += wrong_version_findings(graded, report.maximum, wrongs, blocked)
+    if mutant_seeds > 0 and usable:
+        report.mutant_seeds = int(mutant_seeds)
+        report.mutants, found = mutant_findings(checks, usable, int(mutant_seeds))
+        report.findings += found
     if wrongs and blocked:
         report.notes.append(
             f"the wrong versions were not judged on {', '.join(f'{key} ({kind})' for key, kind in blocked.items())}: "
@@ -982,6 +1082,12 @@ def main(argv=None) -> int:
     parser.add_argument("--assignment", help="the assignment's folder name (default: the only one in --source)")
     parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="seeds to grade under (default 5)")
     parser.add_argument("--wrong", type=Path, help="a folder of wrong versions' notebooks to grade too")
+    parser.add_argument(
+        "--mutant-seeds",
+        type=int,
+        default=MUTANT_SEEDS,
+        help=f"seeds each mutant of reference.py is graded under (default {MUTANT_SEEDS}; 0: no mutants)",
+    )
     parser.add_argument("--release", type=Path, help="the release folder to check (default: ../release/<assignment>)")
     parser.add_argument(
         "--unsandboxed", action="store_true", help="run the answers without bubblewrap (your own code only)"
@@ -1003,6 +1109,7 @@ def main(argv=None) -> int:
             wrong=options.wrong,
             release=options.release,
             visible=not options.no_run,
+            mutant_seeds=options.mutant_seeds,
         )
     except (assignments.NoAssignment, assignments.NoChecks) as error:
         print(f"validate: {error}", file=sys.stderr)

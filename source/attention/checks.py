@@ -203,11 +203,6 @@ def designed(rng, covers: dict, key: str, extra: int = 0) -> list[dict]:
     return [{"cover": key, **sizes} for sizes in covers[key].draw(rng, extra)]
 
 
-def plain(drawn: dict) -> dict:
-    """The sizes of a designed assignment without its cover's key and value kind."""
-    return {name: size for name, size in drawn.items() if name not in ("cover", "kind")}
-
-
 def window_pattern_case(rng):
     """(pattern, sep, queries) of one head over a text at or past the model's window."""
     positions, sep = window_size(rng), int(rng.integers(2, 6))
@@ -427,22 +422,30 @@ def softmax_overflow(out):
 # --- check_attention ----------------------------------------------------------------------------
 
 
-QKV = Cover(
-    {"queries": Size(1, 12), "keys": Size(1, 12), "d": Size(2, 16), "width": Size(1, 9)},
-    pairs=(("queries", "keys"), ("keys", "d"), ("queries", "d"), ("d", "width")),
+QKV = Cover(  # heads = 1: (T, d) arrays, else (heads, T, d)
+    {"heads": Size(1, 3), "queries": Size(1, 12), "keys": Size(1, 12), "d": Size(1, 16), "width": Size(1, 9)},
+    pairs=(
+        ("queries", "keys"),
+        ("keys", "d"),
+        ("queries", "d"),
+        ("d", "width"),
+        ("queries", "width"),
+        ("keys", "width"),
+    ),
     kinds=("mixed", "large"),
 )
 ATTENTION_COVERS = {"queries, keys, values": QKV}
 
 
 def qkv(rng, drawn: dict) -> tuple:
-    """(queries, keys, values) of a designed assignment of QKV; "large" queries and keys give scores of about
-    +-1e3 and more, which overflow a softmax that does not subtract its maximum."""
-    kind = "large" if drawn["kind"] == "large" else "mixed"
+    """(queries, keys, values) of a designed assignment of QKV, (T, d) for one head, else (heads, T, d); "large"
+    queries and keys give scores of about +-1e3 and more, which overflow a softmax that does not subtract its
+    maximum."""
+    kind, lead = drawn.get("kind", "mixed"), (drawn["heads"],) if drawn.get("heads", 1) > 1 else ()
     return (
-        values(rng, drawn["queries"], drawn["d"], kind=kind),
-        values(rng, drawn["keys"], drawn["d"], kind=kind),
-        values(rng, drawn["keys"], drawn["width"]),
+        values(rng, *lead, drawn["queries"], drawn["d"], kind=kind),
+        values(rng, *lead, drawn["keys"], drawn["d"], kind=kind),
+        values(rng, *lead, drawn["keys"], drawn["width"]),
     )
 
 
@@ -733,12 +736,11 @@ def huge_negative_scores(rng, positions, d):
     return queries, keys
 
 
-MASKED_COVERS = {
-    "random mask": QKV,
+MASKED_COVERS = {  # no "large" kind here: with it, a softmax with the mask applied after it puts all of a row's weight
+    # on a hidden position, and "exactly 0.0 on masked positions" could not be judged (check_attention draws it)
+    "random mask": Cover(QKV.sizes, pairs=QKV.pairs),
     "causal": Cover(
-        {"positions": Size(1, 12), "d": Size(2, 12), "width": Size(1, 9)},
-        pairs=(("positions", "d"), ("d", "width")),
-        kinds=("mixed", "large"),
+        {"positions": Size(1, 12), "d": Size(2, 12), "width": Size(1, 9)}, pairs=(("positions", "d"), ("d", "width"))
     ),
 }
 
@@ -961,7 +963,7 @@ def masked_drives_model(out):
 
 LARGEST_COVERS = {
     "queries, keys": Cover(
-        {"queries": Size(1, 12), "keys": Size(1, 12), "d": Size(2, 64)},
+        {"queries": Size(1, 12), "keys": Size(1, 12), "d": Size(1, 64)},
         pairs=(("queries", "keys"), ("keys", "d"), ("queries", "d")),
     )
 }
@@ -1062,9 +1064,11 @@ def heads_sizes(rng):
     return int(positions), int(heads), int(d)
 
 
+WIDTH = {"width": lambda drawn: drawn["heads"] * drawn["d"]}  # D = heads * d, compared with T
 HEADS = Cover(
     {"positions": Size(1, 9), "heads": Size(1, 6), "d": Size(1, 9)},
-    pairs=(("positions", "heads"), ("heads", "d"), ("positions", "d")),
+    pairs=(("positions", "heads"), ("heads", "d"), ("positions", "d"), ("positions", "width")),
+    derived=WIDTH,
 )
 HEADS_COVERS = {"positions, heads, d": HEADS}
 
@@ -1231,7 +1235,8 @@ def join_heads_values(out):
 MULTI_COVERS = {
     "positions, heads, d": Cover(
         {"positions": Size(1, 9), "heads": Size(1, 5), "d": Size(1, 6)},
-        pairs=(("positions", "heads"), ("heads", "d"), ("positions", "d")),
+        pairs=(("positions", "heads"), ("heads", "d"), ("positions", "d"), ("positions", "width")),
+        derived=WIDTH,
     )
 }
 
@@ -1504,17 +1509,24 @@ def token_ids(rng, count, avoid) -> list[int]:
     return [int(x) for x in rng.choice(choices, size=count)]
 
 
-def text_ids(rng, name, description, ends):
-    """(ids, sep, end_id): <s> name <sep> description <end>*ends, as random token ids; ids a list of ints, as the
-    task says (a function written with ids.index is right)."""
-    bos, sep_id, end = (int(x) for x in rng.choice(np.arange(60, 90), size=3, replace=False))
+def text_ids(rng, name, description, ends, end=None):
+    """(ids, sep, end_id): <s> name <sep> description <end>*ends, as random token ids (the end marker's id ``end``
+    when given); ids a list of ints, as the task says (a function written with ids.index is right)."""
+    markers = np.setdiff1d(np.arange(60, 90), [] if end is None else [end])
+    bos, sep_id, drawn_end = (int(x) for x in rng.choice(markers, size=3, replace=False))
+    end = drawn_end if end is None else end
     words = token_ids(rng, name + description, [bos, sep_id, end])
     return [bos, *words[:name], sep_id, *words[name:], *[end] * ends], name + 1, end
 
 
-TEXT_COVERS = {
+TEXT_COVERS = {  # the end marker's id drawn as small as a position: a function that compares positions with it loses
     "name, description, ends": Cover(
-        {"name": Size(1, 6), "description": Size(0, 12), "ends": Size(0, 3)}, pairs=(("name", "description"),)
+        {"name": Size(0, 6), "description": Size(0, 12), "ends": Size(0, 3), "end": Size(1, 24)},
+        pairs=(("name", "description"), ("sep", "end"), ("length", "end")),
+        derived={
+            "sep": lambda drawn: drawn["name"] + 1,
+            "length": lambda drawn: drawn["name"] + drawn["description"] + drawn["ends"] + 2,
+        },
     )
 }
 
@@ -1530,10 +1542,10 @@ def description_calls(rng):
     cases.append(cases[0])  # the first text's shape again, with other token ids
     designs = designed(rng, TEXT_COVERS, "name, description, ends")
     calls = []
-    for (name, description, ends), drawn in [(case, {}) for case in cases] + [
-        (tuple(plain(d).values()), d) for d in designs
-    ]:
-        ids, sep, end = text_ids(rng, name, description, ends)
+    chosen = [(*case, None, {}) for case in cases]
+    chosen += [(d["name"], d["description"], d["ends"], d["end"], d) for d in designs]
+    for name, description, ends, end_id, drawn in chosen:
+        ids, sep, end = text_ids(rng, name, description, ends, end_id)
         calls.append(Call("description_positions", (ids, sep, end), drawn=drawn))
     return calls
 
@@ -1584,10 +1596,11 @@ def pattern_case(rng, low, high):
     return causal_pattern(rng, heads, positions), sep, np.arange(sep + 1, positions)
 
 
-TEXT_PATTERN = Cover(
+TEXT_PATTERN = Cover(  # queries: the description's positions, sep + 1 .. T - 1, none to many
     {"heads": Size(1, 5), "positions": Size(2, 20), "sep": Size(1, 7)},
-    pairs=(("heads", "sep"),),
-    where=lambda drawn: drawn["sep"] < drawn["positions"] - 1,
+    pairs=(("heads", "sep"), ("sep", "queries")),
+    where=lambda drawn: drawn["sep"] < drawn["positions"],
+    derived={"queries": lambda drawn: drawn["positions"] - drawn["sep"] - 1},
 )
 PATTERN_TEXT_COVERS = {"heads, positions, sep": TEXT_PATTERN}
 
@@ -1734,9 +1747,10 @@ def marker_values(out):
 
 SPAN_COVERS = {
     "sep, end": Cover(
-        {"sep": Size(1, 8), "end": Size(3, 40)},
-        pairs=(("sep", "end"),),
-        where=lambda drawn: drawn["end"] > drawn["sep"] + 1,
+        {"sep": Size(1, 8), "end": Size(2, 40)},
+        pairs=(("sep", "end"), ("sep", "queries")),
+        where=lambda drawn: drawn["end"] > drawn["sep"],
+        derived={"queries": lambda drawn: drawn["end"] - drawn["sep"] - 1},  # sep + 1 .. end - 1: none to many
     )
 }
 
@@ -2126,4 +2140,62 @@ CHECKS = {
             SAFE_COVERS,
         ),
     ]
+}
+
+
+# --- mutants of reference.py that no input of the task tells apart (python -m autograder.validate) -----------------
+
+TWO_D = "queries and keys are (Q, d) and (K, d), as the task says: axis 1 is the last axis"
+HEADS_DIVIDE = "D = heads * d, never fewer numbers than heads (split_heads raises otherwise)"
+X_IS_2D = "x is (T, D), as the task says: axis 1 is the last axis"
+SQUARE = "a pattern is (heads, T, T): axis 1 and axis -2 hold T, as axis -1 does"
+TWO_POSITIONS = "the task's texts have at least 2 positions: <s> and <sep>"
+SEP_INSIDE = "sep is a position of the text (the task): 1 <= sep < T"
+GUARD = "only the guard's bound changes: sep < 32 holds for every text the task describes as it does for sep < T"
+QUERIES_AFTER_SEP = "the task's queries are description positions, after sep: fewer than T"
+WIDER = (
+    "the far-back count's columns past the largest query are never 4 back from any query (and j = max - 1 is "
+    "not either): how many the count's matrix holds changes nothing"
+)
+EQUIVALENT_MUTANTS = {
+    "average_largest_weight: return float(weights.max(axis=-1).mean()) -> return float(weights.max(axis=1).mean())": (
+        TWO_D
+    ),
+    "split_heads: wrong only when x.shape[-1] < heads": HEADS_DIVIDE,
+    "multi_head_attention: width = x.shape[-1] -> width = x.shape[1]": X_IS_2D,
+    "multi_head_attention: mask = causal_mask(x.shape[-2]) if causal else None -> mask = causal_mask(x.shape[-2])": (
+        "the graded multi_head_attention(x, w_query, w_key, w_value, w_output, heads) has no causal argument: it is "
+        "always causal"
+    ),
+    "multi_head_attention: wrong only when x.shape[-1] < heads": HEADS_DIVIDE,
+    "previous_token_weight: positions = pattern.shape[-1] -> positions = pattern.shape[1]": SQUARE,
+    "previous_token_weight: positions = pattern.shape[-1] -> positions = pattern.shape[-2]": SQUARE,
+    "previous_token_weight: return pattern[..., rows, rows - 1].mean(-1) -> return pattern[..., rows, rows - 1]"
+    ".mean(1)": "pattern[..., rows, rows - 1] of a (heads, T, T) pattern is (heads, T - 1): axis 1 is the last",
+    "previous_token_weight: wrong only when pattern.shape[-1] = 1": TWO_POSITIONS,
+    "even_previous_weight: wrong only when positions = 1": TWO_POSITIONS,
+    "description_positions: sep = _check_sep(sep, len(ids)) -> sep = _check_sep(sep, 32)": GUARD,
+    "description_positions: sep = _check_sep(sep, len(ids)) -> sep = _check_sep(sep, 128)": GUARD.replace("32", "128"),
+    "description_positions: sep = _check_sep(sep, len(ids)) -> sep = _check_sep(sep, 160)": GUARD.replace("32", "160"),
+    "description_positions: wrong only when ids.shape[-1] = 1": TWO_POSITIONS,
+    "description_positions: wrong only when ids.shape[-1] == sep": SEP_INSIDE,
+    "description_positions: wrong only when ids.shape[-1] < sep": SEP_INSIDE,
+    **{
+        f"{function}: {change}": reason
+        for function in ("far_back_weight", "marker_weight")
+        for change, reason in {
+            "positions = pattern.shape[-1] -> positions = pattern.shape[1]": SQUARE,
+            "positions = pattern.shape[-1] -> positions = pattern.shape[-2]": SQUARE,
+            "wrong only when pattern.shape[-1] = 1": TWO_POSITIONS,
+            "wrong only when pattern.shape[-1] == sep": SEP_INSIDE,
+            "wrong only when pattern.shape[-1] < sep": SEP_INSIDE,
+            "wrong only when pattern.shape[-1] == queries.shape[-1]": QUERIES_AFTER_SEP,
+            "wrong only when pattern.shape[-1] < queries.shape[-1]": QUERIES_AFTER_SEP,
+        }.items()
+    },
+    **{
+        f"even_far_back_weight: far = _far_back(queries, sep, int(queries.max()) + 1) -> far = _far_back(queries, sep, "
+        f"int(queries.max()){tail})": WIDER
+        for tail in ("", " - 1", " + 2", " + 0")
+    },
 }

@@ -36,39 +36,46 @@ TASK_SIZE = 8
 NEAR = Size(WINDOW - 10, WINDOW + 40)  # up to and past the model's window (WINDOW itself avoided, a model constant)
 HALF = Size(1, 9)
 AVOID = (TASK_SIZE, TASK_SIZE // 2)
+TASK_SIZES = (TASK_SIZE,)  # python -m autograder.validate puts it in for computed sizes, as it does the model's
+SIZE = {"size": lambda drawn: 2 * drawn["half"]}  # a vector's numbers, compared with the positions
 
 
-def a_few_positions(rng, positions, half):  # a handful of positions, the default base
-    return positions, 2 * half
+def a_few_positions(rng, positions, half, size):  # a handful of positions, the default base
+    return positions, size
 
 
-def past_the_window(rng, positions, half):  # up to and past the model's window, another base
-    return Args(positions, 2 * half, base=100.0)
+def past_the_window(rng, positions, half, size):  # up to and past the model's window, another base
+    return Args(positions, size, base=100.0)
 
 
-def a_sequence(rng, positions, half, kind):  # one sequence (T, size), the default base
-    return (values(rng, positions, 2 * half, kind=kind),)
+def a_sequence(rng, positions, half, size, kind):  # one sequence (T, size), the default base
+    return (values(rng, positions, size, kind=kind),)
 
 
-def a_batch_past_the_window(rng, batch, positions, half):  # (batch, T, size) past the window, another base
-    return Args(values(rng, batch, positions, 2 * half), base=100.0)
+def a_batch_past_the_window(rng, batch, positions, half, size):  # (batch, T, size) past the window, another base
+    return Args(values(rng, batch, positions, size), base=100.0)
 
 
-def two_positions(rng, half, m, n, kind):  # two positions in the window, in either order or the same
-    return values(rng, 2 * half, kind=kind), values(rng, 2 * half, kind=kind), m, n
+def two_positions(rng, half, m, n, size, kind):  # two positions in the window, in either order or the same
+    return values(rng, size, kind=kind), values(rng, size, kind=kind), m, n
 
 
-def far_positions(rng, half, m, n):  # past the window, a few positions apart, in either order
-    return values(rng, 2 * half), values(rng, 2 * half), m, n
+def far_positions(rng, half, m, n, size):  # past the window, a few positions apart, in either order
+    return values(rng, size), values(rng, size), m, n
 
 
 ANGLES_INPUTS = {
     "a few positions": Shaped(
         a_few_positions,
-        Cover({"positions": Size(1, 12), "half": HALF}, pairs=(("positions", "half"),), avoid=AVOID),
+        Cover(
+            {"positions": Size(1, 12), "half": HALF},
+            pairs=(("positions", "half"), ("positions", "size")),
+            avoid=AVOID,
+            derived=SIZE,
+        ),
     ),
     "past the model's window, another base": Shaped(
-        past_the_window, Cover({"positions": NEAR, "half": HALF}, avoid=AVOID), extra=0
+        past_the_window, Cover({"positions": NEAR, "half": HALF}, avoid=AVOID, derived=SIZE), extra=0
     ),
 }
 ROTATE_INPUTS = {
@@ -76,21 +83,28 @@ ROTATE_INPUTS = {
         a_sequence,
         Cover(
             {"positions": Size(1, 12), "half": HALF},
-            pairs=(("positions", "half"),),
+            pairs=(("positions", "half"), ("positions", "size")),
             kinds=KINDS,
             avoid=AVOID,
+            derived=SIZE,
         ),
     ),
     "a batch past the model's window, another base": Shaped(
         a_batch_past_the_window,
-        Cover({"batch": Size(1, 3), "positions": NEAR, "half": Size(1, 6)}, avoid=AVOID),
+        Cover({"batch": Size(1, 3), "positions": NEAR, "half": Size(1, 6)}, avoid=AVOID, derived=SIZE),
         extra=0,
     ),
 }
 SCORE_INPUTS = {
     "two positions in the window": Shaped(
         two_positions,
-        Cover({"half": HALF, "m": Size(0, 20), "n": Size(0, 20)}, pairs=(("m", "n"),), kinds=KINDS, avoid=AVOID),
+        Cover(
+            {"half": HALF, "m": Size(0, 20), "n": Size(0, 20)},
+            pairs=(("m", "n"), ("size", "m"), ("size", "n")),
+            kinds=KINDS,
+            avoid=AVOID,
+            derived=SIZE,
+        ),
     ),
     "two positions past the window": Shaped(
         far_positions,
@@ -99,6 +113,7 @@ SCORE_INPUTS = {
             pairs=(("m", "n"),),
             where=lambda sizes: abs(sizes["m"] - sizes["n"]) <= 8,
             avoid=AVOID,
+            derived=SIZE,
         ),
         extra=0,
     ),
@@ -200,4 +215,17 @@ WRONG_VERSIONS = {  # graded by python -m autograder.validate: each must lose ex
         },
         "loses": {"check_rotation_angles": 0.5},
     },
+}
+
+PAIRS = "a vector's numbers come in pairs (the task): its size is even, never 1 or odd"
+EQUIVALENT_MUTANTS = {  # python -m autograder.validate: mutants of reference.py that no input of the task tells apart
+    "rotation_angles: wrong only when size = 1": PAIRS,
+    "rotation_angles: wrong only when size odd": PAIRS,
+    "rotate: wrong only when x.shape[-1] = 1": PAIRS,
+    "rotate: wrong only when x.shape[-1] odd": PAIRS,
+    "rotated_score: wrong only when query.shape[-1] = 1": PAIRS,
+    "rotated_score: wrong only when query.shape[-1] odd": PAIRS,
+    "rotated_score: positions = max(m, n) + 1 -> positions = max(m, n) + 2": (
+        "one more position after m and n turns no row the score reads: rows m and n are turned the same"
+    ),
 }

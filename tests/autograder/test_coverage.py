@@ -145,3 +145,16 @@ def test_a_function_right_only_on_some_sizes_loses_points_on_every_seed(name):
     for seed, verdicts in graded.items():
         lost = sum(v.max_points - v.points for v in verdicts.values())
         assert lost > 0, f"{name} earns full points on seed {seed}"
+
+
+WITH_INDEX = """def description_positions(ids, sep, end_id):
+    stop = ids.index(end_id) if end_id in ids[sep + 1:] else len(ids)
+    return np.arange(sep + 1, stop)
+"""
+
+
+def test_description_positions_written_with_ids_index_is_credited():
+    solution = answer_sources(REPOSITORY / "source" / "attention" / "attention.ipynb")
+    sources, _ = replaced(solution, {"description_positions": WITH_INDEX})
+    graded = grade_seeds(BUNDLED["attention"], sources, SEEDS[:5], checks=["check_description_positions"])
+    assert [verdicts["check_description_positions"].points for verdicts in graded.values()] == [1.0] * 5

@@ -36,6 +36,7 @@ import difflib
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import sys
@@ -46,11 +47,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+import numpy as np
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
 from autograder import mutation
 from autograder.answers.grading import answer_sources, check_generator, grade_seeds
-from autograder.checks import EXACT, Broken, Compared, Unavailable, close, computed
+from autograder.checks import (
+    EXACT,
+    Broken,
+    Call,
+    Compared,
+    Tolerance,
+    Unavailable,
+    close,
+    computed,
+    describe_call,
+    largest_difference,
+)
 from autograder.course import assignments
 from autograder.course.scaffold import FILL_IN
 from autograder.notebook.pipeline import IGNORED, chain_config
@@ -81,6 +94,15 @@ KINDS = {
     "wrong-version-invalid": "a named wrong version cannot be built",
     "mistake-raises": "a named mistake of a compare(...) check raises on the inputs drawn (it can never be named)",
     "mistake-not-seen": "a named mistake of a compare(...) check returns what the reference returns on every draw",
+    "mistake-shadowed": "a named mistake of a compare(...) check returns what an earlier one returns on every input "
+    "drawn: the earlier one is named first, so it never is",
+    "marker-unknown": "a ### BEGIN / ### END line that nbgrader does not recognise (a misspelt marker): what it should "
+    "hide is released",
+    "reference-raises": "a reference function of reference.py raises on the inputs its checks draw",
+    "reference-nan": "a reference function of reference.py returns NaN on the inputs its checks draw",
+    "reference-random": "a reference function of reference.py depends on the global random generator (np.random)",
+    "reference-float32": "a reference function of reference.py computes in float32, or gives other numbers for the "
+    "same inputs in float32",
     "mistake-ids-collide": "two named mistakes whose words before the colon differ get the same id (letters only, "
     "eight words at most), so the report counts them as one",
     "mutant-survives": "a mutant of reference.py (autograder.mutation) earns full points on some seed: the checks "
@@ -104,13 +126,24 @@ BEFORE_GRADING = (  # the kinds check_before_grading looks for: cheap, and each 
     "hidden-test-code",
     "check-raises",
     "solution-below-full",
+    "marker-unknown",
+    "reference-raises",
+    "reference-nan",
+    "reference-random",
+    "reference-float32",
 )
 SOLUTION, BLANK = "solution", "blank"
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*$(.*?)^[ \t]*### END HIDDEN TESTS", re.M | re.S)
 SOLVED = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*$(.*?)^[ \t]*### END SOLUTION", re.M | re.S)
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN MARK SCHEME")
+RECOGNISED = {  # what nbgrader finds in a line (its delimiters, in a line of a cell of that type) and how it reads
+    "code": ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"),
+    "markdown": ("=== BEGIN MARK SCHEME ===", "=== END MARK SCHEME ==="),
+}
+LOOKS_LIKE_MARKER = re.compile(r"^\s*(#{2,}|={2,})\s*(BEGIN|END)\b", re.I)
 DEFINES = r"^def[ \t]+{}[ \t]*\("
 WHAT_IS_HIDDEN = {assignments.CHECKS_FILE: "the hidden checks", assignments.REFERENCE_FILE: "the answer key"}
+REFERENCE_KINDS = ("reference-raises", "reference-nan", "reference-random", "reference-float32")
 SHORTEST_SECRET = 12  # characters: a shorter line of a solution (``return x``) may well be in the starter too
 
 
@@ -332,6 +365,7 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
                         f" and is scored out of {noted:g}. Make them equal",
                     )
                 )
+    findings += marker_findings(notebook, notebook_name)
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
@@ -348,6 +382,29 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
                             "visible assert above the block); a comment may stay",
                         )
                     )
+    return findings
+
+
+def marker_findings(notebook, notebook_name: str) -> list[Finding]:
+    """Each line that looks like an nbgrader marker (### BEGIN ..., ### END ...) but holds none of nbgrader's
+    delimiters: nbgrader passes over it, so what it should hide (a hidden assert, a solution) is released."""
+    findings = []
+    for index, cell in enumerate(notebook.cells):
+        known = RECOGNISED.get(cell.cell_type, ())
+        for number, line in enumerate(cell.source.splitlines(), start=1):
+            if not LOOKS_LIKE_MARKER.match(line):
+                continue
+            delimiters = [marker.strip("#= ") for marker in known]
+            if any(delimiter in line for delimiter in delimiters):
+                continue
+            findings.append(
+                Finding(
+                    "marker-unknown",
+                    f"{notebook_name}, cell {cell_name(cell, index)}, line {number}",
+                    f"{line.strip()[:60]!r} is no marker nbgrader knows{closest(line.strip(), known)}, so it hides "
+                    f"nothing and what it encloses is released: write one of {', '.join(map(repr, known)) or 'none'}",
+                )
+            )
     return findings
 
 
@@ -633,6 +690,12 @@ def notebook_wrong(folder: Path) -> list[Wrong]:
     return versions
 
 
+def raised_in(error: BaseException, path: Path) -> bool:
+    """Whether ``error`` was raised by code of the file ``path`` (its innermost frame there)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and Path(frames[-1].filename).resolve() == path.resolve()
+
+
 def raise_place(error: BaseException, checks_path: Path) -> str:
     """file:line of the innermost frame of checks.py where ``error`` was raised (else the innermost frame)."""
     frames = traceback.extract_tb(error.__traceback__)
@@ -678,6 +741,8 @@ def judge_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Fin
                 except (Broken, Unavailable):
                     continue
                 except Exception as error:  # noqa: BLE001 - the instructor's code: said with its place
+                    if raised_in(error, checks.folder / assignments.REFERENCE_FILE):
+                        continue  # the reference's own error: reference_findings names it at reference.py
                     found.setdefault(
                         (check_id, name),
                         Finding(
@@ -693,9 +758,12 @@ def judge_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Fin
 
 
 def mistake_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Finding]:
-    """Each named mistake of a compare(...) check, run on the inputs each seed drew: one that raises can never be
-    named (``mistake-raises``); one that returns what the reference returns on every call of a seed cannot be told
-    from a right answer by that seed's draws (``mistake-not-seen``)."""
+    """Each named mistake of a compare(...) check, run on the inputs each seed drew: one that raises on every input
+    can never be named (``mistake-raises``; raising on some, it is tried on the others); one that returns what the
+    reference returns on every call of a seed cannot be told from a right answer by that seed's draws
+    (``mistake-not-seen``); one that returns what an earlier one returns wherever it applies is never named, the
+    earlier one being tried first (``mistake-shadowed``). A call on which the reference itself raises is left out
+    (reference_findings names it)."""
     found = {}
     checks_path = checks.folder / assignments.CHECKS_FILE
     for seed, outputs in kept.items():
@@ -703,32 +771,174 @@ def mistake_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[F
             check = checks.checks[check_id]
             if not isinstance(check, Compared):
                 continue
-            calls = [out.calls[number] for number in out.numbers()]
+            calls, expected = [], []
+            for number in out.numbers():
+                try:
+                    expected.append(computed(check.reference, out.calls[number], check.items))
+                    calls.append(out.calls[number])
+                except Exception:  # noqa: BLE001 - the reference's own error: reference_findings says it
+                    continue
+            made_by = {}  # {message: [its result per call, None where it raises]}
             for message, wrong in check.mistakes:
                 key = (check_id, message)
-                if key in found:
-                    continue
-                differs = False
+                results, error = [], None
                 for call in calls:
                     try:
-                        made = computed(wrong, call, check.items)
-                    except Exception as error:  # noqa: BLE001 - the instructor's code: said with its place
-                        found[key] = Finding(
-                            "mistake-raises",
-                            raise_place(error, checks_path),
-                            f"{check_id}'s mistake {message[:60]!r} raises {type(error).__name__}: {error} on "
-                            f"{call.function}'s inputs (seed {seed}): it can never be named; correct it",
-                        )
-                        break
-                    expected = computed(check.reference, call, check.items)
-                    differs = differs or not all(close(a, b, EXACT) for a, b in zip(made, expected))
-                if key not in found and not differs:
+                        results.append(computed(wrong, call, check.items))
+                    except Exception as failure:  # noqa: BLE001 - the instructor's code: said with its place
+                        results.append(None)
+                        error = error or (failure, call)
+                made_by[message] = results
+                if key in found:
+                    continue
+                if calls and all(result is None for result in results):
+                    failure, call = error
+                    found[key] = Finding(
+                        "mistake-raises",
+                        raise_place(failure, checks_path),
+                        f"{check_id}'s mistake {message[:60]!r} raises {type(failure).__name__}: {failure} on every "
+                        f"input drawn (seed {seed}, e.g. {describe_call(call)}): it can never be named; correct it",
+                    )
+                    continue
+                if not any(
+                    result is not None and not all(close(a, b, EXACT) for a, b in zip(result, wanted))
+                    for result, wanted in zip(results, expected)
+                ):
                     found[key] = Finding(
                         "mistake-not-seen",
                         checks_place(checks_path, check_id),
                         f"{check_id}'s mistake {message[:60]!r} returns what the reference returns on every input "
                         f"drawn under seed {seed}: a student who makes it loses nothing. Draw inputs on which it "
                         "differs (in one of the inputs' properties), or correct the mistake's function",
+                    )
+                    continue
+                for earlier, theirs in list(made_by.items())[:-1]:
+                    if earlier != message and all(
+                        mine is None or (other is not None and all(close(a, b, EXACT) for a, b in zip(mine, other)))
+                        for mine, other in zip(results, theirs)
+                    ):
+                        found[key] = Finding(
+                            "mistake-shadowed",
+                            checks_place(checks_path, check_id),
+                            f"{check_id}'s mistake {message[:60]!r} returns what the earlier {earlier[:60]!r} "
+                            f"returns on every input drawn (seed {seed}): the earlier one is tried first, so this one "
+                            "is never named; delete it, or make it another mistake",
+                        )
+                        break
+    return list(found.values())
+
+
+def reference_problem(function, call) -> tuple[str, str] | None:
+    """(kind, what is wrong) of the reference ``function`` on ``call``'s inputs, or None: it raises, returns NaN,
+    depends on np.random's state, or computes in float32 (all its numbers float32's, or other numbers for the same
+    inputs given in float32: compared within 1e-3, inputs up to 100, where float32's rounding is far smaller)."""
+    saved, saved_python = np.random.get_state(), random.getstate()
+
+    def run(args, kwargs, state):
+        np.random.seed(state)
+        random.seed(state)
+        return computed(function, Call(call.function, args, kwargs), call.items)
+
+    try:
+        try:
+            first = run(call.args, call.kwargs, 1)
+        except Exception as error:  # noqa: BLE001 - the instructor's reference: said with its place
+            return "reference-raises", f"raises {type(error).__name__}: {error}"
+        if any(np.isnan(value).any() for value in first):
+            return "reference-nan", "returns NaN"
+        try:
+            second = run(call.args, call.kwargs, 2)
+        except Exception as error:  # noqa: BLE001 - the instructor's reference: said with its place
+            return "reference-random", f"raises {type(error).__name__} once np.random's state changes: {error}"
+        if not all(close(a, b, Tolerance(0.0)) for a, b in zip(first, second)):
+            return "reference-random", (
+                "returns other numbers once np.random's state changes: it draws from the global random generator; a "
+                "reference is the answer, the same on every call (draw inputs in the check, from its rng)"
+            )
+        fractions = np.concatenate([value[np.isfinite(value) & (value != np.round(value))] for value in first])
+        if fractions.size >= 4 and (fractions.astype(np.float32).astype(np.float64) == fractions).all():
+            return "reference-float32", (
+                "returns only numbers that float32 can hold: it computes in float32; compute in float64, "
+                "np.asarray(x, dtype=np.float64)"
+            )
+        floats = [a for a in (*call.args, *call.kwargs.values()) if isinstance(a, np.ndarray) and a.dtype == np.float64]
+        for label in range(len(call.args)) if fractions.size >= 4 else ():
+            # float64 arithmetic follows a change of an input far below float32's rounding: a reference whose result
+            # follows a change of 1e-4 but not one of 1e-9 computes with that input in float32
+            if not (isinstance(call.args[label], np.ndarray) and call.args[label].dtype == np.float64):
+                continue
+            same = [
+                all(np.array_equal(a, b, equal_nan=True) for a, b in zip(first, run(*nudge(call, label, step), 1)))
+                for step in (NUDGE, 1e-4)
+            ]
+            if same == [True, False]:
+                return "reference-float32", (
+                    f"returns the very same numbers when argument {label + 1} changes by {NUDGE:.1g} of itself, "
+                    "which float64 arithmetic follows (it follows a change of 1e-4): it computes in float32 (or "
+                    "less); compute in float64, np.asarray(x, dtype=np.float64)"
+                )
+        if floats and all(np.abs(a[np.isfinite(a)]).max(initial=0.0) <= 100 for a in floats):
+
+            def single(value):
+                return (
+                    value.astype(np.float32) if isinstance(value, np.ndarray) and value.dtype == np.float64 else value
+                )
+
+            args = tuple(single(a) for a in call.args)
+            kwargs = {key: single(value) for key, value in call.kwargs.items()}
+            try:
+                third = run(args, kwargs, 1)
+            except Exception as error:  # noqa: BLE001 - the instructor's reference: said with its place
+                return "reference-float32", f"raises {type(error).__name__} on the same inputs in float32: {error}"
+            if not all(close(a, b, Tolerance(1e-3, 1e-3)) for a, b in zip(first, third)):
+                return "reference-float32", (
+                    f"gives other numbers for the same inputs in float32 ({largest_difference(third[0], first[0])}): "
+                    "convert its inputs, np.asarray(x, dtype=np.float64), and compute in float64"
+                )
+        return None
+    finally:
+        np.random.set_state(saved)
+        random.setstate(saved_python)
+
+
+NUDGE = 2.0**-30  # a relative change of the inputs that float64 keeps and float32 (about 6e-8) rounds away
+
+
+def nudge(call: Call, label: int, step: float) -> tuple[tuple, dict]:
+    """The call's arguments with argument ``label`` times (1 + step), the others as they are."""
+    args = tuple(value * (1.0 + step) if number == label else value for number, value in enumerate(call.args))
+    return args, dict(call.kwargs)
+
+
+def reference_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Finding]:
+    """Each reference function of reference.py that, called here on the inputs its checks drew, raises, returns
+    NaN, depends on the global random generator or computes in float32: the instructor's mistake, named at
+    reference.py, not a student's (reference_problem)."""
+    path = checks.folder / assignments.REFERENCE_FILE
+    if not path.is_file():
+        return []
+    module = assignments.reference(checks.folder)
+    lines = {name: node.lineno for name, node in mutation.reference_functions(path).items()}
+    found: dict = {}
+    for seed, outputs in kept.items():
+        for check_id, out in outputs.items():
+            check = checks.checks[check_id]
+            name = mutation.reference_name(check, checks.references)
+            function = getattr(check, "reference", None) or getattr(module, name, None)
+            if not callable(function):
+                continue
+            for call in out.calls:
+                if call.drive is not None or any((name, kind) in found for kind in REFERENCE_KINDS):
+                    continue
+                problem = reference_problem(function, call)
+                if problem is not None:
+                    kind, said = problem
+                    found[(name, kind)] = Finding(
+                        kind,
+                        f"{path}:{lines.get(name, 1)}",
+                        f"the reference {name} {said}, on {describe_call(call)} ({check_id}, seed {seed}): every "
+                        "student is judged against it; correct reference.py",
+                        check_id,
                     )
     return list(found.values())
 
@@ -844,8 +1054,13 @@ def points_of(graded: dict) -> dict:
     return {check_id: tuple(points) for check_id, points in table.items()}
 
 
-def grading_findings(checks, graded: dict, maximum: dict, notebook_name: str) -> list[Finding]:
-    findings = []
+def grading_findings(
+    checks, graded: dict, maximum: dict, notebook_name: str, known: dict | None = None
+) -> list[Finding]:
+    """The solution below full points, the blank above 0, points that change with the seed; ``known``: {check id:
+    the kind of an earlier finding on it}, which a solution below full points there names (a wrong reference, a check
+    that raises) instead of blaming the solution."""
+    findings, known = [], known or {}
     solution, blank = graded.get(SOLUTION, {}), graded.get(BLANK, {})
     for check_id, seen in points_of(solution).items():
         short = {seed: v for seed, v in solution.items() if v[check_id].points < v[check_id].max_points}
@@ -857,7 +1072,12 @@ def grading_findings(checks, graded: dict, maximum: dict, notebook_name: str) ->
                     "solution-below-full",
                     f"{notebook_name}, cell {check_id}",
                     f"the solution earns {min(seen):g} / {maximum[check_id]:g} under seed(s) "
-                    f"{', '.join(map(str, short))} ({failed}): correct the solution or the check",
+                    f"{', '.join(map(str, short))} ({failed}): "
+                    + (
+                        f"it follows from the {known[check_id]} finding on {check_id}: correct that first"
+                        if check_id in known
+                        else "correct the solution or the check"
+                    ),
                     check_id,
                 )
             )
@@ -1019,8 +1239,13 @@ def validate_assignment(
                 checks, sources, seed_list, checks=usable, driven=driven, keep=kept if name == SOLUTION else None
             )
             report.points[name] = points_of(graded[name])
-        report.findings += judge_findings(checks, kept) + mistake_findings(checks, kept)
-    report.findings += grading_findings(checks, graded, report.maximum, notebook_name)
+        blamed = reference_findings(checks, kept)
+        report.findings += blamed + judge_findings(checks, kept) + mistake_findings(checks, kept)
+    known = {}  # {check id: the kind of its first finding}, a wrong reference's first
+    for finding in sorted(report.findings, key=lambda finding: finding.kind not in REFERENCE_KINDS):
+        if finding.check:
+            known.setdefault(finding.check, finding.kind)
+    report.findings += grading_findings(checks, graded, report.maximum, notebook_name, known)
     blocked = {}
     for finding in report.findings:
         if finding.check:

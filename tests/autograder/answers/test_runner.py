@@ -153,10 +153,12 @@ def test_pack_puts_arrays_aside_and_nests_tuples_and_lists():
     strided = np.arange(12.0).reshape(3, 4)[:, ::2]
     packed = answer_runner.pack((strided, [1, 2.5, None], "mask", True, np.int64(7), np.float32(0.5)), arrays)
     assert packed == {
-        "items": [{"array": 0}, {"items": [1, 2.5, None]}, "mask", True, 7, 0.5],
+        "items": [{"array": 0}, {"list": [1, 2.5, None]}, "mask", True, 7, 0.5],
     }
     assert arrays[0].flags.c_contiguous and np.array_equal(arrays[0], strided)
     assert type(packed["items"][4]) is int  # a NumPy scalar goes as a plain number
+    back = answer_runner.unpack(packed, arrays)
+    assert type(back) is tuple and back[1] == [1, 2.5, None]  # a list arrives as a list (ids.index works), a tuple so
 
 
 def test_unpack_is_the_inverse_of_pack():
@@ -194,7 +196,7 @@ def test_what_cannot_be_sent_is_a_type_error_naming_it(value, refusal):
 
 
 def test_the_largest_ints_that_fit_are_sent_as_numbers():
-    assert answer_runner.pack([2**63 - 1, -(2**63)], []) == {"items": [2**63 - 1, -(2**63)]}
+    assert answer_runner.pack([2**63 - 1, -(2**63)], []) == {"list": [2**63 - 1, -(2**63)]}
 
 
 def test_the_graders_side_sends_functions_as_numbered_callbacks_and_gets_none_back():
@@ -203,10 +205,10 @@ def test_the_graders_side_sends_functions_as_numbered_callbacks_and_gets_none_ba
 
     arrays, callbacks = [], []
     packed = answer_runner.pack((np.ones(2), layer, [layer]), arrays, callbacks)
-    assert packed == {"items": [{"array": 0}, {"callback": 0}, {"items": [{"callback": 1}]}]}
+    assert packed == {"items": [{"array": 0}, {"callback": 0}, {"list": [{"callback": 1}]}]}
     assert callbacks == [layer, layer]
     bound = answer_runner.unpack(packed, arrays, callback=lambda k: f"proxy {k}")
-    assert bound[1] == "proxy 0" and bound[2] == ("proxy 1",)
+    assert bound[1] == "proxy 0" and bound[2] == ["proxy 1"]
     with pytest.raises(KeyError):  # the grader's side (no callback): a function never comes back to it
         answer_runner.unpack({"callback": 0}, arrays)
 

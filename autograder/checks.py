@@ -32,7 +32,8 @@ What runs at grading time, in the runner (autograder.answers.runner, a bare Pyth
 notebook's answer cells (nbgrader's "Autograded answer" cells, solution: true), in order, after ``import numpy as
 np`` (with sys and Path): no setup cell, no test cell, no other locked cell runs, so a helper or an import written
 in one of those is absent when the student's function is graded (the notebook passes in Jupyter and fails in
-grading): put what the answers need in an answer cell, or have the function import it. ``lib``, checks.py and the
+grading): put what the answers need in an answer cell, or have the function import it. A module a cell writes with
+``%%writefile helper.py`` is written in the runner's own folder, importable there. ``lib``, checks.py and the
 reference cannot be imported there. Each check's calls are made in that process, all checks' calls shuffled
 together (``call_order``); everything else, drawing the inputs and judging the results, runs in the grader's.
 

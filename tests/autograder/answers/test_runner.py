@@ -285,8 +285,11 @@ def test_other_import_errors_keep_their_own_message():
         "ImportError: no library (answer cell 3, line 1, in <module>)"
     )  # a name that only starts with "lib"
     assert run_as_cell("import library_that_is_not_there") == (
-        "ModuleNotFoundError: No module named 'library_that_is_not_there' (answer cell 3, line 1, in <module>)"
-    )
+        "ModuleNotFoundError: No module named 'library_that_is_not_there': the hidden checks run your answer cells "
+        "with Python and NumPy only: a module of your own is there only when a cell of the notebook writes it "
+        "(%%writefile library_that_is_not_there.py); else put its code in the answer cell (answer cell 3, line 1, in "
+        "<module>)"
+    )  # what to do, in the one line
 
 
 def test_an_error_outside_student_code_names_no_cell():
@@ -636,3 +639,27 @@ def test_the_runner_without_its_site_says_how_to_run_it():
         [sys.executable, "-I", "-S", answer_runner.__file__], capture_output=True, text=True, timeout=60
     )
     assert ran.returncode == 2 and "usage: python -I -S runner.py SITE" in ran.stderr
+
+
+@pytest.mark.parametrize(
+    "first, kept",
+    [
+        ("%%writefile helper.py", ("helper.py", "x = 1\n", False)),
+        ("%%writefile -a helper.py", ("helper.py", "x = 1\n", True)),
+        ("%%writefile data.csv", ("data.csv", "x = 1\n", False)),
+    ],
+)
+def test_a_writefile_cell_writes_a_plain_file_name_of_its_folder(first, kept):
+    assert answer_runner.written_file(f"{first}\nx = 1\n") == kept
+    assert answer_runner.written_file("x = 1\n") is None
+
+
+@pytest.mark.parametrize("name", ["../helper.py", "/tmp/helper.py", ".hidden.py", "a b c"])
+def test_a_writefile_cell_outside_its_folder_is_refused_saying_what_is_kept(name):
+    with pytest.raises(ValueError, match="only as a plain name in the notebook's folder"):
+        answer_runner.written_file(f"%%writefile {name}\nx = 1\n")
+
+
+def test_a_writefile_cell_too_long_is_refused():
+    with pytest.raises(ValueError, match="more than"):
+        answer_runner.written_file("%%writefile big.py\n" + "#" * (answer_runner.WRITTEN_LIMIT + 1))

@@ -229,7 +229,7 @@ class Report:
             lines.append(f"{self.assignment}: {len(self.findings)} authoring mistake(s):")
             lines.extend(f"  {finding.text()}" for finding in self.findings)
         if self.mutants:
-            lines.insert(2 if len(lines) > 2 else len(lines), self.mutant_table())
+            lines.insert(1, self.mutant_table())  # after the first line: the points table stays last before the end
         lines.extend(f"{self.assignment}: {note}" for note in self.notes)
         return "\n".join(lines)
 

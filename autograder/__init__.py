@@ -12,10 +12,11 @@
 - report: the instructor's page after a run, with similar submissions (similarity);
 - lms: the school's LMS: Canvas and Moodle files (files), the LTI 1.3 tool (lti).
 
-Shared by every stage, flat here: checks (the check API of every assignment's checks.py), verdicts (a verdict as
-data, read by every page), settings (the course's settings, read in one place), validate (an assignment checked
-before any student sees it), sandbox (what student code may see and do) and model (the store's model, measured for
-the checks).
+Shared by every stage, flat here: checks (the check API of every assignment's checks.py), coverage (the input
+classes every draw of a check covers), verdicts (a verdict as data, read by every page), settings (the course's
+settings, read in one place), validate (an assignment checked before any student sees it), mutation (mutants of an
+assignment's reference, which validate grades), sandbox (what student code may see and do) and model (the store's
+model, measured for the checks).
 """
 
 from pathlib import Path

@@ -32,13 +32,15 @@ What runs at grading time, in the runner (autograder.answers.runner, a bare Pyth
 notebook's answer cells (nbgrader's "Autograded answer" cells, solution: true), in order, after ``import numpy as
 np`` (with sys and Path): no setup cell, no test cell, no other locked cell runs, so a helper or an import written
 in one of those is absent when the student's function is graded (the notebook passes in Jupyter and fails in
-grading): put what the answers need in an answer cell, or have the function import it. ``lib``, checks.py and the
+grading): put what the answers need in an answer cell, or have the function import it. A module a cell writes with
+``%%writefile helper.py`` is written in the runner's own folder, importable there. ``lib``, checks.py and the
 reference cannot be imported there. Each check's calls are made in that process, all checks' calls shuffled
 together (``call_order``); everything else, drawing the inputs and judging the results, runs in the grader's.
 
 What a graded function may receive: NumPy arrays of numbers (bool, int, float; a fresh copy for each call), ints,
-floats, bools, strings, None, tuples of these, and functions the check passes (a callback: each call of it from
-the student's code runs in the grader's process, for the call in progress only; autograder.answers.stand_ins).
+floats, bools, strings, None, tuples and lists of these (a list arrives as a list), and functions the check passes
+(a callback: each call of it from the student's code runs in the grader's process, for the call in progress only;
+autograder.answers.stand_ins).
 What it may return: an array of numbers, or anything ``np.asarray`` makes one of (a float, a list of numbers); a
 tuple of ``items`` of these when a Call says items > 1. None, a string, an object or a function fails the call, and
 the verdict says what came back. Every result reaches the judges as a float64 array; the dtype the student
@@ -52,6 +54,7 @@ from typing import Callable
 
 import numpy as np
 
+from autograder.coverage import Cover
 from autograder.verdicts import Named, named_after
 
 ATOL = 1e-6
@@ -97,6 +100,7 @@ class Call:
     about: str = ""
     role: str = ""  # what this call is for, so that a judge names the calls it reads ("near 1000", "masked")
     files: tuple = ()  # .npy files of inputs its driver sends as Mapped (shown read-only to the runner)
+    drawn: dict = field(default_factory=dict)  # the sizes it was drawn with, {"cover": key, name: size, "kind": ...}
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,7 @@ class Check:
     points: float
     calls: Callable[[np.random.Generator], list[Call]]
     properties: tuple[tuple[str, Judge], ...]
+    covers: dict = field(default_factory=dict)  # {key: coverage.Cover}: the classes the calls drawn with key cover
 
 
 def close(actual, expected, tolerance: Tolerance = EXACT) -> bool:
@@ -456,6 +461,22 @@ def arguments(drawn, case: str) -> tuple[tuple, dict]:
     )
 
 
+@dataclass(frozen=True)
+class Shaped:
+    """Inputs drawn on declared sizes: on every seed, the designed sizes of ``cover`` (each size odd, even and 1, each
+    compared pair equal, smaller and larger, each value kind, no constant of the model: autograder.coverage), then
+    ``extra`` random ones. ``build(rng, **sizes)`` returns the call's arguments (a tuple or Args); with kinds, sizes
+    holds ``kind`` too (coverage.values draws numbers of that kind).
+
+        Shaped(lambda rng, positions, size: (rng.normal(size=(positions, size)),),
+               Cover({"positions": Size(1, 12), "size": Size(2, 16, "even")}, pairs=(("positions", "size"),)))
+    """
+
+    build: Callable
+    cover: Cover
+    extra: int = 2
+
+
 def sketch(function: str, args: tuple, kwargs: dict) -> str:
     """How a call of the simple tier reads in the feedback: each array by its shape, each number rounded to 3
     significant digits, "layer_norm(array of shape (5, 8), array of shape (8,), eps=0.183)"; with the seed, what a
@@ -535,7 +556,9 @@ def compare(
     reference: a correct function, run in the grader's process; the graded function is the one of the same name
     (``function=`` when the names differ); inputs: {property: draw(rng) -> a tuple of arguments or Args(...)}:
     each entry is one property, "the student's function returns what the reference returns on inputs drawn like
-    this", drawn ``draws`` times per grading (each time new values, and new sizes if draw picks them); mistakes:
+    this", drawn ``draws`` times per grading (each time new values, and new sizes if draw picks them), or a Shaped
+    (the sizes declared: on every seed the designed sizes that cover each class, then a few random; the way to
+    write a check whose function's correctness depends on sizes, which is most of them); mistakes:
     {message: a function computing that mistake}, tried in order when a property fails, so the verdict names the
     mistake ("the variance is taken over axis 0 (as batch norm does)") instead of a difference; properties:
     {name: holds(result, *args, **kwargs) -> None, or a message saying what is wrong}, judged on every call;
@@ -557,6 +580,14 @@ def compare(
     def calls(rng: np.random.Generator) -> list[Call]:
         made = []
         for case, draw in inputs.items():
+            if isinstance(draw, Shaped):
+                for sizes in draw.cover.draw(rng, extra=draw.extra):
+                    args, kwargs = arguments(draw.build(rng, **sizes), case)
+                    about = sketch(name, args, kwargs)
+                    made.append(
+                        Call(name, args, kwargs, items=items, about=about, role=case, drawn={"cover": case, **sizes})
+                    )
+                continue
             for _ in range(draws):
                 args, kwargs = arguments(draw(rng), case)
                 made.append(Call(name, args, kwargs, items=items, about=sketch(name, args, kwargs), role=case))
@@ -599,7 +630,8 @@ def compare(
         + tuple((label, judged(holds_for)) for label, holds_for in holds)
         + tuple(judges)
     )
-    return Compared(check_id, name, points, calls, judged_properties, reference, mistakes, cases, items)
+    covers = {case: draw.cover for case, draw in inputs.items() if isinstance(draw, Shaped)}
+    return Compared(check_id, name, points, calls, judged_properties, covers, reference, mistakes, cases, items)
 
 
 def checks_by_id(*checks: Check) -> dict[str, Check]:

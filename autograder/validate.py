@@ -36,6 +36,7 @@ import difflib
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import sys
@@ -46,10 +47,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+import numpy as np
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
+from autograder import mutation
 from autograder.answers.grading import answer_sources, check_generator, grade_seeds
-from autograder.checks import EXACT, Broken, Compared, Unavailable, close, computed
+from autograder.checks import (
+    EXACT,
+    Broken,
+    Call,
+    Compared,
+    Tolerance,
+    Unavailable,
+    close,
+    computed,
+    describe_call,
+    largest_difference,
+)
 from autograder.course import assignments
 from autograder.course.scaffold import FILL_IN
 from autograder.notebook.pipeline import IGNORED, chain_config
@@ -58,6 +72,7 @@ from autograder.sandbox import UNSANDBOXED
 from autograder.verdicts import Named, named_after
 
 DEFAULT_SEEDS = 5
+MUTANT_SEEDS = 20  # the command's default: a mutant that earns full points on any of 20 seeds is a finding
 
 KINDS = {
     "to-fill-in": f"a place the scaffold left to fill in still says {FILL_IN} (nothing is graded until none is left)",
@@ -79,8 +94,22 @@ KINDS = {
     "wrong-version-invalid": "a named wrong version cannot be built",
     "mistake-raises": "a named mistake of a compare(...) check raises on the inputs drawn (it can never be named)",
     "mistake-not-seen": "a named mistake of a compare(...) check returns what the reference returns on every draw",
+    "mistake-shadowed": "a named mistake of a compare(...) check returns what an earlier one returns on every input "
+    "drawn: the earlier one is named first, so it never is",
+    "marker-unknown": "a ### BEGIN / ### END line that nbgrader does not recognise (a misspelt marker): what it should "
+    "hide is released",
+    "reference-raises": "a reference function of reference.py raises on the inputs its checks draw",
+    "reference-nan": "a reference function of reference.py returns NaN on the inputs its checks draw",
+    "reference-random": "a reference function of reference.py depends on the global random generator (np.random)",
+    "reference-float32": "a reference function of reference.py computes in float32, or gives other numbers for the "
+    "same inputs in float32",
     "mistake-ids-collide": "two named mistakes whose words before the colon differ get the same id (letters only, "
     "eight words at most), so the report counts them as one",
+    "mutant-survives": "a mutant of reference.py (autograder.mutation) earns full points on some seed: the checks "
+    "never draw the inputs on which it is wrong",
+    "equivalent-unknown": "EQUIVALENT_MUTANTS names a mutant that is not made or is killed, or gives no reason",
+    "reference-below-full": "a reference function of reference.py, called in the grader's process on the checks' "
+    "inputs, earns less than full points on its own checks",
     "visible-check-fails": "the solution, run in a kernel as a student runs it, fails a visible check of the "
     "notebook: a student with a right answer would be told it is wrong",
     "solution-cell-raises": "a cell of the solution that is not a check (a demo, a plot) raises when the notebook is "
@@ -97,13 +126,24 @@ BEFORE_GRADING = (  # the kinds check_before_grading looks for: cheap, and each 
     "hidden-test-code",
     "check-raises",
     "solution-below-full",
+    "marker-unknown",
+    "reference-raises",
+    "reference-nan",
+    "reference-random",
+    "reference-float32",
 )
 SOLUTION, BLANK = "solution", "blank"
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*$(.*?)^[ \t]*### END HIDDEN TESTS", re.M | re.S)
 SOLVED = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*$(.*?)^[ \t]*### END SOLUTION", re.M | re.S)
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN MARK SCHEME")
+RECOGNISED = {  # what nbgrader finds in a line (its delimiters, in a line of a cell of that type) and how it reads
+    "code": ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"),
+    "markdown": ("=== BEGIN MARK SCHEME ===", "=== END MARK SCHEME ==="),
+}
+LOOKS_LIKE_MARKER = re.compile(r"^\s*(#{2,}|={2,})\s*(BEGIN|END)\b", re.I)
 DEFINES = r"^def[ \t]+{}[ \t]*\("
 WHAT_IS_HIDDEN = {assignments.CHECKS_FILE: "the hidden checks", assignments.REFERENCE_FILE: "the answer key"}
+REFERENCE_KINDS = ("reference-raises", "reference-nan", "reference-random", "reference-float32")
 SHORTEST_SECRET = 12  # characters: a shorter line of a solution (``return x``) may well be in the starter too
 
 
@@ -131,6 +171,8 @@ class Report:
     points: dict = field(default_factory=dict)  # {version: {check id: (points under each seed, in order)}}
     findings: list = field(default_factory=list)
     notes: list = field(default_factory=list)  # what was not tried, and why (no mistake of its own)
+    mutants: dict = field(default_factory=dict)  # {reference function: {"made", "killed", "equivalent", "survived"}}
+    mutant_seeds: int = 0
     seconds: float = 0.0
 
     @property
@@ -186,8 +228,22 @@ class Report:
         else:
             lines.append(f"{self.assignment}: {len(self.findings)} authoring mistake(s):")
             lines.extend(f"  {finding.text()}" for finding in self.findings)
+        if self.mutants:
+            lines.insert(1, self.mutant_table())  # after the first line: the points table stays last before the end
         lines.extend(f"{self.assignment}: {note}" for note in self.notes)
         return "\n".join(lines)
+
+    def mutant_table(self) -> str:
+        """Per reference function: its mutants made, killed on every seed, marked equivalent, surviving."""
+        header = ["mutants of reference.py", "made", "killed", "equivalent", "survived"]
+        rows = [[name, *(str(counts[key]) for key in header[1:])] for name, counts in self.mutants.items()]
+        rows.append(["total", *(str(sum(counts[key] for counts in self.mutants.values())) for key in header[1:])])
+        widths = [max(len(line[k]) for line in [header, *rows]) for k in range(len(header))]
+        table = [
+            "  ".join(cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(line, widths)))
+            for line in [header, *rows]
+        ]
+        return "\n".join([*table, f"(each mutant graded under {self.mutant_seeds} seeds, in this process)", ""])
 
 
 class AuthoringError(Exception):
@@ -309,6 +365,7 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
                         f" and is scored out of {noted:g}. Make them equal",
                     )
                 )
+    findings += marker_findings(notebook, notebook_name)
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
@@ -325,6 +382,29 @@ def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_nam
                             "visible assert above the block); a comment may stay",
                         )
                     )
+    return findings
+
+
+def marker_findings(notebook, notebook_name: str) -> list[Finding]:
+    """Each line that looks like an nbgrader marker (### BEGIN ..., ### END ...) but holds none of nbgrader's
+    delimiters: nbgrader passes over it, so what it should hide (a hidden assert, a solution) is released."""
+    findings = []
+    for index, cell in enumerate(notebook.cells):
+        known = RECOGNISED.get(cell.cell_type, ())
+        for number, line in enumerate(cell.source.splitlines(), start=1):
+            if not LOOKS_LIKE_MARKER.match(line):
+                continue
+            delimiters = [marker.strip("#= ") for marker in known]
+            if any(delimiter in line for delimiter in delimiters):
+                continue
+            findings.append(
+                Finding(
+                    "marker-unknown",
+                    f"{notebook_name}, cell {cell_name(cell, index)}, line {number}",
+                    f"{line.strip()[:60]!r} is no marker nbgrader knows{closest(line.strip(), known)}, so it hides "
+                    f"nothing and what it encloses is released: write one of {', '.join(map(repr, known)) or 'none'}",
+                )
+            )
     return findings
 
 
@@ -610,6 +690,12 @@ def notebook_wrong(folder: Path) -> list[Wrong]:
     return versions
 
 
+def raised_in(error: BaseException, path: Path) -> bool:
+    """Whether ``error`` was raised by code of the file ``path`` (its innermost frame there)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and Path(frames[-1].filename).resolve() == path.resolve()
+
+
 def raise_place(error: BaseException, checks_path: Path) -> str:
     """file:line of the innermost frame of checks.py where ``error`` was raised (else the innermost frame)."""
     frames = traceback.extract_tb(error.__traceback__)
@@ -655,6 +741,8 @@ def judge_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Fin
                 except (Broken, Unavailable):
                     continue
                 except Exception as error:  # noqa: BLE001 - the instructor's code: said with its place
+                    if raised_in(error, checks.folder / assignments.REFERENCE_FILE):
+                        continue  # the reference's own error: reference_findings names it at reference.py
                     found.setdefault(
                         (check_id, name),
                         Finding(
@@ -670,9 +758,12 @@ def judge_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Fin
 
 
 def mistake_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Finding]:
-    """Each named mistake of a compare(...) check, run on the inputs each seed drew: one that raises can never be
-    named (``mistake-raises``); one that returns what the reference returns on every call of a seed cannot be told
-    from a right answer by that seed's draws (``mistake-not-seen``)."""
+    """Each named mistake of a compare(...) check, run on the inputs each seed drew: one that raises on every input
+    can never be named (``mistake-raises``; raising on some, it is tried on the others); one that returns what the
+    reference returns on every call of a seed cannot be told from a right answer by that seed's draws
+    (``mistake-not-seen``); one that returns what an earlier one returns wherever it applies is never named, the
+    earlier one being tried first (``mistake-shadowed``). A call on which the reference itself raises is left out
+    (reference_findings names it)."""
     found = {}
     checks_path = checks.folder / assignments.CHECKS_FILE
     for seed, outputs in kept.items():
@@ -680,26 +771,39 @@ def mistake_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[F
             check = checks.checks[check_id]
             if not isinstance(check, Compared):
                 continue
-            calls = [out.calls[number] for number in out.numbers()]
+            calls, expected = [], []
+            for number in out.numbers():
+                try:
+                    expected.append(computed(check.reference, out.calls[number], check.items))
+                    calls.append(out.calls[number])
+                except Exception:  # noqa: BLE001 - the reference's own error: reference_findings says it
+                    continue
+            made_by = {}  # {message: [its result per call, None where it raises]}
             for message, wrong in check.mistakes:
                 key = (check_id, message)
-                if key in found:
-                    continue
-                differs = False
+                results, error = [], None
                 for call in calls:
                     try:
-                        made = computed(wrong, call, check.items)
-                    except Exception as error:  # noqa: BLE001 - the instructor's code: said with its place
-                        found[key] = Finding(
-                            "mistake-raises",
-                            raise_place(error, checks_path),
-                            f"{check_id}'s mistake {message[:60]!r} raises {type(error).__name__}: {error} on "
-                            f"{call.function}'s inputs (seed {seed}): it can never be named; correct it",
-                        )
-                        break
-                    expected = computed(check.reference, call, check.items)
-                    differs = differs or not all(close(a, b, EXACT) for a, b in zip(made, expected))
-                if key not in found and not differs:
+                        results.append(computed(wrong, call, check.items))
+                    except Exception as failure:  # noqa: BLE001 - the instructor's code: said with its place
+                        results.append(None)
+                        error = error or (failure, call)
+                made_by[message] = results
+                if key in found:
+                    continue
+                if calls and all(result is None for result in results):
+                    failure, call = error
+                    found[key] = Finding(
+                        "mistake-raises",
+                        raise_place(failure, checks_path),
+                        f"{check_id}'s mistake {message[:60]!r} raises {type(failure).__name__}: {failure} on every "
+                        f"input drawn (seed {seed}, e.g. {describe_call(call)}): it can never be named; correct it",
+                    )
+                    continue
+                if not any(
+                    result is not None and not all(close(a, b, EXACT) for a, b in zip(result, wanted))
+                    for result, wanted in zip(results, expected)
+                ):
                     found[key] = Finding(
                         "mistake-not-seen",
                         checks_place(checks_path, check_id),
@@ -707,7 +811,207 @@ def mistake_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[F
                         f"drawn under seed {seed}: a student who makes it loses nothing. Draw inputs on which it "
                         "differs (in one of the inputs' properties), or correct the mistake's function",
                     )
+                    continue
+                for earlier, theirs in list(made_by.items())[:-1]:
+                    if earlier != message and all(
+                        mine is None or (other is not None and all(close(a, b, EXACT) for a, b in zip(mine, other)))
+                        for mine, other in zip(results, theirs)
+                    ):
+                        found[key] = Finding(
+                            "mistake-shadowed",
+                            checks_place(checks_path, check_id),
+                            f"{check_id}'s mistake {message[:60]!r} returns what the earlier {earlier[:60]!r} "
+                            f"returns on every input drawn (seed {seed}): the earlier one is tried first, so this one "
+                            "is never named; delete it, or make it another mistake",
+                        )
+                        break
     return list(found.values())
+
+
+def reference_problem(function, call) -> tuple[str, str] | None:
+    """(kind, what is wrong) of the reference ``function`` on ``call``'s inputs, or None: it raises, returns NaN,
+    depends on np.random's state, or computes in float32 (all its numbers float32's, or other numbers for the same
+    inputs given in float32: compared within 1e-3, inputs up to 100, where float32's rounding is far smaller)."""
+    saved, saved_python = np.random.get_state(), random.getstate()
+
+    def run(args, kwargs, state):
+        np.random.seed(state)
+        random.seed(state)
+        return computed(function, Call(call.function, args, kwargs), call.items)
+
+    try:
+        try:
+            first = run(call.args, call.kwargs, 1)
+        except Exception as error:  # noqa: BLE001 - the instructor's reference: said with its place
+            return "reference-raises", f"raises {type(error).__name__}: {error}"
+        if any(np.isnan(value).any() for value in first):
+            return "reference-nan", "returns NaN"
+        try:
+            second = run(call.args, call.kwargs, 2)
+        except Exception as error:  # noqa: BLE001 - the instructor's reference: said with its place
+            return "reference-random", f"raises {type(error).__name__} once np.random's state changes: {error}"
+        if not all(close(a, b, Tolerance(0.0)) for a, b in zip(first, second)):
+            return "reference-random", (
+                "returns other numbers once np.random's state changes: it draws from the global random generator; a "
+                "reference is the answer, the same on every call (draw inputs in the check, from its rng)"
+            )
+        fractions = np.concatenate([value[np.isfinite(value) & (value != np.round(value))] for value in first])
+        if fractions.size >= 4 and (fractions.astype(np.float32).astype(np.float64) == fractions).all():
+            return "reference-float32", (
+                "returns only numbers that float32 can hold: it computes in float32; compute in float64, "
+                "np.asarray(x, dtype=np.float64)"
+            )
+        floats = [a for a in (*call.args, *call.kwargs.values()) if isinstance(a, np.ndarray) and a.dtype == np.float64]
+        for label in range(len(call.args)) if fractions.size >= 4 else ():
+            # float64 arithmetic follows a change of an input far below float32's rounding: a reference whose result
+            # follows a change of 1e-4 but not one of 1e-9 computes with that input in float32
+            if not (isinstance(call.args[label], np.ndarray) and call.args[label].dtype == np.float64):
+                continue
+            same = [
+                all(np.array_equal(a, b, equal_nan=True) for a, b in zip(first, run(*nudge(call, label, step), 1)))
+                for step in (NUDGE, 1e-4)
+            ]
+            if same == [True, False]:
+                return "reference-float32", (
+                    f"returns the very same numbers when argument {label + 1} changes by {NUDGE:.1g} of itself, "
+                    "which float64 arithmetic follows (it follows a change of 1e-4): it computes in float32 (or "
+                    "less); compute in float64, np.asarray(x, dtype=np.float64)"
+                )
+        if floats and all(np.abs(a[np.isfinite(a)]).max(initial=0.0) <= 100 for a in floats):
+
+            def single(value):
+                return (
+                    value.astype(np.float32) if isinstance(value, np.ndarray) and value.dtype == np.float64 else value
+                )
+
+            args = tuple(single(a) for a in call.args)
+            kwargs = {key: single(value) for key, value in call.kwargs.items()}
+            try:
+                third = run(args, kwargs, 1)
+            except Exception as error:  # noqa: BLE001 - the instructor's reference: said with its place
+                return "reference-float32", f"raises {type(error).__name__} on the same inputs in float32: {error}"
+            if not all(close(a, b, Tolerance(1e-3, 1e-3)) for a, b in zip(first, third)):
+                return "reference-float32", (
+                    f"gives other numbers for the same inputs in float32 ({largest_difference(third[0], first[0])}): "
+                    "convert its inputs, np.asarray(x, dtype=np.float64), and compute in float64"
+                )
+        return None
+    finally:
+        np.random.set_state(saved)
+        random.setstate(saved_python)
+
+
+NUDGE = 2.0**-30  # a relative change of the inputs that float64 keeps and float32 (about 6e-8) rounds away
+
+
+def nudge(call: Call, label: int, step: float) -> tuple[tuple, dict]:
+    """The call's arguments with argument ``label`` times (1 + step), the others as they are."""
+    args = tuple(value * (1.0 + step) if number == label else value for number, value in enumerate(call.args))
+    return args, dict(call.kwargs)
+
+
+def reference_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Finding]:
+    """Each reference function of reference.py that, called here on the inputs its checks drew, raises, returns
+    NaN, depends on the global random generator or computes in float32: the instructor's mistake, named at
+    reference.py, not a student's (reference_problem)."""
+    path = checks.folder / assignments.REFERENCE_FILE
+    if not path.is_file():
+        return []
+    module = assignments.reference(checks.folder)
+    lines = {name: node.lineno for name, node in mutation.reference_functions(path).items()}
+    found: dict = {}
+    for seed, outputs in kept.items():
+        for check_id, out in outputs.items():
+            check = checks.checks[check_id]
+            name = mutation.reference_name(check, checks.references)
+            function = getattr(check, "reference", None) or getattr(module, name, None)
+            if not callable(function):
+                continue
+            for call in out.calls:
+                if call.drive is not None or any((name, kind) in found for kind in REFERENCE_KINDS):
+                    continue
+                problem = reference_problem(function, call)
+                if problem is not None:
+                    kind, said = problem
+                    found[(name, kind)] = Finding(
+                        kind,
+                        f"{path}:{lines.get(name, 1)}",
+                        f"the reference {name} {said}, on {describe_call(call)} ({check_id}, seed {seed}): every "
+                        "student is judged against it; correct reference.py",
+                        check_id,
+                    )
+    return list(found.values())
+
+
+def mutant_findings(checks: assignments.AssignmentChecks, usable: list, seeds: int) -> tuple[dict, list[Finding]]:
+    """The assignment's checks proved by mutating its reference (autograder.mutation): ({reference function: its
+    counts}, a finding per mutant that earns full points on a seed and is not in EQUIVALENT_MUTANTS, per marked one
+    that is not made or is killed, and per reference function that loses points on its own checks here)."""
+    reference_path = checks.folder / assignments.REFERENCE_FILE
+    checks_path = checks.folder / assignments.CHECKS_FILE
+    if not reference_path.is_file():
+        return {}, []
+    module = assignments.reference(checks.folder)
+    chosen = {check_id: checks.checks[check_id] for check_id in usable}
+    drawn = mutation.plans(chosen, range(seeds), check_generator)
+    short, outcomes = mutation.mutate(
+        module, reference_path, chosen, drawn, references=checks.references, task_sizes=checks.task_sizes
+    )
+    lines = {name: node.lineno for name, node in mutation.reference_functions(reference_path).items()}
+    findings = [
+        Finding(
+            "reference-below-full",
+            f"{reference_path}:{lines.get(name, 1)}",
+            f"the reference {name}, called here on its checks' inputs, loses points on them (seed {seed}): the "
+            "reference or its checks are wrong; correct reference.py (or the check), then validate again",
+        )
+        for name, seed in short.items()
+        if seed is not None
+    ]
+    counts: dict = {}
+    equivalent = checks.equivalent_mutants or {}
+    made = {outcome.mutant.key for outcome in outcomes}
+    for outcome in outcomes:
+        mutant = outcome.mutant
+        tally = counts.setdefault(mutant.function, {"made": 0, "killed": 0, "equivalent": 0, "survived": 0})
+        tally["made"] += 1
+        if outcome.survived is None:
+            tally["killed"] += 1
+            if mutant.key in equivalent:
+                findings.append(
+                    Finding(
+                        "equivalent-unknown",
+                        checks_place(checks_path, "EQUIVALENT_MUTANTS"),
+                        f"EQUIVALENT_MUTANTS marks {mutant.key!r}, which the checks kill on every seed: it is not "
+                        "equivalent; remove it",
+                    )
+                )
+        elif mutant.key in equivalent and str(equivalent[mutant.key]).strip():
+            tally["equivalent"] += 1
+        else:
+            tally["survived"] += 1
+            findings.append(
+                Finding(
+                    "mutant-survives",
+                    f"{reference_path}:{lines.get(mutant.function, 1)}",
+                    f"the mutant {mutant.key!r} ({mutant.operator}) earns full points on {', '.join(outcome.checks)} "
+                    f"under seed {outcome.survived}: draw inputs on which it is wrong (autograder.coverage), or, if "
+                    "no input of the task tells it from the reference, add it to EQUIVALENT_MUTANTS in checks.py "
+                    f"with why:\n{mutant.diff}",
+                )
+            )
+    for key, reason in equivalent.items():
+        if key not in made or not str(reason).strip():
+            findings.append(
+                Finding(
+                    "equivalent-unknown",
+                    checks_place(checks_path, "EQUIVALENT_MUTANTS"),
+                    f"EQUIVALENT_MUTANTS marks {key!r}, "
+                    + ("without a reason: say why no input tells it apart" if key in made else "which is no mutant")
+                    + f"{closest(key, made)}",
+                )
+            )
+    return counts, findings
 
 
 def mistake_id_findings(checks: assignments.AssignmentChecks) -> list[Finding]:
@@ -750,8 +1054,13 @@ def points_of(graded: dict) -> dict:
     return {check_id: tuple(points) for check_id, points in table.items()}
 
 
-def grading_findings(checks, graded: dict, maximum: dict, notebook_name: str) -> list[Finding]:
-    findings = []
+def grading_findings(
+    checks, graded: dict, maximum: dict, notebook_name: str, known: dict | None = None
+) -> list[Finding]:
+    """The solution below full points, the blank above 0, points that change with the seed; ``known``: {check id:
+    the kind of an earlier finding on it}, which a solution below full points there names (a wrong reference, a check
+    that raises) instead of blaming the solution."""
+    findings, known = [], known or {}
     solution, blank = graded.get(SOLUTION, {}), graded.get(BLANK, {})
     for check_id, seen in points_of(solution).items():
         short = {seed: v for seed, v in solution.items() if v[check_id].points < v[check_id].max_points}
@@ -763,7 +1072,12 @@ def grading_findings(checks, graded: dict, maximum: dict, notebook_name: str) ->
                     "solution-below-full",
                     f"{notebook_name}, cell {check_id}",
                     f"the solution earns {min(seen):g} / {maximum[check_id]:g} under seed(s) "
-                    f"{', '.join(map(str, short))} ({failed}): correct the solution or the check",
+                    f"{', '.join(map(str, short))} ({failed}): "
+                    + (
+                        f"it follows from the {known[check_id]} finding on {check_id}: correct that first"
+                        if check_id in known
+                        else "correct the solution or the check"
+                    ),
                     check_id,
                 )
             )
@@ -856,6 +1170,7 @@ def validate_assignment(
     driven: bool = True,
     check_release: bool = True,
     visible: bool = True,
+    mutant_seeds: int = 0,
 ) -> Report:
     """Every authoring mistake of the assignment ``assignment`` of the folder ``source`` (see the module).
 
@@ -863,7 +1178,8 @@ def validate_assignment(
     notebooks; release: the committed release folder to check (default: <source>/../release/<assignment>/ where it
     exists); blank: grade the blank release too; driven: make the driven calls (the store's model); check_release:
     look for a solution or hidden check left in the release; visible: run the solution in a Jupyter kernel, as a
-    student runs it, and find each visible check it fails and each other cell that raises (visible_findings).
+    student runs it, and find each visible check it fails and each other cell that raises (visible_findings);
+    mutant_seeds: mutate reference.py and grade every mutant under that many seeds (mutant_findings; 0: not tried).
     Raises assignments.NoAssignment, sandbox.SandboxUnavailable (no bubblewrap and unsandboxed not allowed).
     """
     started = time.monotonic()
@@ -923,13 +1239,22 @@ def validate_assignment(
                 checks, sources, seed_list, checks=usable, driven=driven, keep=kept if name == SOLUTION else None
             )
             report.points[name] = points_of(graded[name])
-        report.findings += judge_findings(checks, kept) + mistake_findings(checks, kept)
-    report.findings += grading_findings(checks, graded, report.maximum, notebook_name)
+        blamed = reference_findings(checks, kept)
+        report.findings += blamed + judge_findings(checks, kept) + mistake_findings(checks, kept)
+    known = {}  # {check id: the kind of its first finding}, a wrong reference's first
+    for finding in sorted(report.findings, key=lambda finding: finding.kind not in REFERENCE_KINDS):
+        if finding.check:
+            known.setdefault(finding.check, finding.kind)
+    report.findings += grading_findings(checks, graded, report.maximum, notebook_name, known)
     blocked = {}
     for finding in report.findings:
         if finding.check:
             blocked.setdefault(finding.check, finding.kind)
     report.findings += wrong_version_findings(graded, report.maximum, wrongs, blocked)
+    if mutant_seeds > 0 and usable:
+        report.mutant_seeds = int(mutant_seeds)
+        report.mutants, found = mutant_findings(checks, usable, int(mutant_seeds))
+        report.findings += found
     if wrongs and blocked:
         report.notes.append(
             f"the wrong versions were not judged on {', '.join(f'{key} ({kind})' for key, kind in blocked.items())}: "
@@ -982,6 +1307,12 @@ def main(argv=None) -> int:
     parser.add_argument("--assignment", help="the assignment's folder name (default: the only one in --source)")
     parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="seeds to grade under (default 5)")
     parser.add_argument("--wrong", type=Path, help="a folder of wrong versions' notebooks to grade too")
+    parser.add_argument(
+        "--mutant-seeds",
+        type=int,
+        default=MUTANT_SEEDS,
+        help=f"seeds each mutant of reference.py is graded under (default {MUTANT_SEEDS}; 0: no mutants)",
+    )
     parser.add_argument("--release", type=Path, help="the release folder to check (default: ../release/<assignment>)")
     parser.add_argument(
         "--unsandboxed", action="store_true", help="run the answers without bubblewrap (your own code only)"
@@ -1003,6 +1334,7 @@ def main(argv=None) -> int:
             wrong=options.wrong,
             release=options.release,
             visible=not options.no_run,
+            mutant_seeds=options.mutant_seeds,
         )
     except (assignments.NoAssignment, assignments.NoChecks) as error:
         print(f"validate: {error}", file=sys.stderr)

@@ -1,7 +1,8 @@
 """Write docs/checks-api.md, the check API's reference, from the code's docstrings: python docs/make_checks_api.py.
 
 The page is generated, never edited: each entry is a name's signature and its docstring, as the code says it
-(autograder.checks, autograder.course.assignments, autograder.validate), in the order an author meets them.
+(autograder.checks, autograder.coverage, autograder.course.assignments, autograder.validate, autograder.mutation),
+in the order an author meets them.
 tests/docs/test_make_checks_api.py fails when the committed page differs from what this writes (run it again
 after changing a docstring). ``--check`` exits 1 when the page is stale, without writing it.
 """
@@ -17,14 +18,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere: the repository's own autograder
 
-from autograder import checks, validate  # noqa: E402 - after the path above
+from autograder import checks, coverage, mutation, validate  # noqa: E402 - after the path above
 from autograder.course import assignments, scaffold  # noqa: E402 - after the path above
 
 PAGE = ROOT / "docs" / "checks-api.md"
 
 SECTIONS = [  # (title, module whose docstring opens it or None, [names documented, in order])
     ("The check API", checks, []),
-    ("The simple tier", None, [checks.compare, checks.Args, checks.checks_by_id, checks.Compared]),
+    ("The simple tier", None, [checks.compare, checks.Shaped, checks.Args, checks.checks_by_id, checks.Compared]),
+    ("The input classes every draw covers", coverage, [coverage.Cover, coverage.Size, coverage.values]),
     (
         "The full API",
         None,
@@ -50,6 +52,7 @@ SECTIONS = [  # (title, module whose docstring opens it or None, [names document
     ("An assignment's folder and its checks.py", assignments, [assignments.load, assignments.find]),
     ("Starting an assignment", scaffold, []),
     ("Validating an assignment", validate, [validate.validate_assignment, validate.check_before_grading]),
+    ("Mutants of the reference", mutation, [mutation.Mutant]),
 ]
 
 

@@ -54,7 +54,9 @@ __all__ = ["CALL_LIMIT", "TIMEOUT", "Limits", "answer_sources", "grade_answers",
 
 
 def answer_sources(notebook) -> list[str]:
-    """The sources of the notebook's answer cells (code cells with nbgrader solution: true), in order.
+    """The sources of the notebook's answer cells (code cells with nbgrader solution: true), in order, and of the
+    cells that write a module with ``%%writefile`` (the runner writes its file, so that an answer importing the
+    student's own helper module finds it, as in the student's kernel).
 
     notebook: an nbformat NotebookNode (or its dict form), or the path of an .ipynb file.
     """
@@ -62,9 +64,12 @@ def answer_sources(notebook) -> list[str]:
         notebook = json.loads(Path(notebook).read_text())
     sources = []
     for cell in notebook["cells"]:
-        if cell["cell_type"] == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("solution", False):
-            source = cell["source"]
-            sources.append(source if isinstance(source, str) else "".join(source))
+        if cell["cell_type"] != "code":
+            continue
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        answer = cell.get("metadata", {}).get("nbgrader", {}).get("solution", False)
+        if answer or source.lstrip().startswith("%%writefile"):
+            sources.append(source)
     return sources
 
 

@@ -49,6 +49,7 @@ or waits without computing (a sleep, a lock: autograder.answers.budget's ``idle`
 from __future__ import annotations
 
 import builtins
+import importlib
 import io
 import json
 import os
@@ -67,6 +68,11 @@ HEADER_LIMIT = 2**20  # bytes of a JSON header
 PREAMBLE = "import sys\nfrom pathlib import Path\n\nimport numpy as np\n"  # what the notebook's setup cell imports
 TAIL = 4000  # characters of the student's prints kept for the feedback
 REFUSED_EVENTS = ("os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty")
+WRITTEN_LIMIT = 2**20  # characters a %%writefile cell may write (a module of the student's, not data)
+NO_MODULE = (
+    "the hidden checks run your answer cells with Python and NumPy only: a module of your own is there only when a "
+    "cell of the notebook writes it (%%writefile {name}.py); else put its code in the answer cell"
+)
 NO_LIB = (
     "lib is not available where your functions are graded: the hidden checks run your answer cells "
     "with Python and NumPy only. Write the computation with NumPy (call your own functions, such as softmax)"
@@ -159,7 +165,8 @@ INT_LIMIT = 2**63  # the largest int sent as a number (a longer one would not be
 
 
 def pack(value, arrays: list, callbacks: list | None = None):
-    """A value for a JSON header: arrays go to ``arrays`` as {"array": k}; tuples and lists as {"items": [...]}.
+    """A value for a JSON header: arrays go to ``arrays`` as {"array": k}; tuples as {"items": [...]}, lists as
+    {"list": [...]} (a task that says "a list" gets one: ids.index works on it).
 
     callbacks: where the grader's side puts the functions it passes as arguments ({"callback": k}, the k-th of
     ``callbacks``); None (the runner's side) sends no function. TypeError for anything else."""
@@ -168,7 +175,9 @@ def pack(value, arrays: list, callbacks: list | None = None):
             raise TypeError(f"cannot send an array of dtype {value.dtype} to the grader: pass arrays of numbers")
         arrays.append(np.ascontiguousarray(value))
         return {"array": _len(arrays) - 1}
-    if _isinstance(value, (_tuple, _list)):
+    if _isinstance(value, _list):
+        return {"list": [pack(item, arrays, callbacks) for item in value]}
+    if _isinstance(value, _tuple):
         return {"items": [pack(item, arrays, callbacks) for item in value]}
     if _isinstance(value, int) and not _isinstance(value, bool) and not -INT_LIMIT <= value < INT_LIMIT:
         raise TypeError("cannot send an int of more than 64 bits to the grader")
@@ -188,8 +197,8 @@ def pack(value, arrays: list, callbacks: list | None = None):
 
 
 def unpack(value, arrays: list, callback=None):
-    """The inverse of ``pack``: {"array": k} -> arrays[k] (a fresh writable array), {"items"} -> a tuple;
-    {"mapped": [file, offset, count, shape]} -> a fresh float64 array read from one of the files the grader
+    """The inverse of ``pack``: {"array": k} -> arrays[k] (a fresh writable array), {"items"} -> a tuple, {"list"}
+    -> a list; {"mapped": [file, offset, count, shape]} -> a fresh float64 array read from one of the files the grader
     showed this process (``_files``: read-only inputs too large for the pipe, such as the model's patterns);
     {"callback": k} -> callback(k), the runner's proxy of the grader's k-th function (the grader's side passes no
     ``callback``: a function never comes back to it)."""
@@ -201,6 +210,8 @@ def unpack(value, arrays: list, callback=None):
             return np.array(_files[file][offset : offset + count], dtype=np.float64).reshape(shape)
         if "callback" in value and callback is not None:
             return callback(value["callback"])
+        if "list" in value:
+            return _list(unpack(item, arrays, callback) for item in value["list"])
         return _tuple(unpack(item, arrays, callback) for item in value["items"])
     return value
 
@@ -264,6 +275,8 @@ def describe_error(error: BaseException) -> str:
         message = _str(error.msg)  # str(error) ends with "(<answer cell 3>, line 1)": the place is said once, here
     if _isinstance(error, ImportError) and getattr(error, "name", None) and error.name.split(".")[0] == "lib":
         message = NO_LIB
+    elif _isinstance(error, ModuleNotFoundError) and getattr(error, "name", None):
+        message = f"{message}: {NO_MODULE.format(name=error.name.split('.')[0])}"
     return f"{_type(error).__name__}: {message}{where}"
 
 
@@ -281,8 +294,39 @@ def with_cpu_limit(seconds: float, work):
         signal.setitimer(signal.ITIMER_PROF, 0)
 
 
+def written_file(source: str):
+    """(file name, text, append) of a ``%%writefile [-a] NAME`` cell, or None for any other cell; ValueError when
+    NAME is not a plain file name of the notebook's folder (a path, a hidden file) or the text is too long."""
+    first, _, text = source.lstrip("\n").partition("\n")
+    words = first.split()
+    if not words or words[0] != "%%writefile":
+        return None
+    append = _len(words) == 3 and words[1] in ("-a", "--append")
+    name = words[-1] if _len(words) in (2, 3) else ""
+    if (_len(words) == 3 and not append) or not name or name.startswith(".") or "/" in name or "\\" in name:
+        raise ValueError(
+            f"{first.strip()[:60]!r}: the grader keeps a file a cell writes only as a plain name in the notebook's "
+            "folder (%%writefile helper.py)"
+        )
+    if _len(text) > WRITTEN_LIMIT:
+        raise ValueError(f"{name}: more than {WRITTEN_LIMIT} characters; keep a module short, or put it in the answer")
+    return name, text, append
+
+
+def write_cell(written) -> None:
+    """Write a %%writefile cell's file in this process's own folder (the sandbox's scratch folder, its cwd), which
+    then holds the student's modules for import (last on sys.path: a module never shadows the standard library)."""
+    name, text, append = written
+    with open(name, "a" if append else "w", encoding="utf-8") as file:
+        file.write(text)
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    importlib.invalidate_caches()
+
+
 def run_cells(channel, namespace: dict, request: dict) -> None:
-    """Exec each answer cell in ``namespace``; a failing cell is reported and the next one still runs."""
+    """Exec each answer cell in ``namespace`` (a %%writefile cell writes its file instead, write_cell); a failing
+    cell is reported and the next one still runs."""
     skip = {int(index): why for index, why in request.get("skip", {}).items()}
     for index, source in enumerate(request["cells"]):
         if index in skip:
@@ -290,6 +334,11 @@ def run_cells(channel, namespace: dict, request: dict) -> None:
             continue
         channel.send({"op": "step", "cell": index})
         try:
+            written = written_file(source)
+            if written is not None:
+                write_cell(written)
+                channel.send({"op": "cell", "index": index, "error": None})
+                continue
             code = compile(strip_magics(source), cell_name(index), "exec")
             with_cpu_limit(request["seconds"], lambda: exec(code, namespace))
             error = None

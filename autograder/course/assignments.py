@@ -8,7 +8,10 @@ the graded functions it may call while it is graded}), stand_in(graded, name) (w
 in the grader's process) and forward_texts() (the texts, as token ids, that its notebook runs the store's model
 on: the grader records their forward passes once per class, autograder.grading.forward) and WRONG_VERSIONS
 ({name: {"answers": {function: source}, "loses": {check id: points}}}: named wrong answers that
-``python -m autograder.validate`` grades, each of which must lose the points it says).
+``python -m autograder.validate`` grades, each of which must lose the points it says), EQUIVALENT_MUTANTS ({a mutant's
+key: why no input of the task tells it from the reference}: autograder.mutation), TASK_SIZES (the task's constants,
+put in for computed sizes by those mutants) and REFERENCES ({graded function: the name of its reference, when not
+its own}).
 Beside it, ``reference.py`` holds the reference of each graded function, under the graded name (the answer key;
 ``reference(folder)`` loads it, and checks.py reads it that way). Both are the instructor's: nbgrader's
 CourseDirectory.ignore keeps them out of the release, the student wheel holds neither, and the student's process
@@ -40,6 +43,9 @@ class AssignmentChecks:
     stand_in: Callable | None = None
     forward_texts: Callable | None = None  # the texts its notebook runs the store's model on (the forward cache)
     wrong_versions: dict = field(default_factory=dict)  # WRONG_VERSIONS: named wrong answers (autograder.validate)
+    equivalent_mutants: dict = field(default_factory=dict)  # EQUIVALENT_MUTANTS: {mutant's key: why} (validate)
+    task_sizes: tuple = ()  # TASK_SIZES: the task's constants, which validate's mutants put in for computed sizes
+    references: dict = field(default_factory=dict)  # REFERENCES: {graded function: its reference's name, if other}
 
     @property
     def graded(self) -> tuple[str, ...]:
@@ -132,6 +138,9 @@ def load(folder: Path | str) -> AssignmentChecks:
             getattr(module, "stand_in", None),
             getattr(module, "forward_texts", None),
             getattr(module, "WRONG_VERSIONS", {}),
+            getattr(module, "EQUIVALENT_MUTANTS", {}),
+            tuple(getattr(module, "TASK_SIZES", ())),
+            getattr(module, "REFERENCES", {}),
         )
     return _loaded[key]
 

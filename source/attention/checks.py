@@ -39,6 +39,7 @@ from autograder.checks import (
     scalar,
 )
 from autograder.course import assignments
+from autograder.coverage import MODEL_SIZES, Cover, Size, values
 from lib.products import product_texts
 
 ref = assignments.reference(Path(__file__).parent)  # reference.py: the answer key, loaded here, never released
@@ -178,9 +179,12 @@ def sizes(rng, low, high, count, avoid=()) -> list[int]:
 
     ``avoid`` keeps a drawn size apart from the other sizes of the same call (the number of keys from d, a value
     width from the key width): a mistake that swaps two sizes then changes a shape or a value on every draw,
-    not only on the draws where the two sizes differ.
+    not only on the draws where the two sizes differ. No size is a constant of the model (coverage.MODEL_SIZES)
+    unless the range holds too few others.
     """
     choices = np.setdiff1d(np.arange(low, high + 1), np.asarray(avoid, dtype=int))
+    kept = np.setdiff1d(choices, np.asarray(MODEL_SIZES, dtype=int))  # no constant of the model, where others are left
+    choices = kept if kept.size >= count else choices
     return [int(x) for x in rng.choice(choices, size=count, replace=False)]
 
 
@@ -188,9 +192,15 @@ WINDOW = 160  # the store's model's window (lib.transformer): the checks reach i
 
 
 def window_size(rng) -> int:
-    """A number of positions at or past the model's window: WINDOW .. WINDOW + 24 (one head of this size is
+    """A number of positions past the model's window: WINDOW + 1 .. WINDOW + 24 (one head of this size is
     enough to show a function that is right only on the sizes it expects; more would only cost time)."""
-    return int(rng.integers(WINDOW, WINDOW + 25))
+    return int(rng.integers(WINDOW + 1, WINDOW + 25))
+
+
+def designed(rng, covers: dict, key: str, extra: int = 0) -> list[dict]:
+    """The sizes of ``covers[key]`` that cover every class on this seed (coverage.Cover.draw), each marked with its
+    key so that a call made of it says which cover it belongs to (Call.drawn)."""
+    return [{"cover": key, **sizes} for sizes in covers[key].draw(rng, extra)]
 
 
 def window_pattern_case(rng):
@@ -240,9 +250,16 @@ def overflow_message(scores, actual) -> str | None:
     )
 
 
+SCORES = Cover(
+    {"rows": Size(1, 12), "width": Size(1, 12)}, pairs=(("rows", "width"),), kinds=("mixed", "positive", "negative")
+)
+SOFTMAX_COVERS = {"scores": SCORES}
+
+
 def softmax_calls(rng):
     """Random scores of one shape three times (new values each time), a head's scores over the model's window
-    and beyond, a 2-d case, and scores near 1000: six calls, made in an order drawn from the seed."""
+    and beyond, a 2-d case, and scores near 1000, made in an order drawn from the seed; then scores of the designed
+    sizes (SCORES: one row and one column, odd and even, more rows than columns and fewer, every sign)."""
     a, b, n = sizes(rng, 2, 7, 3)
     rows, width = sizes(rng, 3, 8, 2)
     big = near_1000(rng, rows, width)
@@ -260,6 +277,10 @@ def softmax_calls(rng):
         Call("softmax", (normal(rng, width, rows, scale=3.0),), role="random"),
         Call("softmax", (masked,), role="random"),  # -inf where masked: weight 0 there
         Call("softmax", (big,), role="near 1000"),
+        *[
+            Call("softmax", (values(rng, d["rows"], d["width"], kind=d["kind"], scale=2.0),), role="random", drawn=d)
+            for d in designed(rng, SOFTMAX_COVERS, "scores")
+        ],
     ]
 
 
@@ -401,12 +422,40 @@ def softmax_overflow(out):
 # --- check_attention ----------------------------------------------------------------------------
 
 
+QKV = Cover(  # heads = 1: (T, d) arrays, else (heads, T, d)
+    {"heads": Size(1, 3), "queries": Size(1, 12), "keys": Size(1, 12), "d": Size(1, 16), "width": Size(1, 9)},
+    pairs=(
+        ("queries", "keys"),
+        ("keys", "d"),
+        ("queries", "d"),
+        ("d", "width"),
+        ("queries", "width"),
+        ("keys", "width"),
+    ),
+    kinds=("mixed", "large"),
+)
+ATTENTION_COVERS = {"queries, keys, values": QKV}
+
+
+def qkv(rng, drawn: dict) -> tuple:
+    """(queries, keys, values) of a designed assignment of QKV, (T, d) for one head, else (heads, T, d); "large"
+    queries and keys give scores of about +-1e3 and more, which overflow a softmax that does not subtract its
+    maximum."""
+    kind, lead = drawn.get("kind", "mixed"), (drawn["heads"],) if drawn.get("heads", 1) > 1 else ()
+    return (
+        values(rng, *lead, drawn["queries"], drawn["d"], kind=kind),
+        values(rng, *lead, drawn["keys"], drawn["d"], kind=kind),
+        values(rng, *lead, drawn["keys"], drawn["width"]),
+    )
+
+
 def attention_calls(rng):
     """attention on (Tq, d), (Tk, d), (Tk, dv) arrays, on a heads axis twice (one shape, new values), and on one
-    head over the model's window. Every size differs from every other one in the same call (Tq, Tk, d, dv, heads,
+    head over the model's window. Every size differs from every other one in those calls (Tq, Tk, d, dv, heads,
     T), so using keys for values, or one size for another (d from the values, from the number of keys), shows
-    on every draw."""
-    d = int(rng.choice([4, 8, 16]))
+    on every draw; then the designed sizes (QKV): positions equal to the key size, fewer and more, as many
+    queries as keys and not, one position, odd and even, and scores large enough to overflow."""
+    d = int(rng.choice([6, 8, 16]))
     queries, keys = sizes(rng, 3, 9, 2, avoid=[d])
     (width,) = sizes(rng, 2, 7, 1, avoid=[d, queries, keys])
     heads, positions = sizes(rng, 2, 4, 1, avoid=[d, width])[0], sizes(rng, 5, 9, 1, avoid=[d, width])[0]
@@ -419,6 +468,10 @@ def attention_calls(rng):
         Call("attention", (normal(rng, queries, d), normal(rng, keys, d), normal(rng, keys, width)), items=2),
         *[Call("attention", stacked(heads, positions), items=2) for _ in range(2)],  # one shape, new values
         Call("attention", stacked(1, window), items=2),
+        *[
+            Call("attention", qkv(rng, d), items=2, drawn=d)
+            for d in designed(rng, ATTENTION_COVERS, "queries, keys, values")
+        ],
     ]
 
 
@@ -586,11 +639,17 @@ def attention_values(out):
 # --- check_causal_mask ----------------------------------------------------------------------------
 
 
+MASK_COVERS = {"positions": Cover({"positions": Size(1, 40)})}
+
+
 def causal_mask_calls(rng):
-    """Sizes from 1 to past the model's window (WINDOW = 160) and twice as far, one of them asked twice."""
+    """Sizes from 1 to past the model's window (WINDOW = 160) and twice as far, one of them asked twice; then the
+    designed sizes (one position, odd and even, no constant of the model)."""
     chosen = [1, *sizes(rng, 2, 4, 1), *sizes(rng, 5, 40, 1), *sizes(rng, 41, 120, 1), window_size(rng)]
     chosen += [int(rng.integers(2 * WINDOW - 40, 2 * WINDOW + 1)), int(rng.choice(chosen[1:]))]
-    return [Call("causal_mask", (n,)) for n in chosen]
+    return [Call("causal_mask", (n,)) for n in chosen] + [
+        Call("causal_mask", (d["positions"],), drawn=d) for d in designed(rng, MASK_COVERS, "positions")
+    ]
 
 
 def causal_mask_bool(out):
@@ -677,8 +736,20 @@ def huge_negative_scores(rng, positions, d):
     return queries, keys
 
 
+MASKED_COVERS = {  # no "large" kind here: with it, a softmax with the mask applied after it puts all of a row's weight
+    # on a hidden position, and "exactly 0.0 on masked positions" could not be judged (check_attention draws it)
+    "random mask": Cover(QKV.sizes, pairs=QKV.pairs),
+    "causal": Cover(
+        {"positions": Size(1, 12), "d": Size(2, 12), "width": Size(1, 9)}, pairs=(("positions", "d"), ("d", "width"))
+    ),
+}
+
+
 def masked_attention_calls(rng):
-    d = int(rng.choice([4, 8]))
+    """A causal head, a head over the model's window, random masks, the same text with its last token changed,
+    scores near -1e12 and the store's model driven by the student's attention; then the designed sizes (QKV under
+    a random mask, and square causal heads: positions equal to the key size, fewer and more, one position)."""
+    d = int(rng.choice([6, 8]))
     (width,) = sizes(rng, 2, 6, 1, avoid=[d])  # the value width is never the key width (check_attention's rule)
     heads, positions = sizes(rng, 2, 4, 1, avoid=[d, width])[0], sizes(rng, 5, 9, 1, avoid=[d, width])[0]
     q, k, v = normal(rng, heads, positions, d), normal(rng, heads, positions, d), normal(rng, heads, positions, width)
@@ -708,6 +779,13 @@ def masked_attention_calls(rng):
             role="scores near -1e12",
         ),
     ]
+    for drawn in designed(rng, MASKED_COVERS, "random mask"):
+        mask = random_mask(rng, drawn["queries"], drawn["keys"])
+        calls.append(Call("attention", qkv(rng, drawn), {"mask": mask}, items=2, role="random mask", drawn=drawn))
+    for drawn in designed(rng, MASKED_COVERS, "causal"):
+        square = {"queries": drawn["positions"], "keys": drawn["positions"], **drawn}
+        mask = ref.causal_mask(drawn["positions"])
+        calls.append(Call("attention", qkv(rng, square), {"mask": mask}, items=2, role="random mask", drawn=drawn))
     if model.available():
         pool = model.cache().pool
         ids, _ = pool[int(rng.integers(len(pool)))]
@@ -883,9 +961,20 @@ def masked_drives_model(out):
 # --- check_average_largest_weight -------------------------------------------------------------------
 
 
+LARGEST_COVERS = {
+    "queries, keys": Cover(
+        {"queries": Size(1, 12), "keys": Size(1, 12), "d": Size(1, 64)},
+        pairs=(("queries", "keys"), ("keys", "d"), ("queries", "d")),
+    )
+}
+
+
 def average_largest_weight_calls(rng):
+    """Queries and keys of one shape, scaled by default, scaled and unscaled, and over the model's window; then the
+    designed sizes, each scaled and unscaled (one query or key, as many queries as keys and not, d never the head
+    size of the model, so that a function that divides by sqrt(32) loses on every seed)."""
     queries, keys = sizes(rng, 4, 12, 2)
-    d = int(rng.choice([16, 32, 64]))
+    (d,) = sizes(rng, 12, 64, 1)
     q, k = normal(rng, queries, d), normal(rng, keys, d)
     other_q, other_k = normal(rng, keys, d), normal(rng, queries, d)
     window = window_size(rng)
@@ -903,6 +992,17 @@ def average_largest_weight_calls(rng):
             {"scaled": False},
             role="unscaled",
         ),
+        *[
+            Call(
+                "average_largest_weight",
+                (normal(rng, drawn["queries"], drawn["d"]), normal(rng, drawn["keys"], drawn["d"])),
+                {"scaled": scaled},
+                role="scaled" if scaled else "unscaled",
+                drawn=drawn,
+            )
+            for drawn in designed(rng, LARGEST_COVERS, "queries, keys")
+            for scaled in (True, False)
+        ],
     ]
 
 
@@ -964,16 +1064,29 @@ def heads_sizes(rng):
     return int(positions), int(heads), int(d)
 
 
-def heads_shapes(rng) -> list[tuple[int, int, int]]:
-    """(T, heads, d) of a check's calls: two random shapes, each twice (new values each time), and one with T
-    near or past the model's window."""
+WIDTH = {"width": lambda drawn: drawn["heads"] * drawn["d"]}  # D = heads * d, compared with T
+HEADS = Cover(
+    {"positions": Size(1, 9), "heads": Size(1, 6), "d": Size(1, 9)},
+    pairs=(("positions", "heads"), ("heads", "d"), ("positions", "d"), ("positions", "width")),
+    derived=WIDTH,
+)
+HEADS_COVERS = {"positions, heads, d": HEADS}
+
+
+def heads_shapes(rng) -> list[tuple[int, int, int, dict]]:
+    """(T, heads, d, drawn) of a check's calls: two random shapes, each twice (new values each time), one with T
+    past the model's window, then the designed shapes (HEADS: one head, one position, as many heads as positions
+    and not, odd and even, no constant of the model); drawn is {} but for the designed ones."""
     first, second = heads_sizes(rng), heads_sizes(rng)
-    return [first, second, first, second, (window_size(rng), int(rng.integers(2, 5)), int(rng.integers(3, 9)))]
+    window = (window_size(rng), *sizes(rng, 2, 5, 1), *sizes(rng, 3, 9, 1))
+    designs = [(d["positions"], d["heads"], d["d"], d) for d in designed(rng, HEADS_COVERS, "positions, heads, d")]
+    return [(*shape, {}) for shape in (first, second, first, second, window)] + designs
 
 
 def split_heads_calls(rng):
     return [
-        Call("split_heads", (normal(rng, positions, heads * d), heads)) for positions, heads, d in heads_shapes(rng)
+        Call("split_heads", (normal(rng, positions, heads * d), heads), drawn=drawn)
+        for positions, heads, d, drawn in heads_shapes(rng)
     ]
 
 
@@ -1067,7 +1180,10 @@ def split_heads_values(out):
 
 
 def join_heads_calls(rng):
-    return [Call("join_heads", (normal(rng, heads, positions, d),)) for positions, heads, d in heads_shapes(rng)]
+    return [
+        Call("join_heads", (normal(rng, heads, positions, d),), drawn=drawn)
+        for positions, heads, d, drawn in heads_shapes(rng)
+    ]
 
 
 def join_heads_shape(out):
@@ -1116,14 +1232,28 @@ def join_heads_values(out):
 # --- check_multi_head_attention ------------------------------------------------------------------------
 
 
+MULTI_COVERS = {
+    "positions, heads, d": Cover(
+        {"positions": Size(1, 9), "heads": Size(1, 5), "d": Size(1, 6)},
+        pairs=(("positions", "heads"), ("heads", "d"), ("positions", "d"), ("positions", "width")),
+        derived=WIDTH,
+    )
+}
+
+
 def multi_head_calls(rng):
+    """Two random shapes, one of them twice, and one past the model's window; then the designed shapes (one head,
+    one position, as many heads as positions or as numbers per head, and not; no constant of the model)."""
     calls = []
     first = heads_sizes(rng)
-    for positions, heads, d in [first, heads_sizes(rng), first, (window_size(rng), 2, 4)]:
-        positions += 2
+    shapes = [(p + 2, h, d, {}) for p, h, d in [first, heads_sizes(rng), first, (window_size(rng) - 2, 2, 6)]]
+    shapes += [(d["positions"], d["heads"], d["d"], d) for d in designed(rng, MULTI_COVERS, "positions, heads, d")]
+    for positions, heads, d, drawn in shapes:
         width = heads * d
         matrices = [normal(rng, width, width, scale=1 / np.sqrt(width)) for _ in range(4)]
-        calls.append(Call("multi_head_attention", (normal(rng, positions, width), *matrices, heads), items=2))
+        calls.append(
+            Call("multi_head_attention", (normal(rng, positions, width), *matrices, heads), items=2, drawn=drawn)
+        )
     return calls
 
 
@@ -1261,11 +1391,20 @@ def recorded_judge(key, message):
     return judge
 
 
+PATTERN_COVERS = {
+    "heads, positions": Cover({"heads": Size(1, 6), "positions": Size(2, 14)}, pairs=(("heads", "positions"),))
+}
+
+
 def previous_calls(rng):
     calls = []
-    shapes = [(int(rng.integers(2, 6)), int(rng.integers(5, 13))) for _ in range(2)]
+    shapes = [(*sizes(rng, 2, 6, 1), int(rng.integers(5, 13))) for _ in range(2)]
     for heads, positions in [*shapes, shapes[0], (1, window_size(rng))]:  # one shape twice, one past the window
         calls.append(Call("previous_token_weight", (causal_pattern(rng, heads, positions),)))
+    for drawn in designed(rng, PATTERN_COVERS, "heads, positions"):
+        calls.append(
+            Call("previous_token_weight", (causal_pattern(rng, drawn["heads"], drawn["positions"]),), drawn=drawn)
+        )
     return with_model(calls, "previous_token_weight", "head")
 
 
@@ -1321,9 +1460,15 @@ def previous_values(out):
     return None
 
 
+EVEN_PREVIOUS_COVERS = {"positions": Cover({"positions": Size(2, 40)})}
+
+
 def even_previous_calls(rng):
-    chosen = [2, *sizes(rng, 3, 30, 1), *sizes(rng, 31, WINDOW, 1), int(rng.integers(WINDOW + 1, 2 * WINDOW + 1))]
-    return [Call("even_previous_weight", (n,)) for n in [*chosen, int(rng.choice(chosen))]]
+    chosen = [2, *sizes(rng, 3, 30, 1), *sizes(rng, 31, WINDOW - 1, 1), int(rng.integers(WINDOW + 1, 2 * WINDOW + 1))]
+    designs = designed(rng, EVEN_PREVIOUS_COVERS, "positions")
+    return [Call("even_previous_weight", (n,)) for n in [*chosen, int(rng.choice(chosen))]] + [
+        Call("even_previous_weight", (d["positions"],), drawn=d) for d in designs
+    ]
 
 
 def even_previous_values(out):
@@ -1364,12 +1509,26 @@ def token_ids(rng, count, avoid) -> list[int]:
     return [int(x) for x in rng.choice(choices, size=count)]
 
 
-def text_ids(rng, name, description, ends):
-    """(ids, sep, end_id): <s> name <sep> description <end>*ends, as random token ids."""
-    bos, sep_id, end = (int(x) for x in rng.choice(np.arange(60, 90), size=3, replace=False))
+def text_ids(rng, name, description, ends, end=None):
+    """(ids, sep, end_id): <s> name <sep> description <end>*ends, as random token ids (the end marker's id ``end``
+    when given); ids a list of ints, as the task says (a function written with ids.index is right)."""
+    markers = np.setdiff1d(np.arange(60, 90), [] if end is None else [end])
+    bos, sep_id, drawn_end = (int(x) for x in rng.choice(markers, size=3, replace=False))
+    end = drawn_end if end is None else end
     words = token_ids(rng, name + description, [bos, sep_id, end])
-    ids = [bos, *words[:name], sep_id, *words[name:], *[end] * ends]
-    return np.asarray(ids, dtype=np.int64), name + 1, end
+    return [bos, *words[:name], sep_id, *words[name:], *[end] * ends], name + 1, end
+
+
+TEXT_COVERS = {  # the end marker's id drawn as small as a position: a function that compares positions with it loses
+    "name, description, ends": Cover(
+        {"name": Size(0, 6), "description": Size(0, 12), "ends": Size(0, 3), "end": Size(1, 24)},
+        pairs=(("name", "description"), ("sep", "end"), ("length", "end")),
+        derived={
+            "sep": lambda drawn: drawn["name"] + 1,
+            "length": lambda drawn: drawn["name"] + drawn["description"] + drawn["ends"] + 2,
+        },
+    )
+}
 
 
 def description_calls(rng):
@@ -1381,16 +1540,20 @@ def description_calls(rng):
         (int(rng.integers(2, 6)), window_size(rng), 1),  # a text as long as the model's window, or longer
     ]
     cases.append(cases[0])  # the first text's shape again, with other token ids
+    designs = designed(rng, TEXT_COVERS, "name, description, ends")
     calls = []
-    for name, description, ends in cases:
-        ids, sep, end = text_ids(rng, name, description, ends)
-        calls.append(Call("description_positions", (ids, sep, end)))
+    chosen = [(*case, None, {}) for case in cases]
+    chosen += [(d["name"], d["description"], d["ends"], d["end"], d) for d in designs]
+    for name, description, ends, end_id, drawn in chosen:
+        ids, sep, end = text_ids(rng, name, description, ends, end_id)
+        calls.append(Call("description_positions", (ids, sep, end), drawn=drawn))
     return calls
 
 
 def description_values(out):
     for number in out.numbers():
         ids, sep, end = out.calls[number].args
+        ids = np.asarray(ids)  # drawn as a list, as the task says
         actual, expected = out.value(number), ref.description_positions(ids, sep, end)
         if close(actual, expected, out.tolerance(number)):
             continue
@@ -1428,9 +1591,29 @@ def description_values(out):
 
 def pattern_case(rng, low, high):
     """(pattern, sep, queries) of a random text: a causal pattern and its description positions."""
-    heads, positions = int(rng.integers(2, 5)), int(rng.integers(low, high))
+    heads, positions = sizes(rng, 2, 5, 1)[0], int(rng.integers(low, high))
     sep = int(rng.integers(2, 6))
     return causal_pattern(rng, heads, positions), sep, np.arange(sep + 1, positions)
+
+
+TEXT_PATTERN = Cover(  # queries: the description's positions, sep + 1 .. T - 1, none to many
+    {"heads": Size(1, 5), "positions": Size(2, 20), "sep": Size(1, 7)},
+    pairs=(("heads", "sep"), ("sep", "queries")),
+    where=lambda drawn: drawn["sep"] < drawn["positions"],
+    derived={"queries": lambda drawn: drawn["positions"] - drawn["sep"] - 1},
+)
+PATTERN_TEXT_COVERS = {"heads, positions, sep": TEXT_PATTERN}
+
+
+def designed_patterns(rng, function: str, **keywords) -> list[Call]:
+    """``function`` on the designed patterns (TEXT_PATTERN: one head, as many heads as sep and not, sep odd and
+    even and 1, texts odd and even in length), each with its description positions."""
+    calls = []
+    for drawn in designed(rng, PATTERN_TEXT_COVERS, "heads, positions, sep"):
+        pattern = causal_pattern(rng, drawn["heads"], drawn["positions"])
+        queries = np.arange(drawn["sep"] + 1, drawn["positions"])
+        calls.append(Call(function, (pattern, drawn["sep"], queries), drawn=drawn, **keywords))
+    return calls
 
 
 def marker_only_pattern(rng):
@@ -1454,6 +1637,7 @@ def far_back_calls(rng):
             Call("far_back_weight", (again, sep, queries.copy()), role="random"),
             Call("far_back_weight", window_pattern_case(rng), role="random"),
             Call("far_back_weight", markers, role="markers only"),
+            *designed_patterns(rng, "far_back_weight", role="random"),
         ],
         "far_back_weight",
         "query",
@@ -1536,6 +1720,7 @@ def marker_calls(rng):
         *calls,
         Call("marker_weight", (again, sep, queries.copy())),
         Call("marker_weight", window_pattern_case(rng)),
+        *designed_patterns(rng, "marker_weight"),
     ]
 
 
@@ -1560,6 +1745,22 @@ def marker_values(out):
     return None
 
 
+SPAN_COVERS = {
+    "sep, end": Cover(
+        {"sep": Size(1, 8), "end": Size(2, 40)},
+        pairs=(("sep", "end"), ("sep", "queries")),
+        where=lambda drawn: drawn["end"] > drawn["sep"],
+        derived={"queries": lambda drawn: drawn["end"] - drawn["sep"] - 1},  # sep + 1 .. end - 1: none to many
+    )
+}
+
+
+def designed_spans(rng) -> list[tuple[int, np.ndarray, dict]]:
+    """(sep, the description positions sep + 1 .. end - 1, drawn) of the designed texts (sep odd, even and 1, texts
+    odd and even in length, as short as one description token)."""
+    return [(d["sep"], np.arange(d["sep"] + 1, d["end"]), d) for d in designed(rng, SPAN_COVERS, "sep, end")]
+
+
 def even_far_calls(rng):
     sep = int(rng.integers(2, 7))
     end = int(rng.integers(15, 41))
@@ -1570,6 +1771,7 @@ def even_far_calls(rng):
         Call("even_far_back_weight", (sep + 1, subset)),
         Call("even_far_back_weight", (other, np.sort(rng.choice(np.arange(other + 1, 2 * end), 6, replace=False)))),
         Call("even_far_back_weight", (sep, np.arange(sep + 1, window_size(rng)))),
+        *[Call("even_far_back_weight", (at, queries), drawn=drawn) for at, queries, drawn in designed_spans(rng)],
     ]
 
 
@@ -1611,6 +1813,7 @@ def even_marker_calls(rng):
         Call("even_marker_weight", (np.arange(sep + 1, end),)),
         Call("even_marker_weight", (np.arange(sep + 1, end) + shifted,)),  # the same shape, other positions
         Call("even_marker_weight", (np.arange(sep + 1, window_size(rng)),)),
+        *[Call("even_marker_weight", (queries,), drawn=drawn) for _, queries, drawn in designed_spans(rng)],
     ]
 
 
@@ -1644,6 +1847,9 @@ def even_marker_mistake(out, number):
 # --- check_safe_softmax -------------------------------------------------------------------------------
 
 
+SAFE_COVERS = {"scores": SCORES}
+
+
 def safe_softmax_calls(rng):
     rows, width = sizes(rng, 4, 8, 2)
     masked = normal(rng, rows, width)
@@ -1659,6 +1865,12 @@ def safe_softmax_calls(rng):
         Call("safe_softmax", (masked,), role="masked"),
         *[Call("safe_softmax", (normal(rng, a, b, n, scale=2.0),), role="random") for _ in range(2)],
         Call("safe_softmax", (causal,), role="random"),  # a causal head's scores over the model's window
+        *[
+            Call(
+                "safe_softmax", (values(rng, d["rows"], d["width"], kind=d["kind"], scale=2.0),), role="random", drawn=d
+            )
+            for d in designed(rng, SAFE_COVERS, "scores")
+        ],
     ]
 
 
@@ -1757,6 +1969,7 @@ CHECKS = {
                 ("values", softmax_values),
                 ("no overflow on scores ~1e3", softmax_overflow),
             ),
+            SOFTMAX_COVERS,
         ),
         Check(
             "check_attention",
@@ -1769,6 +1982,7 @@ CHECKS = {
                 ("scaled by sqrt(d)", attention_scaled),
                 ("values", attention_values),
             ),
+            ATTENTION_COVERS,
         ),
         Check(
             "check_causal_mask",
@@ -1780,6 +1994,7 @@ CHECKS = {
                 ("shape", causal_mask_shape),
                 ("lower triangle incl. diagonal", causal_mask_triangle),
             ),
+            MASK_COVERS,
         ),
         Check(
             "check_masked_attention",
@@ -1793,6 +2008,7 @@ CHECKS = {
                 ("values", masked_values),
                 ("drives the store's model", masked_drives_model),
             ),
+            MASKED_COVERS,
         ),
         Check(
             "check_average_largest_weight",
@@ -1803,6 +2019,7 @@ CHECKS = {
                 ("values scaled", largest_weight_judge(("scaled by default", "scaled"), True)),
                 ("values unscaled", largest_weight_judge(("unscaled",), False)),
             ),
+            LARGEST_COVERS,
         ),
         Check(
             "check_split_heads",
@@ -1813,6 +2030,7 @@ CHECKS = {
                 ("shape", split_heads_shape),
                 ("values (head h = columns h*d:(h+1)*d)", split_heads_values),
             ),
+            HEADS_COVERS,
         ),
         Check(
             "check_join_heads",
@@ -1823,6 +2041,7 @@ CHECKS = {
                 ("shape", join_heads_shape),
                 ("values (inverse of split)", join_heads_values),
             ),
+            HEADS_COVERS,
         ),
         Check(
             "check_multi_head_attention",
@@ -1834,6 +2053,7 @@ CHECKS = {
                 ("output shape (T, D)", multi_head_output_shape),
                 ("values (incl. output projection)", multi_head_values),
             ),
+            MULTI_COVERS,
         ),
         Check(
             "check_previous_token_weight",
@@ -1851,6 +2071,7 @@ CHECKS = {
                     ),
                 ),
             ),
+            PATTERN_COVERS,
         ),
         Check(
             "check_even_previous_weight",
@@ -1858,6 +2079,7 @@ CHECKS = {
             1,
             even_previous_calls,
             (("values", even_previous_values),),
+            EVEN_PREVIOUS_COVERS,
         ),
         Check(
             "check_description_positions",
@@ -1865,6 +2087,7 @@ CHECKS = {
             1,
             description_calls,
             (("values (end marker out)", description_values),),
+            TEXT_COVERS,
         ),
         Check(
             "check_far_back_weight",
@@ -1883,11 +2106,26 @@ CHECKS = {
                     ),
                 ),
             ),
+            PATTERN_TEXT_COVERS,
         ),
-        Check("check_marker_weight", "marker_weight", 1, marker_calls, (("values", marker_values),)),
-        Check("check_even_far_back_weight", "even_far_back_weight", 1, even_far_calls, (("values", even_far_values),)),
         Check(
-            "check_even_marker_weight", "even_marker_weight", 1, even_marker_calls, (("values", even_marker_values),)
+            "check_marker_weight", "marker_weight", 1, marker_calls, (("values", marker_values),), PATTERN_TEXT_COVERS
+        ),
+        Check(
+            "check_even_far_back_weight",
+            "even_far_back_weight",
+            1,
+            even_far_calls,
+            (("values", even_far_values),),
+            SPAN_COVERS,
+        ),
+        Check(
+            "check_even_marker_weight",
+            "even_marker_weight",
+            1,
+            even_marker_calls,
+            (("values", even_marker_values),),
+            SPAN_COVERS,
         ),
         Check(
             "check_safe_softmax",
@@ -1899,6 +2137,65 @@ CHECKS = {
                 ("fully masked row -> zeros", safe_fully_masked),
                 ("values", safe_values),
             ),
+            SAFE_COVERS,
         ),
     ]
+}
+
+
+# --- mutants of reference.py that no input of the task tells apart (python -m autograder.validate) -----------------
+
+TWO_D = "queries and keys are (Q, d) and (K, d), as the task says: axis 1 is the last axis"
+HEADS_DIVIDE = "D = heads * d, never fewer numbers than heads (split_heads raises otherwise)"
+X_IS_2D = "x is (T, D), as the task says: axis 1 is the last axis"
+SQUARE = "a pattern is (heads, T, T): axis 1 and axis -2 hold T, as axis -1 does"
+TWO_POSITIONS = "the task's texts have at least 2 positions: <s> and <sep>"
+SEP_INSIDE = "sep is a position of the text (the task): 1 <= sep < T"
+GUARD = "only the guard's bound changes: sep < 32 holds for every text the task describes as it does for sep < T"
+QUERIES_AFTER_SEP = "the task's queries are description positions, after sep: fewer than T"
+WIDER = (
+    "the far-back count's columns past the largest query are never 4 back from any query (and j = max - 1 is "
+    "not either): how many the count's matrix holds changes nothing"
+)
+EQUIVALENT_MUTANTS = {
+    "average_largest_weight: return float(weights.max(axis=-1).mean()) -> return float(weights.max(axis=1).mean())": (
+        TWO_D
+    ),
+    "split_heads: wrong only when x.shape[-1] < heads": HEADS_DIVIDE,
+    "multi_head_attention: width = x.shape[-1] -> width = x.shape[1]": X_IS_2D,
+    "multi_head_attention: mask = causal_mask(x.shape[-2]) if causal else None -> mask = causal_mask(x.shape[-2])": (
+        "the graded multi_head_attention(x, w_query, w_key, w_value, w_output, heads) has no causal argument: it is "
+        "always causal"
+    ),
+    "multi_head_attention: wrong only when x.shape[-1] < heads": HEADS_DIVIDE,
+    "previous_token_weight: positions = pattern.shape[-1] -> positions = pattern.shape[1]": SQUARE,
+    "previous_token_weight: positions = pattern.shape[-1] -> positions = pattern.shape[-2]": SQUARE,
+    "previous_token_weight: return pattern[..., rows, rows - 1].mean(-1) -> return pattern[..., rows, rows - 1]"
+    ".mean(1)": "pattern[..., rows, rows - 1] of a (heads, T, T) pattern is (heads, T - 1): axis 1 is the last",
+    "previous_token_weight: wrong only when pattern.shape[-1] = 1": TWO_POSITIONS,
+    "even_previous_weight: wrong only when positions = 1": TWO_POSITIONS,
+    "description_positions: sep = _check_sep(sep, len(ids)) -> sep = _check_sep(sep, 32)": GUARD,
+    "description_positions: sep = _check_sep(sep, len(ids)) -> sep = _check_sep(sep, 128)": GUARD.replace("32", "128"),
+    "description_positions: sep = _check_sep(sep, len(ids)) -> sep = _check_sep(sep, 160)": GUARD.replace("32", "160"),
+    "description_positions: wrong only when ids.shape[-1] = 1": TWO_POSITIONS,
+    "description_positions: wrong only when ids.shape[-1] == sep": SEP_INSIDE,
+    "description_positions: wrong only when ids.shape[-1] < sep": SEP_INSIDE,
+    **{
+        f"{function}: {change}": reason
+        for function in ("far_back_weight", "marker_weight")
+        for change, reason in {
+            "positions = pattern.shape[-1] -> positions = pattern.shape[1]": SQUARE,
+            "positions = pattern.shape[-1] -> positions = pattern.shape[-2]": SQUARE,
+            "wrong only when pattern.shape[-1] = 1": TWO_POSITIONS,
+            "wrong only when pattern.shape[-1] == sep": SEP_INSIDE,
+            "wrong only when pattern.shape[-1] < sep": SEP_INSIDE,
+            "wrong only when pattern.shape[-1] == queries.shape[-1]": QUERIES_AFTER_SEP,
+            "wrong only when pattern.shape[-1] < queries.shape[-1]": QUERIES_AFTER_SEP,
+        }.items()
+    },
+    **{
+        f"even_far_back_weight: far = _far_back(queries, sep, int(queries.max()) + 1) -> far = _far_back(queries, sep, "
+        f"int(queries.max()){tail})": WIDER
+        for tail in ("", " - 1", " + 2", " + 0")
+    },
 }

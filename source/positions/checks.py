@@ -12,8 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.checks import Args, checks_by_id, compare
+from autograder.checks import Args, Shaped, checks_by_id, compare
 from autograder.course import assignments
+from autograder.coverage import KINDS, Cover, Size, values
 
 ref = assignments.reference(Path(__file__).parent)  # reference.py, loaded in the grader's process
 WINDOW = 160  # the store's model's window: inputs reach past it
@@ -27,33 +28,96 @@ def stand_in(graded: str, name: str):
     return getattr(ref, name)
 
 
-# --- the inputs ----------------------------------------------------------------------------------------------
+# --- the inputs: declared sizes, so that every seed covers each class (autograder.coverage) -------------------------
+
+# A vector's size is 2 * half (its pairs): half is drawn odd and even, 1 (one pair), never 4 (the notebook's own
+# vectors have 8 numbers, TASK_SIZE, and the model has 4 heads): a function written for 8-number vectors loses.
+TASK_SIZE = 8
+NEAR = Size(WINDOW - 10, WINDOW + 40)  # up to and past the model's window (WINDOW itself avoided, a model constant)
+HALF = Size(1, 9)
+AVOID = (TASK_SIZE, TASK_SIZE // 2)
+TASK_SIZES = (TASK_SIZE,)  # python -m autograder.validate puts it in for computed sizes, as it does the model's
+SIZE = {"size": lambda drawn: 2 * drawn["half"]}  # a vector's numbers, compared with the positions
 
 
-def a_few_positions(rng):  # a handful of positions, 2 to 8 pairs, the default base
-    return int(rng.integers(3, 12)), int(rng.choice([4, 8, 16]))
+def a_few_positions(rng, positions, half, size):  # a handful of positions, the default base
+    return positions, size
 
 
-def past_the_window(rng):  # up to and past the model's window, an odd number of pairs, another base
-    return Args(int(rng.integers(WINDOW - 10, WINDOW + 41)), 6, base=100.0)
+def past_the_window(rng, positions, half, size):  # up to and past the model's window, another base
+    return Args(positions, size, base=100.0)
 
 
-def a_sequence(rng):  # one sequence (T, size), the default base
-    return (rng.normal(size=(int(rng.integers(3, 9)), int(rng.choice([4, 6, 8])))),)
+def a_sequence(rng, positions, half, size, kind):  # one sequence (T, size), the default base
+    return (values(rng, positions, size, kind=kind),)
 
 
-def a_batch_past_the_window(rng):  # (batch, T, size) past the window, another base
-    return Args(rng.normal(size=(2, int(rng.integers(WINDOW - 10, WINDOW + 41)), 8)), base=100.0)
+def a_batch_past_the_window(rng, batch, positions, half, size):  # (batch, T, size) past the window, another base
+    return Args(values(rng, batch, positions, size), base=100.0)
 
 
-def two_positions(rng):  # two different positions in the window
-    m, n = (int(v) for v in rng.choice(np.arange(20), size=2, replace=False))
-    return rng.normal(size=8), rng.normal(size=8), m, n
+def two_positions(rng, half, m, n, size, kind):  # two positions in the window, in either order or the same
+    return values(rng, size, kind=kind), values(rng, size, kind=kind), m, n
 
 
-def far_positions(rng):  # past the window, a few positions apart
-    far = int(rng.integers(WINDOW - 10, WINDOW + 41))
-    return rng.normal(size=8), rng.normal(size=8), far, far - int(rng.integers(1, 9))
+def far_positions(rng, half, m, n, size):  # past the window, a few positions apart, in either order
+    return values(rng, size), values(rng, size), m, n
+
+
+ANGLES_INPUTS = {
+    "a few positions": Shaped(
+        a_few_positions,
+        Cover(
+            {"positions": Size(1, 12), "half": HALF},
+            pairs=(("positions", "half"), ("positions", "size")),
+            avoid=AVOID,
+            derived=SIZE,
+        ),
+    ),
+    "past the model's window, another base": Shaped(
+        past_the_window, Cover({"positions": NEAR, "half": HALF}, avoid=AVOID, derived=SIZE), extra=0
+    ),
+}
+ROTATE_INPUTS = {
+    "one sequence": Shaped(
+        a_sequence,
+        Cover(
+            {"positions": Size(1, 12), "half": HALF},
+            pairs=(("positions", "half"), ("positions", "size")),
+            kinds=KINDS,
+            avoid=AVOID,
+            derived=SIZE,
+        ),
+    ),
+    "a batch past the model's window, another base": Shaped(
+        a_batch_past_the_window,
+        Cover({"batch": Size(1, 3), "positions": NEAR, "half": Size(1, 6)}, avoid=AVOID, derived=SIZE),
+        extra=0,
+    ),
+}
+SCORE_INPUTS = {
+    "two positions in the window": Shaped(
+        two_positions,
+        Cover(
+            {"half": HALF, "m": Size(0, 20), "n": Size(0, 20)},
+            pairs=(("m", "n"), ("size", "m"), ("size", "n")),
+            kinds=KINDS,
+            avoid=AVOID,
+            derived=SIZE,
+        ),
+    ),
+    "two positions past the window": Shaped(
+        far_positions,
+        Cover(
+            {"half": HALF, "m": NEAR, "n": NEAR},
+            pairs=(("m", "n"),),
+            where=lambda sizes: abs(sizes["m"] - sizes["n"]) <= 8,
+            avoid=AVOID,
+            derived=SIZE,
+        ),
+        extra=0,
+    ),
+}
 
 
 # --- the mistakes a verdict names ----------------------------------------------------------------------------
@@ -114,21 +178,21 @@ CHECKS = checks_by_id(
         "check_rotation_angles",
         ref.rotation_angles,
         points=1,
-        inputs={"a few positions": a_few_positions, "past the model's window, another base": past_the_window},
+        inputs=ANGLES_INPUTS,
         mistakes=ANGLES_MISTAKES,
     ),
     compare(
         "check_rotate",
         ref.rotate,
         points=2,
-        inputs={"one sequence": a_sequence, "a batch past the model's window, another base": a_batch_past_the_window},
+        inputs=ROTATE_INPUTS,
         mistakes=ROTATE_MISTAKES,
     ),
     compare(
         "check_rotated_score",
         ref.rotated_score,
         points=2,
-        inputs={"two positions in the window": two_positions, "two positions past the window": far_positions},
+        inputs=SCORE_INPUTS,
         mistakes=SCORE_MISTAKES,
     ),
 )
@@ -151,4 +215,17 @@ WRONG_VERSIONS = {  # graded by python -m autograder.validate: each must lose ex
         },
         "loses": {"check_rotation_angles": 0.5},
     },
+}
+
+PAIRS = "a vector's numbers come in pairs (the task): its size is even, never 1 or odd"
+EQUIVALENT_MUTANTS = {  # python -m autograder.validate: mutants of reference.py that no input of the task tells apart
+    "rotation_angles: wrong only when size = 1": PAIRS,
+    "rotation_angles: wrong only when size odd": PAIRS,
+    "rotate: wrong only when x.shape[-1] = 1": PAIRS,
+    "rotate: wrong only when x.shape[-1] odd": PAIRS,
+    "rotated_score: wrong only when query.shape[-1] = 1": PAIRS,
+    "rotated_score: wrong only when query.shape[-1] odd": PAIRS,
+    "rotated_score: positions = max(m, n) + 1 -> positions = max(m, n) + 2": (
+        "one more position after m and n turns no row the score reads: rows m and n are turned the same"
+    ),
 }

@@ -11,7 +11,7 @@ import pytest
 from memorising import VARIANTS, variant_notebook
 
 from autograder import sandbox
-from autograder.answers.grading import answer_sources, evaluate, grade_answers, grade_seeds
+from autograder.answers.grading import answer_sources, check_generator, evaluate, grade_answers, grade_seeds
 from autograder.answers.process import changed_labels
 from autograder.checks import (
     Args,
@@ -60,7 +60,9 @@ def test_an_input_changed_in_place_is_noted_in_the_feedback_and_costs_nothing(at
     )
     verdict = verdicts["check_softmax"]
     assert verdict.points == verdict.max_points == 2
-    assert "softmax changed its input array (argument 1) in place in 7 of 7 calls" in verdict.text()
+    calls = len(attention.checks["check_softmax"].calls(check_generator(5, "check_softmax")))  # the designed included
+    assert calls > 7
+    assert f"softmax changed its input array (argument 1) in place in {calls} of {calls} calls" in verdict.text()
     assert verdict.notes and verdict.notes[0] in verdict.text()
 
 

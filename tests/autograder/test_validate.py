@@ -598,3 +598,65 @@ def test_the_reference_left_in_the_release_is_found(layer_norm_source):
     (finding,) = only(report, "release-holds-hidden")
     assert finding.place == str(release / "answers.py")
     assert "reference.py (the answer key)" in finding.message
+
+
+# --- the instructor's own mistakes, named as such (issue 33) -------------------------------------------------------
+
+RMS_RETURN = "    return x / np.sqrt((x**2).mean(axis=-1, keepdims=True) + eps) * gain\n"
+WRONG_REFERENCES = {  # kind: the reference's rms_norm body as an instructor got it wrong
+    "reference-raises": "    raise RuntimeError('not written yet')\n",
+    "reference-nan": "    return x / np.sqrt((x**2).mean(axis=-1, keepdims=True) - 100.0) * gain\n",
+    "reference-random": RMS_RETURN.replace("* gain", "* gain + np.random.normal(0.0, 1e-3)"),
+    "reference-float32": "    x = np.asarray(x, dtype=np.float32)\n" + RMS_RETURN,
+}
+
+
+@pytest.mark.parametrize("kind", WRONG_REFERENCES)
+def test_a_wrong_reference_is_named_at_reference_py_and_not_blamed_on_the_solution(layer_norm_source, kind):
+    path = layer_norm_source / "layer_norm" / "reference.py"
+    text = path.read_text()
+    assert RMS_RETURN in text
+    path.write_text(text.replace(RMS_RETURN, WRONG_REFERENCES[kind]))
+    report = validate_assignment(source=layer_norm_source, assignment="layer_norm", seeds=2, visible=False)
+    found = only(report, kind)
+    assert len(found) == 1 and found[0].place == f"{path}:{line_of_file(path, 'def rms_norm')}", report.text()
+    assert "the reference rms_norm" in found[0].message and "correct reference.py" in found[0].message
+    assert not [f for f in report.findings if f.kind.startswith("reference-") and "layer_norm" in f.message]
+    for below in (f for f in report.findings if f.kind == "solution-below-full"):
+        assert f"it follows from the {kind} finding on check_rms_norm" in below.message  # not the solution's fault
+    with pytest.raises(validate.AuthoringError, match=kind):  # a class run stops before any student is graded
+        validate.check_before_grading(layer_norm_source / "layer_norm")
+
+
+def test_a_misspelt_marker_is_found_with_its_cell_and_line(layer_norm_source):
+    path = layer_norm_source / "layer_norm" / "layer_norm.ipynb"
+    notebook = json.loads(path.read_text())
+    cell = next(c for c in notebook["cells"] if "### BEGIN HIDDEN TESTS\n" in c["source"])
+    cell["source"] = [line.replace("### BEGIN HIDDEN TESTS", "### BEGIN HIDDEN TEST") for line in cell["source"]]
+    path.write_text(json.dumps(notebook, indent=1))
+    report = validate_assignment(
+        source=layer_norm_source, assignment="layer_norm", seeds=1, visible=False, check_release=False, blank=False
+    )
+    (found,) = only(report, "marker-unknown")
+    number = next(n for n, line in enumerate("".join(cell["source"]).splitlines(), 1) if "HIDDEN TEST" in line)
+    assert found.place == f"layer_norm.ipynb, cell {cell['metadata']['nbgrader']['grade_id']}, line {number}"
+    assert "'### BEGIN HIDDEN TEST' is no marker nbgrader knows (the closest there: '### BEGIN HIDDEN TESTS')" in (
+        found.message
+    )
+
+
+def test_a_mistake_shadowed_by_an_earlier_one_and_one_that_raises_on_some_inputs_only(layer_norm_source):
+    path = layer_norm_source / "layer_norm" / "checks.py"
+    text = path.read_text()
+    mistakes = """RMS_NORM_MISTAKES = {
+    "subtracts the row's mean first: that is layer norm": lambda x, gain, eps: ref.layer_norm(x, gain, 0.0, eps),
+    "only on a matrix, where it divides by the sum": (
+        lambda x, gain, eps: normed(x[np.newaxis] if x.ndim == 2 else undefined_name, eps, centre=False) * gain
+    ),
+"""
+    path.write_text(text.replace("RMS_NORM_MISTAKES = {\n", mistakes))
+    report = validate_assignment(source=layer_norm_source, assignment="layer_norm", seeds=2, visible=False)
+    (shadowed,) = only(report, "mistake-shadowed")
+    assert "'subtracts the mean (that is layer norm)" in shadowed.message
+    assert "returns what the earlier \"subtracts the row's mean first" in shadowed.message
+    assert "mistake-raises" not in report.kinds, report.text()  # it raises on 3-d inputs only: named on the others

@@ -438,7 +438,7 @@ def test_partial_credit_is_by_property(solution):
 EVEN_MARKERS_FROM_THE_STATISTIC = """
 def even_marker_weight(queries):
     queries = np.asarray(queries)
-    size = int(queries.max()) + 1
+    size = int(queries.max(initial=1)) + 1  # no query at all (a text without a description): <s> and <sep>
     even = np.tril(np.ones((size, size))) / np.arange(1, size + 1)[:, None]   # (T, T) an even spread
     return marker_weight(even[None], 1, queries)[0]
 """
@@ -1024,3 +1024,57 @@ def test_a_syntax_error_says_its_place_once(solution):
         "no function named marker_weight in your answers: define it in its answer cell as def marker_weight(...): "
         f"(answer cell {cell} failed: SyntaxError: expected ':' (answer cell {cell}, line {line}))"
     }
+
+
+# --- a module the notebook writes (%%writefile) is there for the answers, as in the student's kernel ---------------
+
+POSITIONS = REPOSITORY / "source" / "positions"
+HELPER = (
+    "%%writefile angles_helper.py\nimport numpy as np\n\n\ndef angles(positions, size, base):\n"
+    "    return np.arange(positions)[:, None] * base ** (-np.arange(0, size, 2) / size)\n"
+)
+FROM_HELPER = (
+    "def rotation_angles(positions, size, base=10000.0):\n    from angles_helper import angles\n\n"
+    "    return angles(positions, size, base)\n"
+)
+
+
+def with_helper(cells: list[str], answer: str) -> list[str]:
+    """The solution's answer cells with rotation_angles's replaced by ``answer``, the helper's cell written first."""
+    found = next(n for n, cell in enumerate(cells) if "def rotation_angles(" in cell)
+    return [HELPER, *cells[:found], answer, *cells[found + 1 :]]
+
+
+def test_a_module_a_cell_writes_with_writefile_is_imported_by_the_answer_and_credited():
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "source": HELPER},  # a cell the student added: no nbgrader metadata
+            {"cell_type": "code", "metadata": {"nbgrader": {"solution": True}}, "source": FROM_HELPER},
+            {"cell_type": "code", "metadata": {}, "source": "print('a demo')\n"},
+        ]
+    }
+    assert answer_sources(notebook) == [HELPER, FROM_HELPER]
+    positions = assignments.load(POSITIONS)
+    sources = with_helper(answer_sources(POSITIONS / "positions.ipynb"), FROM_HELPER)
+    verdicts = grade_with(positions, sources, seed=3)
+    assert {check: verdict.points for check, verdict in verdicts.items()} == {
+        "check_rotation_angles": 1.0,
+        "check_rotate": 2.0,
+        "check_rotated_score": 2.0,
+    }
+
+
+def test_a_module_the_notebook_does_not_write_is_said_in_one_line_with_what_to_do():
+    positions = assignments.load(POSITIONS)
+    cells = answer_sources(POSITIONS / "positions.ipynb")
+    sources = with_helper(cells, FROM_HELPER.replace("angles_helper", "my_helpers"))
+    verdict = grade_with(positions, sources, seed=3, checks=["check_rotation_angles"])["check_rotation_angles"]
+    assert verdict.points == 0
+    assert "No module named 'my_helpers'" in verdict.text()
+    assert "a module of your own is there only when a cell of the notebook writes it (%%writefile my_helpers.py)" in (
+        verdict.text()
+    )
+    outside = with_helper(cells, FROM_HELPER)
+    outside[0] = HELPER.replace("angles_helper.py", "../angles_helper.py")
+    verdict = grade_with(positions, outside, seed=3, checks=["check_rotation_angles"])["check_rotation_angles"]
+    assert verdict.points == 0 and "(%%writefile angles_helper.py)" in verdict.text()  # not written outside its folder

@@ -153,10 +153,12 @@ def test_pack_puts_arrays_aside_and_nests_tuples_and_lists():
     strided = np.arange(12.0).reshape(3, 4)[:, ::2]
     packed = answer_runner.pack((strided, [1, 2.5, None], "mask", True, np.int64(7), np.float32(0.5)), arrays)
     assert packed == {
-        "items": [{"array": 0}, {"items": [1, 2.5, None]}, "mask", True, 7, 0.5],
+        "items": [{"array": 0}, {"list": [1, 2.5, None]}, "mask", True, 7, 0.5],
     }
     assert arrays[0].flags.c_contiguous and np.array_equal(arrays[0], strided)
     assert type(packed["items"][4]) is int  # a NumPy scalar goes as a plain number
+    back = answer_runner.unpack(packed, arrays)
+    assert type(back) is tuple and back[1] == [1, 2.5, None]  # a list arrives as a list (ids.index works), a tuple so
 
 
 def test_unpack_is_the_inverse_of_pack():
@@ -194,7 +196,7 @@ def test_what_cannot_be_sent_is_a_type_error_naming_it(value, refusal):
 
 
 def test_the_largest_ints_that_fit_are_sent_as_numbers():
-    assert answer_runner.pack([2**63 - 1, -(2**63)], []) == {"items": [2**63 - 1, -(2**63)]}
+    assert answer_runner.pack([2**63 - 1, -(2**63)], []) == {"list": [2**63 - 1, -(2**63)]}
 
 
 def test_the_graders_side_sends_functions_as_numbered_callbacks_and_gets_none_back():
@@ -203,10 +205,10 @@ def test_the_graders_side_sends_functions_as_numbered_callbacks_and_gets_none_ba
 
     arrays, callbacks = [], []
     packed = answer_runner.pack((np.ones(2), layer, [layer]), arrays, callbacks)
-    assert packed == {"items": [{"array": 0}, {"callback": 0}, {"items": [{"callback": 1}]}]}
+    assert packed == {"items": [{"array": 0}, {"callback": 0}, {"list": [{"callback": 1}]}]}
     assert callbacks == [layer, layer]
     bound = answer_runner.unpack(packed, arrays, callback=lambda k: f"proxy {k}")
-    assert bound[1] == "proxy 0" and bound[2] == ("proxy 1",)
+    assert bound[1] == "proxy 0" and bound[2] == ["proxy 1"]
     with pytest.raises(KeyError):  # the grader's side (no callback): a function never comes back to it
         answer_runner.unpack({"callback": 0}, arrays)
 
@@ -283,8 +285,11 @@ def test_other_import_errors_keep_their_own_message():
         "ImportError: no library (answer cell 3, line 1, in <module>)"
     )  # a name that only starts with "lib"
     assert run_as_cell("import library_that_is_not_there") == (
-        "ModuleNotFoundError: No module named 'library_that_is_not_there' (answer cell 3, line 1, in <module>)"
-    )
+        "ModuleNotFoundError: No module named 'library_that_is_not_there': the hidden checks run your answer cells "
+        "with Python and NumPy only: a module of your own is there only when a cell of the notebook writes it "
+        "(%%writefile library_that_is_not_there.py); else put its code in the answer cell (answer cell 3, line 1, in "
+        "<module>)"
+    )  # what to do, in the one line
 
 
 def test_an_error_outside_student_code_names_no_cell():
@@ -634,3 +639,27 @@ def test_the_runner_without_its_site_says_how_to_run_it():
         [sys.executable, "-I", "-S", answer_runner.__file__], capture_output=True, text=True, timeout=60
     )
     assert ran.returncode == 2 and "usage: python -I -S runner.py SITE" in ran.stderr
+
+
+@pytest.mark.parametrize(
+    "first, kept",
+    [
+        ("%%writefile helper.py", ("helper.py", "x = 1\n", False)),
+        ("%%writefile -a helper.py", ("helper.py", "x = 1\n", True)),
+        ("%%writefile data.csv", ("data.csv", "x = 1\n", False)),
+    ],
+)
+def test_a_writefile_cell_writes_a_plain_file_name_of_its_folder(first, kept):
+    assert answer_runner.written_file(f"{first}\nx = 1\n") == kept
+    assert answer_runner.written_file("x = 1\n") is None
+
+
+@pytest.mark.parametrize("name", ["../helper.py", "/tmp/helper.py", ".hidden.py", "a b c"])
+def test_a_writefile_cell_outside_its_folder_is_refused_saying_what_is_kept(name):
+    with pytest.raises(ValueError, match="only as a plain name in the notebook's folder"):
+        answer_runner.written_file(f"%%writefile {name}\nx = 1\n")
+
+
+def test_a_writefile_cell_too_long_is_refused():
+    with pytest.raises(ValueError, match="more than"):
+        answer_runner.written_file("%%writefile big.py\n" + "#" * (answer_runner.WRITTEN_LIMIT + 1))

@@ -18,14 +18,18 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 PACKAGES = ("lib", "autograder", "recordings")  # the repository's importable code; tests/ holds the tests' helpers
 
 
+IMPORTED_AS = {"jupyterhub_kubespawner": "kubespawner", "pyyaml": "yaml"}  # distributions imported by another name
+
+
 def extras() -> dict[str, str]:
     """Each optional extra's top-level import name: the extra it comes with."""
     declared = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    return {
+    names = {
         Requirement(line).name.replace("-", "_"): extra
         for extra, requirements in declared.items()
         for line in requirements
     }
+    return {IMPORTED_AS.get(name, name): extra for name, extra in names.items()}
 
 
 def module_files() -> dict[str, Path]:
@@ -138,7 +142,15 @@ def unguarded_imports(path: Path, *, where: str) -> list[str]:
 
 
 def test_the_extras_are_read_from_pyproject():
-    assert EXTRAS == {"torch": "train", "playwright": "browser", "jupyterhub": "hub"}
+    assert EXTRAS == {
+        "torch": "train",
+        "playwright": "browser",
+        "jupyterhub": "hub",
+        "kubernetes": "cluster",
+        "kubespawner": "cluster",
+        "yaml": "cluster",
+        "dask_gateway": "cluster",
+    }
 
 
 def test_the_modules_that_need_an_extra_are_found_through_the_repositorys_own_imports():

@@ -273,13 +273,19 @@ def limited(inner: list[str], memory: int, file_size: int, processes: int, cpu_s
 
 
 def user_processes() -> int:
-    """How many processes this user runs now (what RLIMIT_NPROC compares against)."""
+    """How many tasks this user runs now, every thread of every process counted (what RLIMIT_NPROC compares
+    against: a limit of processes only would leave a user whose servers and kernels run many threads no room to
+    start even one more process)."""
     uid, count = os.getuid(), 0
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                count += os.stat(f"/proc/{entry}").st_uid == uid
-            except OSError:
+                if os.stat(f"/proc/{entry}").st_uid != uid:
+                    continue
+                with open(f"/proc/{entry}/status", "rb") as status:
+                    threads = next((line for line in status if line.startswith(b"Threads:")), b"Threads: 1")
+                count += int(threads.split()[1])
+            except (OSError, ValueError, IndexError):
                 pass
     return count
 

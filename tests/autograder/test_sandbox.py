@@ -264,3 +264,21 @@ def test_a_cell_cut_by_the_time_limit_says_so_with_the_limit(tmp_path):
     said = [output["evalue"] for output in errors if output["ename"] == "CellTimeoutError"]
     assert said and "ran past its limit of 2 s (wall clock)" in said[0], errors
     assert notebook.cells[1].outputs[0]["text"] == "next\n"  # the cells after it still ran
+
+
+def test_the_process_limit_counts_every_thread_of_the_user_as_the_kernel_does():
+    """RLIMIT_NPROC counts tasks, threads included: the room a sandbox gets is counted the same way, so a user whose
+    processes run many threads (a hub's servers, kernels, the service's workers) can still start the sandbox."""
+    import threading
+
+    release = threading.Event()
+    before = sandbox.user_processes()
+    waiting = [threading.Thread(target=release.wait) for _ in range(200)]
+    for thread in waiting:
+        thread.start()
+    try:
+        assert sandbox.user_processes() - before >= 150  # the 200 threads, whatever else ends meanwhile
+    finally:
+        release.set()
+        for thread in waiting:
+            thread.join()

@@ -1118,8 +1118,9 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
     assert float(positions["student1"]["raw_score"]) == 5 and float(positions["student1"]["max_score"]) == 5
     assert positions["student1"]["timestamp"], positions  # its Submit, collected
     assert not any(positions.get(student, {}).get("timestamp") for student in ("student2", "student3")), positions
-    assert float(grades["student1"]["raw_score"]) == 29 and float(grades["student3"]["raw_score"]) == 0
-    assert 0 < float(grades["student2"]["raw_score"]) < 29
+    said = f"{grades}\n{graded.stdout[-4000:]}\n{graded.stderr[-4000:]}"  # the class run's own words, on failure
+    assert float(grades["student1"]["raw_score"]) == 29 and float(grades["student3"]["raw_score"]) == 0, said
+    assert 0 < float(grades["student2"]["raw_score"]) < 29, said
     for row in grades.values():  # nbgrader's timestamps kept: the due date and lateness are known
         assert row["duedate"] and row["timestamp"] and row["late_submission_penalty"] != "", row
 

@@ -75,6 +75,7 @@ class OwnCollect(ExchangeCollect):
                 self.duedate = gradebook.find_assignment(self.coursedir.assignment_id).duedate
             except MissingEntry:
                 self.duedate = None
+        self.term_standings = self.read_standings()  # read once, before any Submit is chosen
         inbound = Path(self.inbound_path)
         accepted = []
         for entry in self.entries(inbound):
@@ -109,19 +110,21 @@ class OwnCollect(ExchangeCollect):
             return (on_time or ordered)[0]
         return ordered[0]
 
-    def due_of(self, student: str):
-        """``student``'s own due date for this assignment: the course's term read once (its tables beside the
-        gradebook), the assignment's due date where the term cannot be read (said in the log)."""
-        if not hasattr(self, "term_standings"):
-            self.term_standings = {}
+    def read_standings(self) -> dict:
+        """{student: Standing} of each student whose due date is their own (the course's term, its tables beside
+        the gradebook); {} where the term cannot be read (said in the log: the assignment's due date is used)."""
+        try:
+            term = Term(self.coursedir.db_url)
             try:
-                term = Term(self.coursedir.db_url)
-                try:
-                    self.term_standings = term.standings(assignment=self.coursedir.assignment_id, base=self.duedate)
-                finally:
-                    term.close()
-            except Exception as error:  # noqa: BLE001 (any database trouble: the assignment's date, said)
-                self.log.warning("each student's own due date could not be read (%s): the assignment's is used", error)
+                return term.standings(assignment=self.coursedir.assignment_id, base=self.duedate)
+            finally:
+                term.close()
+        except Exception as error:  # noqa: BLE001 (any database trouble: the assignment's date, said)
+            self.log.warning("each student's own due date could not be read (%s): the assignment's is used", error)
+            return {}
+
+    def due_of(self, student: str):
+        """``student``'s own due date for this assignment, else the assignment's."""
         standing = self.term_standings.get(student)
         return standing.due if standing is not None else self.duedate
 

@@ -32,6 +32,7 @@ mistake stops the run with what to fix instead of costing students points.
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import hashlib
 import json
@@ -50,7 +51,7 @@ import nbformat
 import numpy as np
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
-from autograder import mutation
+from autograder import copies, mutation
 from autograder.answers.grading import answer_sources, check_generator, grade_seeds
 from autograder.checks import (
     EXACT,
@@ -89,6 +90,8 @@ KINDS = {
     "release-cannot-be-made": "nbgrader's release steps fail on the notebook",
     "release-holds-solution": "a solution is left in the release",
     "release-holds-hidden": "a hidden check is left in the release",
+    "release-holds-reference": "a statement of the reference (reference.py or the solution), renamed or re-indented, "
+    "is in the release",
     "seed-dependent": "a check's points change with the seed for the same answers",
     "wrong-version-points": "a named wrong version does not lose the points it says",
     "wrong-version-invalid": "a named wrong version cannot be built",
@@ -591,6 +594,73 @@ def release_findings(source_notebook, released, label: str) -> list[Finding]:
     return findings
 
 
+def solution_code(source_notebook) -> tuple[str, list[str]]:
+    """(the source notebook's answer cells, as one Python source; the normalised statements of its other code cells,
+    which the release shows on purpose: autograder.copies' ``shared``)."""
+    answers, shown = [], []
+    for cell in source_notebook.cells:
+        if cell.cell_type != "code" or not parses(cell.source):
+            continue
+        if flags_of(cell).get("solution"):
+            answers.append(cell.source)
+        else:
+            shown.append(cell.source)
+    shared = set()
+    for source in shown:
+        shared.update(copies.reference_statements("def shown():\n" + indented(source)))
+    return "\n\n".join(answers), sorted(shared)
+
+
+def parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def indented(source: str) -> str:
+    return "".join(f"    {line}\n" for line in source.splitlines()) or "    pass\n"
+
+
+def reference_copy_findings(reference: Path, source_notebook, code: dict[str, str]) -> list[Finding]:
+    """A statement of the reference (``reference``, reference.py, and the solution's answer cells), normalised
+    (autograder.copies), found in ``code`` ({place: Python source}: what the release holds), but a statement the
+    source notebook shows outside its answers too."""
+    solutions, shared = solution_code(source_notebook)
+    sources = [reference.read_text(encoding="utf-8")] if reference.is_file() else []
+    sources += [solutions] if solutions else []
+    findings, seen = [], set()
+    for source in sources:
+        if not parses(source):
+            continue
+        for copy in copies.copied_statements(source, code, shared):
+            if (copy.where, copy.line) in seen:
+                continue
+            seen.add((copy.where, copy.line))
+            findings.append(
+                Finding(
+                    "release-holds-reference",
+                    f"{copy.where}, line {copy.line}",
+                    f"the release holds a statement of {copy.function}'s answer, {copy.statement[:60]!r} (the same "
+                    "code with other names or spacing): students would be handed it; delete it from the release, or "
+                    "show it in the source notebook outside the answer cells if it is meant to be shown",
+                )
+            )
+    return findings
+
+
+def release_code(released, label: str) -> dict[str, str]:
+    """{place: source} of a released notebook's code cells, lines of IPython magic left out."""
+    return {
+        f"{label}, cell {cell_name(cell, index)}": "\n".join(
+            line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!"))
+        )
+        for index, cell in enumerate(released.cells)
+        if cell.cell_type == "code"
+    }
+
+
 def released_folder_findings(folder: Path, checks_path: Path, source_notebook, notebook_name: str) -> list[Finding]:
     """A committed release folder (release/<assignment>/): its notebook, and no copy of checks.py or of the
     reference (reference.py) in it."""
@@ -609,6 +679,16 @@ def released_folder_findings(folder: Path, checks_path: Path, source_notebook, n
                         f" delete it; nbgrader's CourseDirectory.ignore keeps {secret.name} out of a release it makes",
                     )
                 )
+    code = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.suffix == ".py" and path.stat().st_size < 2**20:
+            code[str(path)] = path.read_text(encoding="utf-8", errors="replace")
+        elif path.is_file() and path.suffix == ".ipynb" and path.stat().st_size < 2**25:
+            try:
+                code.update(release_code(nbformat.read(path, as_version=4), str(path)))
+            except Exception:  # noqa: BLE001 - not a notebook: nbgrader's release would not make it either
+                continue
+    findings += reference_copy_findings(checks_path.parent / assignments.REFERENCE_FILE, source_notebook, code)
     released = folder / notebook_name
     if released.is_file():
         findings += release_findings(source_notebook, nbformat.read(released, as_version=4), str(released))
@@ -1221,7 +1301,11 @@ def validate_assignment(
             if blank:
                 versions[BLANK] = answer_sources(released)
             if check_release:
-                report.findings += release_findings(notebook, released, f"the release of {notebook_name}")
+                label = f"the release of {notebook_name}"
+                report.findings += release_findings(notebook, released, label)
+                report.findings += reference_copy_findings(
+                    folder / assignments.REFERENCE_FILE, notebook, release_code(released, label)
+                )
     committed = Path(release) if release is not None else source.parent / "release" / layout.name
     if check_release and committed.is_dir():
         report.findings += released_folder_findings(

@@ -28,7 +28,11 @@ the machine runs.
 
 Stand-ins (a graded function the student's function may call, computed here): one request carries at most
 STAND_IN_ELEMENTS numbers (about 4 million, 32 MiB of float64; the largest legitimate one, a head's scores
-over the model's window, is about a thousand times smaller), and their CPU time counts against ``total``.
+over the model's window, is about a thousand times smaller), names no array dimension and no number past
+SIZE_FACTOR times the largest size among the call's own arguments (SMALLEST_SCALE at least; the function's own
+defaults stay allowed), both refused before any work, and their CPU time counts against ``total``. So the memory
+the grading process holds for one check is that of the check's own inputs, scaled by at most SIZE_FACTOR in each
+dimension: a (120 million, 8) table or an (8000, 8000) attention is never computed for a check drawn at 200.
 A function the grader passes as an argument (a callback, autograder.answers.stand_ins) is bounded the same way,
 and computed at most CALLBACK_CALLS times per call of the student's function.
 
@@ -56,6 +60,8 @@ IDLE_LIMIT = 2.0  # seconds a cell or call may wait without computing (sleeping,
 STARTUP = 60.0  # wall seconds for a runner to start (Python and NumPy, no student code)
 RECEIVED = 2**30  # bytes of arrays one message from the runner may carry
 STAND_IN_ELEMENTS = 2**22  # numbers one stand-in or callback request (or its reply) may carry
+SIZE_FACTOR = 2  # a stand-in or callback request names no size past this many times the call's own largest
+SMALLEST_SCALE = 64  # ... and at least this many (a call on scalars may still ask for a 64-element table)
 CALLBACK_CALLS = 1000  # calls of the functions the grader passed as arguments, per call of a student's function
 ATTEMPTS = 4  # runner starts per grading, at most (each one after a hang or crash)
 JUDGING_SLACK = 60.0  # wall seconds a reader of the early verdicts allows past ``wall`` for judging

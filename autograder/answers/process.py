@@ -459,7 +459,8 @@ class Runner:
             "items": items,
             "seconds": seconds,
         }
-        callbacks = stand_ins.Callbacks(function, functions, self.budget)
+        scale = stand_ins.Scale.of_call(args, kwargs)  # what a stand-in or callback request may name in this call
+        callbacks = stand_ins.Callbacks(function, functions, self.budget, scale=scale)
         header["callbacks"] = list(callbacks.names)
         return header, callbacks
 
@@ -484,11 +485,20 @@ class Runner:
             op = message.get("op")
             if op == "stand_in":
                 reply = stand_ins.serve(
-                    message, received, function=function, allowed=allowed, compute=compute, budget=self.budget
+                    message,
+                    received,
+                    function=function,
+                    allowed=allowed,
+                    compute=compute,
+                    budget=self.budget,
+                    scale=callbacks.scale,
                 )
+                self.served()
                 self.send(*reply)
             elif op == "callback":
-                self.send(*callbacks.serve(message, received))
+                reply = callbacks.serve(message, received)
+                self.served()
+                self.send(*reply)
             elif callbacks.over and op in ("error", "result"):  # called too often: the call fails, whatever it gave
                 end = ChecksEnd(verdicts.CALLBACKS, function, limit=callbacks.limit)
                 return Result(short_text(callbacks.over)), self.cpu() - self.cpu_at, end
@@ -502,6 +512,16 @@ class Runner:
                 return result, used(), None
             else:
                 self.forged(message, f"during a call of {function}")
+
+    def served(self):
+        """After the grader computed a request: the runner waited for the grader, not by choice, so that time is
+        not idle time (its CPU seconds were charged to the budget); the budget is checked before the reply goes."""
+        self.watched = time.monotonic()
+        self.idle, self.spoke = 0.0, True
+        try:
+            self.budget.check(self.cpu(), self.where())
+        except BudgetSpent as spent:
+            self.kill(spent.reason, fatal=True, end=spent.end)
 
     def admit(self, header: dict, callbacks: tuple = ()):
         """Before a message's arrays are read: a stand-in or callback request past the bound ends this call."""

@@ -160,6 +160,8 @@ def status_words(attempt: Attempt, reopens: datetime.datetime | None = None, bro
     if attempt.status == "queued":
         when = f", at {reopens:%H:%M} UTC" if reopens is not None else ""
         return f"queued: checked when your window reopens{when}"
+    if attempt.status == "pending" and attempt.message:  # the service cut its check for its own reasons
+        return f"not checked yet, waiting for a free checker: {attempt.message}"
     return {
         "pending": "waiting for a free checker",
         "checking": "being checked",

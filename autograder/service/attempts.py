@@ -337,6 +337,17 @@ class Attempts:
             attempt_id, "refused", expect=(*WAITING, "checking"), checked=now or utcnow(), message=message
         )
 
+    def check_again(self, attempt_id: int, message: str) -> bool:
+        """A check the service cut for its own reasons goes back to waiting, as if never started: it counts in no
+        window (``started`` cleared) and the student's page says why (``message``)."""
+        return self.set_status(attempt_id, "pending", expect=("checking",), started=None, message=message)
+
+    def leave_to_class_run(self, attempt_id: int, message: str, now: datetime.datetime | None = None) -> bool:
+        """A check the service cut again and again: not checked here, and counted in no window either."""
+        return self.set_status(
+            attempt_id, "refused", expect=("checking",), started=None, checked=now or utcnow(), message=message
+        )
+
     def recover(self) -> int:
         """After a stop mid-check: attempts left ``checking`` go back to ``pending`` (they are checked again)."""
         statement = self.mine(

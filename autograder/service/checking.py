@@ -22,13 +22,17 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.answers.budget import TIMEOUT
 from autograder.answers.grading import answer_sources, grade_answers
 from autograder.course import assignments
 from autograder.grading.readable import unreadable
-from autograder.verdicts import Verdict
+from autograder.verdicts import CHECKS_CLOCK, Verdict
 
 LARGEST = 20 * 2**20  # bytes: a submitted notebook larger than this is not checked
 WALL = 30.0  # seconds by the clock one check may take, whatever the notebook does (sleeps included)
+# A check the clock cuts was cut for the service's own reasons (a busy machine, its own short clock), never the
+# student's: the class run's limits are counted in CPU and idle seconds, which the service counts the same way, and
+# its clock is 2.5 x the CPU budget. So such a check gives no verdict (NotCheckedYet) and costs the student no check.
 SETTLE = 10.0  # seconds after a Submit was received within which its notebook may still be written (the copy)
 
 
@@ -39,6 +43,11 @@ def changed_at(status: os.stat_result) -> datetime.datetime:
 
 class NotCheckable(ValueError):
     """The Submit cannot be checked; the message says why, in words for the student."""
+
+
+class NotCheckedYet(RuntimeError):
+    """The service's own clock cut the check (a busy machine): no verdict, and the Submit costs no check; the
+    message says so, in words for the student."""
 
 
 def submitted_bytes(path: Path, received: datetime.datetime | None = None) -> bytes:
@@ -117,15 +126,27 @@ def modified(path: Path) -> int:
 
 
 def check_answers(
-    source: Path, notebook: nbformat.NotebookNode, wall: float = WALL, seed: int | None = None
+    source: Path,
+    notebook: nbformat.NotebookNode,
+    wall: float = WALL,
+    seed: int | None = None,
+    timeout: float | None = None,
 ) -> tuple[float, float, list[Verdict]]:
     """(points, max points, verdicts) of a notebook's answers by the assignment in ``source``; the checks and the
     points table are loaded once per process (the first check of a worker pays for them, warm_up at start).
-    ``seed``: the inputs' (default: fresh; an appeal's re-run gives the verdict's own, to draw the same inputs)."""
+    ``seed``: the inputs' (default: fresh; an appeal's re-run gives the verdict's own, to draw the same inputs);
+    ``timeout``: the CPU seconds of all the checks, the class run's (the course's checks_budget; None: TIMEOUT).
+    Raises NotCheckedYet when the clock (``wall``) cut a check: the service's reason, not the student's."""
     checks = assignment_checks(source, modified(source / "checks.py"))
     source_notebook = next(source.glob("*.ipynb"))
     scale = cell_points(source_notebook, modified(source_notebook))
-    verdicts = grade_answers(checks, answer_sources(notebook), wall=wall, seed=seed)
+    timeout = TIMEOUT if timeout is None else float(timeout)
+    verdicts = grade_answers(checks, answer_sources(notebook), wall=wall, seed=seed, timeout=timeout)
+    if any(verdict.end is not None and verdict.end.kind == CHECKS_CLOCK for verdict in verdicts.values()):
+        raise NotCheckedYet(
+            f"the checking service was too busy to finish your check within its {wall:g} s by the clock; this Submit "
+            "cost you no check"
+        )
     points = sum(verdict.scaled(scale.get(check, verdict.max_points)) for check, verdict in verdicts.items())
     top = sum(scale.get(check, verdict.max_points) for check, verdict in verdicts.items())
     return round(points, 2), top, list(verdicts.values())
@@ -146,12 +167,14 @@ def check_notebook(
     received: datetime.datetime | None = None,
     wall: float = WALL,
     seed: int | None = None,
+    timeout: float | None = None,
 ) -> tuple[float, float, list[Verdict]]:
     """(points, max points, verdicts) of one submitted notebook, by the assignment in ``source``.
 
     Runs the class run's hidden checks (grade_answers) on the notebook's answer cells, within ``wall`` seconds
     by the clock (the notebook's budget: past it the runner is killed and each verdict says so); points are on
     the gradebook's scale. received: when the Submit was received (a notebook changed after it is not
-    checked). Raises NotCheckable with a reason for the student.
+    checked); timeout: the class run's CPU seconds for all the checks. Raises NotCheckable with a reason for the
+    student, NotCheckedYet when the service's clock cut the check.
     """
-    return check_answers(source, read_notebook(notebook_path, received), wall, seed)
+    return check_answers(source, read_notebook(notebook_path, received), wall, seed, timeout)

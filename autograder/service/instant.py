@@ -42,7 +42,7 @@ from pathlib import Path
 
 from autograder.exchange.inbound import Entry, NotTheirs, read_name, shown_name
 from autograder.service.attempts import Attempt, Attempts, utcnow
-from autograder.service.checking import WALL, NotCheckable, changed_at, check_notebook, warm_up
+from autograder.service.checking import WALL, NotCheckable, NotCheckedYet, changed_at, check_notebook, warm_up
 from autograder.service.checking import check_answers as check_answers  # one check, by its older name here
 from autograder.service.policy import InstantChecks
 
@@ -55,6 +55,7 @@ RETRY = 60.0  # seconds between two looks at the class's students for Submits re
 POLL = 0.25  # seconds between two rounds of the checker when no check finishes (a finished one wakes it at once)
 BACKOFF = 30.0  # seconds between two rounds at most, while rounds fail
 SHOWN_REFUSED = 100  # refused inbound entries the instructor's page lists (the newest; all are counted)
+CUT_AGAIN = 2  # times a check the service's clock cut is started again before it is left to the class run
 
 
 # --- a Submit in the exchange --------------------------------------------------------------------------
@@ -250,6 +251,7 @@ class Checker:
         self.retried = time.monotonic()
         self.trouble = ""  # why the last round failed ("" when it did not), for the instructor's page
         self.wake = threading.Event()  # set when a check finishes: the service's thread records it at once
+        self.cuts: dict[int, int] = {}  # attempt id -> times the service's own clock cut its check
         self.store.recover()  # a stop mid-check: those attempts are checked again, once
         self.store.supersede(self.store.students_in("pending") | self.store.students_in("queued"))
 
@@ -498,6 +500,13 @@ class Checker:
             future = self.running.pop(attempt_id)
             try:
                 points, top, verdicts = future.result()
+            except NotCheckedYet as reason:  # the service's reason: no verdict, and no check of the window spent
+                self.cuts[attempt_id] = self.cuts.get(attempt_id, 0) + 1
+                if self.cuts[attempt_id] <= CUT_AGAIN:
+                    self.store.check_again(attempt_id, str(reason))
+                else:
+                    self.store.leave_to_class_run(attempt_id, f"{reason} (the class run grades it as usual)", now=now)
+                    del self.cuts[attempt_id]
             except NotCheckable as reason:
                 self.store.refuse(attempt_id, str(reason), now=now)
             except Exception as error:
@@ -512,6 +521,12 @@ class Checker:
                 if recorded and self.checked is not None:
                     self.checked(self.store.get(attempt_id))
         return len(finished)
+
+    def checks_budget(self) -> float | None:
+        """The class run's CPU seconds for a notebook's hidden checks (the course's; None: the default), so that a
+        check is cut here where the class run cuts it."""
+        settings = getattr(self.settings, "settings", None)
+        return getattr(settings, "checks_budget", None)
 
     def step(self, pool, now: datetime.datetime | None = None) -> int:
         """One round: scan, record what finished, start what may start. Returns the checks started."""
@@ -533,6 +548,7 @@ class Checker:
                 notebook_path=self.inbound / attempt.key / self.notebook,
                 received=attempt.submitted,
                 wall=self.wall,
+                timeout=self.checks_budget(),
             )
             self.running[attempt.id] = future
             future.add_done_callback(lambda _: self.wake.set())  # recorded, and the next one started, at once

@@ -293,6 +293,47 @@ def test_a_solution_left_in_the_release(source):
     assert any("cell rotate, line" in finding.place and "return np.concatenate" in finding.message for finding in found)
 
 
+def test_the_solutions_lines_renamed_and_reindented_in_a_release_file_are_found(source):
+    release = source.parent / "release" / "positions"
+    release.mkdir(parents=True)
+    (release / "helpers.py").write_text(  # rotate's answer, its names changed, spaced and indented otherwise
+        "import numpy as np\n\n"
+        "class Turner:\n"
+        "  def turn(self, v, cos_, sin_):\n"
+        "      a, b = v[..., :2], v[..., 2:]\n"
+        "      return np.concatenate( [a*cos_ - b*sin_,  a*sin_ + b*cos_], axis = -1 )  # a comment\n"
+        "\n"
+        "def unrelated(x):\n"
+        "    return np.concatenate([x * 2.0 - x, x], axis=0)\n"
+    )
+    report = run(source, seeds=1, blank=False)
+    (finding,) = only(report, "release-holds-reference")
+    assert finding.place == f"{release / 'helpers.py'}, line 6"
+    assert "a statement of rotate's answer, 'return np.concatenate([first * cos - second * sin" in finding.message
+
+
+def test_a_demo_the_source_notebook_shows_is_no_copy_of_the_answer(source):
+    """A statement the source notebook shows outside its answers is meant to be released (a demo's own)."""
+    release = source.parent / "release" / "positions"
+    release.mkdir(parents=True)
+    solved = "positions = max(m, n) + 1"
+    (release / "demo.py").write_text(f"m, n = 3, 5\n{solved}\n")
+    assert only(run(source, seeds=1, blank=False), "release-holds-reference")[0].place.endswith("demo.py, line 2")
+    path = notebook_path(source)
+    notebook = json.loads(path.read_text())
+    demo = {
+        "cell_type": "code",
+        "metadata": {},
+        "source": f"m, n = 1, 2\n{solved}\n",
+        "outputs": [],
+        "execution_count": None,
+    }
+    notebook["cells"].append(demo)
+    path.write_text(json.dumps(notebook, indent=1))
+    report = run(source, seeds=1, blank=False)
+    assert "release-holds-reference" not in report.kinds, report.text()
+
+
 def test_a_hidden_check_left_in_the_release(source):
     release = source.parent / "release" / "positions"
     release.mkdir(parents=True)

@@ -325,3 +325,102 @@ def test_the_simple_tier_passes_a_function_and_names_the_mistake():
     wrong = grade_answers(SIMPLE, ["def residual_block(x, f):\n    return f(x)\n"], seed=SEED)["check_residual_block"]
     assert wrong.points == 0 and "returns f(x) alone: add the input back" in wrong.text(), wrong.text()
     assert "residual_block(array of shape (3, " in wrong.text() and ", layer)" in wrong.text()
+
+
+# --- a stand-in's request is bounded by the check's own sizes, before the grader computes anything ---------------
+
+
+def table(positions, size, base=10000.0):
+    """The grader's stand-in: a (positions, size // 2) table of angles, as rotation_angles computes one."""
+    return np.outer(np.arange(positions), base ** (-np.arange(0, size, 2) / size))
+
+
+def turn_calls(rng):
+    return [Call("turn", (rng.normal(size=(12, 8)),)), Call("turn", (rng.normal(size=(30, 4)),))]
+
+
+def turn_values(out):
+    for number, call in enumerate(out.calls):
+        x = call.args[0]
+        expected = x + table(*x.shape).sum()
+        if not close(out.value(number), expected, out.tolerance(number)):
+            return f"{describe_call(call)}: expected x + the table's sum"
+    return None
+
+
+TURNS = AssignmentChecks(
+    "turns",
+    Path("."),
+    {"check_turn": Check("check_turn", "turn", 2, turn_calls, (("values", turn_values),))},
+    isolate={"turn": ("table",)},
+    stand_in=lambda graded, name: table,
+)
+TABLE_STUB = "def table(positions, size, base=10000.0):\n    raise NotImplementedError\n"
+
+
+def turned(body: str):
+    return grade_answers(TURNS, [TABLE_STUB, "def turn(x):\n" + body], seed=SEED)["check_turn"]
+
+
+def test_a_stand_in_on_the_calls_own_sizes_is_computed_and_its_defaults_stay_allowed():
+    verdict = turned("    return x + table(x.shape[0], x.shape[1], base=10000.0).sum()\n")
+    assert verdict.points == 2, verdict.text()
+
+
+@needs_bubblewrap
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        ("    table(120_000_000, 8)\n    return x + table(*x.shape).sum()\n", "the number 120,000,000"),
+        ("    table(1.2e8, 8)\n    return x + table(*x.shape).sum()\n", "the number 120,000,000"),
+        ("    table(x.shape[0], 2**40)\n    return x + table(*x.shape).sum()\n", "the number 1,099,511,627,776"),
+        ("    table(np.zeros((8000, 2)), 8)\n    return x + table(*x.shape).sum()\n", "an array of shape (8000, 2)"),
+        ("    table(positions=(3, 5_000_000), size=8)\n    return x + table(*x.shape).sum()\n", "the number 5,000,000"),
+    ],
+)
+def test_a_stand_in_asked_past_the_checks_sizes_is_refused_before_it_is_computed(body, named):
+    verdict = turned("    import numpy as np\n" + body)
+    assert verdict.points == 0
+    said = verdict.text()
+    assert "table(...) was asked for with " + named in said, said
+    assert "checked on sizes up to 12" in said and "sizes up to 64 only" in said, said
+
+
+def test_the_scale_of_a_call_is_its_largest_dimension_or_number():
+    from autograder.answers.stand_ins import Scale, largest_size
+    from autograder.checks import Mapped
+
+    assert largest_size((np.zeros((3, 17)), 4, (2.5, [40]))) == 40
+    assert largest_size({"x": Mapped("f.npy", 0, 10, (5, 200))}) == 200
+    assert largest_size((layer, True, float("nan"), "text")) == 0
+    scale = Scale.of_call((np.zeros((100, 8)),), {"heads": 4})
+    assert (scale.of, scale.limit) == (100, 200)
+    assert scale.beyond("f", "g", [np.zeros((200, 3)), 199, -200.0], {}) == ""
+    assert "an array of shape (201, 3)" in scale.beyond("f", "g", [np.zeros((201, 3))], {})
+    assert "the number -201" in scale.beyond("f", "g", [], {"n": -201})
+    assert scale.beyond("f", "g", [10000.0], {}, defaults=(10000.0,)) == ""
+    assert Scale.of_call((), {}).limit == 64
+
+
+@needs_bubblewrap
+def test_the_grader_holds_no_more_memory_for_an_oversized_request_than_for_the_check(tmp_path):
+    """The grading process's peak memory with a request for a (120 million, 4) table: the check's own, not 4 GB."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "peak.py"
+    script.write_text(
+        "import resource, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from tests.autograder.answers.test_stand_ins import turned\n"
+        "verdict = turned('    table(120_000_000, 8)\\n    return x\\n')\n"
+        "assert verdict.points == 0, verdict.text()\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, str(script), str(root)], capture_output=True, text=True, timeout=120, cwd=root
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    peak_mib = int(done.stdout.split()[-1]) / 1024
+    assert peak_mib < 400, f"the grading process peaked at {peak_mib:.0f} MiB"

@@ -537,6 +537,12 @@ def command_line() -> argparse.ArgumentParser:
         "of it (http://student1.localhost:PORT), so a real domain needs a wildcard DNS record and certificate",
     )
     parser.add_argument("--fresh", action="store_true", help="delete the state folder first (course, homes, exchange)")
+    parser.add_argument(
+        "--roster",
+        action="store_true",
+        help="the students are the course's active learners from the LMS (lti.json, python -m autograder.hub.roster "
+        "makes their accounts), not student1..N",
+    )
     return parser
 
 
@@ -547,6 +553,16 @@ def main(argv=None) -> int:
         parser.error("--students must be at least 1")
     state = args.state.resolve()
     students = student_names(args.students)
+    if args.roster:
+        from autograder.hub.roster import roster_learners  # the LMS's roster: only with --roster
+
+        active = roster_learners(state / "home" / INSTRUCTOR / args.course_id).active
+        if not active:
+            parser.error(
+                "--roster: the course's lti.json lists no active learner: run python -m autograder.lms.lti "
+                "roster first, then python -m autograder.hub.roster"
+            )
+        students = active
     try:
         if args.fresh and state.exists():
             forget_state(state)

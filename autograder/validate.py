@@ -51,8 +51,9 @@ import nbformat
 import numpy as np
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
-from autograder import copies, mutation
+from autograder import mutation
 from autograder.answers.grading import answer_sources, check_generator, grade_seeds
+from autograder.authoring import copies
 from autograder.checks import (
     EXACT,
     Broken,
@@ -596,7 +597,7 @@ def release_findings(source_notebook, released, label: str) -> list[Finding]:
 
 def solution_code(source_notebook) -> tuple[str, list[str]]:
     """(the source notebook's answer cells, as one Python source; the normalised statements of its other code cells,
-    which the release shows on purpose: autograder.copies' ``shared``)."""
+    which the release shows on purpose: autograder.authoring.copies' ``shared``)."""
     answers, shown = [], []
     for cell in source_notebook.cells:
         if cell.cell_type != "code" or not parses(cell.source):
@@ -625,8 +626,8 @@ def indented(source: str) -> str:
 
 def reference_copy_findings(reference: Path, source_notebook, code: dict[str, str]) -> list[Finding]:
     """A statement of the reference (``reference``, reference.py, and the solution's answer cells), normalised
-    (autograder.copies), found in ``code`` ({place: Python source}: what the release holds), but a statement the
-    source notebook shows outside its answers too."""
+    (autograder.authoring.copies), found in ``code`` ({place: Python source}: what the release holds), but a
+    statement the source notebook shows outside its answers too."""
     solutions, shared = solution_code(source_notebook)
     sources = [reference.read_text(encoding="utf-8")] if reference.is_file() else []
     sources += [solutions] if solutions else []

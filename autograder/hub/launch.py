@@ -61,6 +61,7 @@ from autograder.course.assignments import find, names
 from autograder.course.run import PipelineError, check_course_folder, course_db, nbgrader_environment, prepare_course
 from autograder.hub import folders, limits
 from autograder.hub import runtime as hub_runtime
+from autograder.lms.lti.store import roster_learners
 
 CONFIG = REPOSITORY / "hub" / "jupyterhub_config.py"
 PROXY = "configurable-http-proxy"
@@ -554,9 +555,7 @@ def main(argv=None) -> int:
     state = args.state.resolve()
     students = student_names(args.students)
     if args.roster:
-        from autograder.hub.roster import roster_learners  # the LMS's roster: only with --roster
-
-        active = roster_learners(state / "home" / INSTRUCTOR / args.course_id).active
+        active = roster_learners(state / "home" / INSTRUCTOR / args.course_id, refused=(INSTRUCTOR,)).active
         if not active:
             parser.error(
                 "--roster: the course's lti.json lists no active learner: run python -m autograder.lms.lti "

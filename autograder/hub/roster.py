@@ -27,16 +27,7 @@ from nbgrader.api import Gradebook
 
 from autograder.course.run import course_db, nbgrader_environment
 from autograder.hub import launch
-from autograder.lms.lti.store import USERNAME, CourseLinks
-
-
-@dataclass
-class Learners:
-    """The learners lti.json lists, by account: active and dropped."""
-
-    active: list[str] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)  # "name: why"
+from autograder.lms.lti.store import Learners, roster_learners
 
 
 @dataclass
@@ -52,26 +43,6 @@ class AccountsChange:
         said += [f"DROPPED {name} (account and work kept; not let in)" for name in self.learners.dropped]
         said += [f"REFUSED {line}" for line in self.learners.refused]
         return said if self.made or self.enrolled or self.learners.refused else [*said, "nothing changed"]
-
-
-def roster_learners(course: Path) -> Learners:
-    """The learners of the course's lti.json (every platform's), by the account the roster decided."""
-    learners = Learners()
-    members = CourseLinks(course).read().get("members", {})
-    for issuer in sorted(members):
-        for sub, member in sorted(members[issuer].items()):
-            account = member.get("account")
-            if not member.get("learner") or account is None:
-                continue
-            if not isinstance(account, str) or not USERNAME.match(account) or account == launch.INSTRUCTOR:
-                learners.refused.append(
-                    f"{str(account)[:40]!r} (sub {str(sub)[:40]}): not an account name this hub makes"
-                )
-                continue
-            (learners.active if member.get("status") == "active" else learners.dropped).append(account)
-    learners.active = sorted(set(learners.active))
-    learners.dropped = sorted(set(learners.dropped) - set(learners.active))
-    return learners
 
 
 def make_accounts(state: Path, course: Path, learners: Learners) -> AccountsChange:
@@ -125,7 +96,7 @@ def main(argv=None) -> int:
         print(f"FAILED: {why}", file=sys.stderr)
         return 1
     try:
-        change = make_accounts(state, course, roster_learners(course))
+        change = make_accounts(state, course, roster_learners(course, refused=(launch.INSTRUCTOR,)))
     except (launch.HubError, ValueError) as error:
         print(f"FAILED: {error}", file=sys.stderr)
         return 1

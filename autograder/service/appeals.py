@@ -12,13 +12,15 @@ notebook when the student asked, the verdict's seed and the verdict itself (``Ve
 
     python -m autograder.service.appeals --course DIR list [--open]
     python -m autograder.service.appeals --course DIR --exchange DIR/<course id> rerun ID
-    python -m autograder.service.appeals --course DIR decide ID [--points P] --comment "..."
+    python -m autograder.service.appeals --course DIR decide ID [--points P] --comment "..." [--lti tool.json]
 
 A decision that changes the points of the appealed check writes them into nbgrader's gradebook as that check
-cell's manual score (what Formgrader writes), when the class run has graded the student: nbgrader's score, the
-feedback page (the class command's --feedback-only makes it again for exactly the students whose hand grades
-changed) and the LMS passback read it from there. The text is the student's: hostile, kept as one line of at most
-TEXT_LONGEST printable characters and shown escaped; a student has at most MOST_OPEN appeals open at a time.
+cell's manual score (what Formgrader writes), when the class run has graded the student; then, at once
+(``after_decision``), the student's feedback page is made again (autograder.grading.refresh, as the class command's
+--feedback-only: the pages whose hand grades changed) and, where the course is on an LMS (``--lti``, or the
+service's own --lti), the changed score goes into the LMS outbox and is sent (autograder.lms.lti.passback).
+The text is the student's: hostile, kept as one line of at most TEXT_LONGEST printable characters and shown
+escaped; a student has at most MOST_OPEN appeals open at a time.
 """
 
 from __future__ import annotations
@@ -34,8 +36,12 @@ from pathlib import Path
 import sqlalchemy as sa
 from nbgrader.api import Gradebook, MissingEntry
 
+from autograder.answers.budget import TIMEOUT, WALL_TOTAL_FACTOR
+from autograder.grading import refresh
+from autograder.grading.lock import CourseLock
+from autograder.grading.task import GradingError
 from autograder.service.attempts import Attempt, Attempts, metadata, stored_verdicts, utcnow
-from autograder.service.checking import NotCheckable, cell_points, check_notebook
+from autograder.service.checking import NotCheckable, NotCheckedYet, cell_points, check_notebook
 from autograder.settings import CourseSettings, SettingsError
 from autograder.verdicts import Verdict
 
@@ -278,6 +284,33 @@ def manual_score(db: str, appeal: Appeal, points: float) -> str:
     return f"the gradebook has no cell {appeal.check} for {appeal.student}: unchanged"
 
 
+def after_decision(course: Path, appeal: Appeal, *, db: str, lti=None) -> list[str]:
+    """What a decision that changed the gradebook sets off at once, as lines for the instructor: the student's
+    feedback page made again, and (``lti``: the course's LtiConfig) the scores the LMS lacks sent through the
+    outbox. Nothing for a decision that changed nothing."""
+    if not appeal.gradebook.startswith(f"{appeal.check} of {appeal.student} is now"):
+        return []
+    said = []
+    try:
+        with CourseLock(course, wait=False, say=lambda *_: None):
+            made = refresh.refresh(course, appeal.assignment, db)
+        said.append(
+            f"feedback page of {appeal.student} made again"
+            if appeal.student in made
+            else f"no feedback page of {appeal.student} to make again (the class run has not made one yet)"
+        )
+    except GradingError as error:  # a class run holds the course: it makes the page itself when it ends
+        said.append(f"the feedback page was not made again now: {error}")
+    except Exception as error:  # noqa: BLE001 - the decision is recorded; the page can be made again later
+        said.append(f"the feedback page was not made again ({type(error).__name__}: {str(error)[:200]})")
+    if lti is not None:
+        from autograder.lms.lti.passback import PassbackOptions, send_scores  # only on an LMS: the LTI tool's
+
+        result = send_scores(PassbackOptions(config=lti, db=db))
+        said += [f"LMS: {line}" for line in result.summary()]
+    return said
+
+
 def rerun_appeal(appeal: Appeal, attempt: Attempt, *, source: Path, inbound: Path) -> list[Verdict] | str:
     """Exactly that grade again: the same Submit's notebook (refused when its digest is not the appeal's), the
     assignment's checks, the verdict's seed. The verdicts, or why it could not run (a sentence)."""
@@ -287,9 +320,13 @@ def rerun_appeal(appeal: Appeal, attempt: Attempt, *, source: Path, inbound: Pat
         if notebook_digest(path) != appeal.digest:
             return "the Submit's notebook is not the one appealed (its digest differs): it cannot be graded again"
         _, _, verdicts = check_notebook(
-            source=Path(source), notebook_path=path, received=attempt.submitted, seed=appeal.seed
+            source=Path(source),
+            notebook_path=path,
+            received=attempt.submitted,
+            seed=appeal.seed,
+            wall=WALL_TOTAL_FACTOR * TIMEOUT,  # the class run's clock: the instructor waits for this one
         )
-    except NotCheckable as error:
+    except (NotCheckable, NotCheckedYet) as error:
         return str(error)
     except OSError as error:
         return f"the Submit's notebook cannot be read ({error.strerror})"
@@ -316,6 +353,7 @@ def main(argv=None) -> int:
     decide.add_argument("id", type=int)
     decide.add_argument("--points", type=float, help="the check's points (default: the verdict stands)")
     decide.add_argument("--comment", default="", help="for the student")
+    decide.add_argument("--lti", type=Path, help="the LTI tool's config: a changed score is sent to the LMS at once")
     args = parser.parse_args(argv)
     try:
         settings = CourseSettings.read(args.course, db=args.db)
@@ -347,8 +385,18 @@ def main(argv=None) -> int:
                 mark = "CHANGED" if line.changed else "same"
                 print(f"{line.check}: {line.before} -> {line.after} {mark}")
         else:
+            lti = None
+            if args.lti is not None:
+                from autograder.lms.lti.config import ConfigError, load_config  # only with --lti
+
+                try:
+                    lti = load_config(args.lti)
+                except ConfigError as error:
+                    parser.exit(2, f"{parser.prog}: {error}\n")
             decided = appeals.decide(appeal.id, points=args.points, comment=args.comment, db=settings.db)
             print(f"appeal {decided.id} decided: {decided.gradebook}")
+            for line in after_decision(settings.course, decided, db=settings.db, lti=lti):
+                print(line)
     except AppealError as error:
         parser.exit(2, f"{parser.prog}: {error}\n")
     finally:

@@ -16,6 +16,7 @@ import os
 import re
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
@@ -190,3 +191,33 @@ def write_json(path: Path, data) -> None:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=1, sort_keys=True)
+
+
+@dataclass
+class Learners:
+    """The learners lti.json lists, by account: active and dropped."""
+
+    active: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # "name: why"
+
+
+def roster_learners(course: Path, refused: tuple = ()) -> Learners:
+    """The learners of the course's lti.json (every platform's), by the account the roster decided; an account
+    that is not a plain system name, or one of ``refused`` (the hub's instructor), is refused with the reason."""
+    learners = Learners()
+    members = CourseLinks(course).read().get("members", {})
+    for issuer in sorted(members):
+        for sub, member in sorted(members[issuer].items()):
+            account = member.get("account")
+            if not member.get("learner") or account is None:
+                continue
+            if not isinstance(account, str) or not USERNAME.match(account) or account in refused:
+                learners.refused.append(
+                    f"{str(account)[:40]!r} (sub {str(sub)[:40]}): not an account name this hub makes"
+                )
+                continue
+            (learners.active if member.get("status") == "active" else learners.dropped).append(account)
+    learners.active = sorted(set(learners.active))
+    learners.dropped = sorted(set(learners.dropped) - set(learners.active))
+    return learners

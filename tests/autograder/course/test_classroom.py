@@ -328,3 +328,45 @@ def test_classroom_grades_each_assignment_of_an_nbgrader_course_folder_of_the_in
         assert gradebook.find_submission("week2", "ada").score == 0.0
     assert {path: path.read_bytes() for path in sources} == sources and (course / "notes.md").read_text() == "my notes"
     assert sorted(p.name for p in (course / "release").iterdir()) == ["week1", "week2"]
+
+
+def test_an_appeal_decided_with_points_remakes_the_students_feedback_page_at_once(graded_course_copy, capsys):
+    """issue 37: a decision that changes a check's points reaches the gradebook and, at once, the feedback page."""
+    import datetime
+
+    from autograder.service.appeals import Appeals
+    from autograder.service.appeals import main as appeals_main
+    from autograder.service.attempts import Attempts
+    from autograder.verdicts import Property, Verdict
+
+    course, student, check = graded_course_copy, "no_sqrt_scaling", "check_masked_attention"
+    url = f"sqlite:///{course / 'gradebook.db'}"
+    with Gradebook(url) as gradebook:
+        grade = gradebook.find_grade(check, "attention", "attention", student)
+        before, worth = grade.score, grade.max_score
+    assert before < worth
+    page = course / "feedback" / student / "attention" / "attention.html"
+    shown = page.read_text()
+    when = datetime.datetime(2026, 12, 1, 10)
+    store = Attempts(url)
+    store.add(key=f"{student}+1", student=student, assignment="attention", submitted=when, now=when)
+    (attempt,) = store.select(student=student)
+    store.start(attempt.id, now=when)
+    lost = Verdict(check, "attention", before, worth, (Property("values", False, "the rows differ"),), seed=3)
+    store.finish(attempt.id, points=before, max_points=worth, verdicts=[lost], now=when)
+    appeal = Appeals(url).ask(
+        student=student, attempt=store.get(attempt.id), check=check, text="scaled", digest="d" * 64
+    )
+    capsys.readouterr()
+    assert appeals_main(["--course", str(course), "decide", str(appeal.id), "--points", f"{worth:g}"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said == [
+        f"appeal {appeal.id} decided: {check} of {student} is now {worth:g} / {worth:g} in the gradebook",
+        f"feedback page of {student} made again",
+    ]
+    remade = page.read_text()
+    assert remade != shown
+    with Gradebook(url) as gradebook:
+        assert gradebook.find_grade(check, "attention", "attention", student).score == worth
+        total = gradebook.find_submission("attention", student).score
+    assert f"{total:g}" in remade or f"{total}" in remade

@@ -19,6 +19,7 @@ from nbgrader.api import Gradebook
 
 from autograder.hub import launch as hub
 from autograder.hub import roster
+from autograder.lms.lti.store import roster_learners
 
 ISSUER = "https://lms.example.edu"
 
@@ -54,17 +55,19 @@ def test_the_learners_are_read_by_account_and_hostile_names_are_refused(tmp_path
             s7=("rosterada", "active", True),  # the same account twice: once
         ),
     )
-    learners = roster.roster_learners(tmp_path)
+    learners = roster_learners(tmp_path, refused=("instructor",))
     assert learners.active == ["rosterada"] and learners.dropped == ["rostercy"]
     assert len(learners.refused) == 3 and all("not an account name this hub makes" in line for line in learners.refused)
-    assert roster.roster_learners(tmp_path / "nowhere").active == []  # no lti.json: nobody
+    assert roster_learners(tmp_path / "nowhere").active == []  # no lti.json: nobody
 
 
 @pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 def test_accounts_are_made_for_active_learners_once_and_what_changed_is_said(open_state, monkeypatch, capsys):
     monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
     course = hub.prepare(open_state, ["student1"])
-    foreign = "attnrosterx"
+    foreign, made = "attnrosterx", ("rosterada", "rosterbo")
+    for name in made:  # left by an earlier run: this run makes them
+        forget_account(name)
     subprocess.run(["useradd", "--no-create-home", "--comment", "someone", foreign], check=True)
     try:
         write_links(
@@ -97,7 +100,14 @@ def test_accounts_are_made_for_active_learners_once_and_what_changed_is_said(ope
         assert roster.main(["--state", str(open_state)]) == 0
         assert capsys.readouterr().out.splitlines() == ["roster: 2 active learners, 0 dropped", "nothing changed"]
     finally:
-        subprocess.run(["userdel", foreign], check=False)
+        for name in (foreign, *made):
+            forget_account(name)
+
+
+def forget_account(name: str) -> None:
+    """The account and its group gone (userdel keeps a group the instructor is a member of)."""
+    subprocess.run(["userdel", name], capture_output=True, check=False)
+    subprocess.run(["groupdel", name], capture_output=True, check=False)
 
 
 def test_the_command_says_what_to_do_without_a_course(tmp_path, capsys):

@@ -62,6 +62,7 @@ from autograder.service.appeals import (
     TEXT_LONGEST,
     AppealError,
     Appeals,
+    after_decision,
     cell_scale,
     differences,
     notebook_digest,
@@ -733,7 +734,12 @@ class AppealAction(Page):
                 decided = checker.appeals.decide(
                     appeal.id, points=points, comment=self.get_body_argument("comment", ""), db=checker.appeals.url
                 )
-                notice = f"Appeal {appeal.id} decided: {decided.gradebook}"
+                options = self.app["options"]
+                lti = decision_lti(options)
+                then = await asyncio.get_running_loop().run_in_executor(
+                    None, lambda: after_decision(options.course, decided, db=checker.appeals.url, lti=lti)
+                )
+                notice = "; ".join([f"Appeal {appeal.id} decided: {decided.gradebook}", *then])
             else:
                 raise web.HTTPError(404, f"no action {action!r}")
         except AppealError as error:
@@ -792,6 +798,15 @@ def make_app(options: ServiceOptions, checkers: Checkers | Checker) -> web.Appli
         cookie_secret=os.urandom(32),
         grading=grading,
     )
+
+
+def decision_lti(options: ServiceOptions):
+    """The LTI tool's config an appeal's changed score is sent with (the service's --lti), or None."""
+    if not options.lti:
+        return None
+    from autograder.lms.lti.config import load_config  # only with --lti: the LMS's tool
+
+    return load_config(options.lti)
 
 
 def lms_sender(options: ServiceOptions, policy):

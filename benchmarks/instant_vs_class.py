@@ -4,6 +4,7 @@ quiet machine and on a loaded one.
     .venv/bin/python benchmarks/instant_vs_class.py                 # the examples and every mutant, load 4 (2 cores)
     .venv/bin/python benchmarks/instant_vs_class.py --load 0        # a quiet machine
     .venv/bin/python benchmarks/instant_vs_class.py --limit 10      # the first 10 notebooks only
+    .venv/bin/python benchmarks/instant_vs_class.py --quick         # 2 notebooks, 1 busy process (tests)
 
 Each notebook (the bundled submissions, then the single-mistake mutants of tests/mutants.py) is graded with one
 seed twice, in turn: by the service's check (autograder.service.checking.check_answers: its clock WALL, the course's
@@ -70,7 +71,10 @@ def main() -> int:
     parser.add_argument("--load", type=int, default=4, help="busy processes meanwhile (default 4)")
     parser.add_argument("--limit", type=int, default=None, help="the first N notebooks only")
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--quick", action="store_true", help="2 notebooks, 1 busy process, to check that it runs")
     options = parser.parse_args()
+    if options.quick:
+        options.limit, options.load = 2, min(options.load, 1)
 
     from autograder.answers.budget import CALL_LIMIT, TIMEOUT
     from autograder.answers.grading import grade_answers

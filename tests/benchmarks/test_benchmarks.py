@@ -79,6 +79,10 @@ FIGURES = {
         [r"without sleepers: [\d.]+ s; with \d+ sleepers: [\d.]+ s", r"sleepers / without, wall-clock: \d+\.\d\d"],
         [needs_bubblewrap, needs_model],
     ),
+    "instant_vs_class.py": (
+        [r"seconds per notebook, median: service [\d.]+, class [\d.]+", r"agreed: \d+ of \d+ checks \(1\.000\)"],
+        [needs_bubblewrap, needs_model],
+    ),
     "forward_vs_torch.py": (
         [r"--- summary", r"numpy \(\w+\) / torch \(float32\) tokens per second: \d+\.\d\d"],
         [needs_torch, needs_model],

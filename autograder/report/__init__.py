@@ -13,7 +13,8 @@ Written by every ``python -m autograder.course`` run too. For each assignment it
 folder, ``reports/<assignment>.html`` (one self-contained page: plots embedded, no script, no network) and
 beside it ``reports/<assignment>/<table>.csv``, one CSV per table of the page:
 
-- totals.csv: each student's automatic total, written answers, state (answered, blank, unreadable, not submitted);
+- totals.csv: each student's automatic total, written answers, state (answered, blank, unreadable, not submitted), their
+  own due date (an extension or late days: autograder.course.term), when they submitted and how many hours late;
 - checks.csv: per graded function (check): students with full points, mean share, difficulty, discrimination;
 - properties.csv: per property of a check: passed, failed, not applicable, difficulty, discrimination;
 - mistakes.csv: the named mistakes, most frequent first, with the functions they hit and an example line;

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from autograder.course.term.store import Term
 from autograder.grading.ledger import entries as ledger_entries
 from autograder.service.attempts import read_attempts
 from autograder.settings import CourseSettings
@@ -55,6 +56,16 @@ class Student:
     cells_seconds: dict = field(default_factory=dict)  # {cell label: seconds in the kernel}
     checks_seconds: float | None = None  # the hidden checks' seconds by the clock (the notebook's metadata)
     ledger: dict = field(default_factory=dict)
+    submitted_at: datetime | None = None  # when the submission was received (nbgrader's timestamp, UTC)
+    due: datetime | None = None  # their own due date: an extension or late days (autograder.course.term), else the
+    due_why: str = ""  # assignment's; why it is their own (" (an extension and 1 late day)"), "" when it is not
+
+    @property
+    def late_hours(self) -> float:
+        """Hours after their own due date the submission came (0 when on time, or without a date)."""
+        if self.submitted_at is None or self.due is None or self.submitted_at <= self.due:
+            return 0.0
+        return (self.submitted_at - self.due).total_seconds() / 3600
 
     @property
     def auto(self) -> float:
@@ -80,6 +91,7 @@ class GradedAssignment:
     attempts: list = field(
         default_factory=list
     )  # the instant checks of each Submit (autograder.service.attempts.Attempt)
+    notes: list = field(default_factory=list)  # what could not be read, in sentences
 
     @property
     def submitted(self) -> list[Student]:
@@ -274,6 +286,7 @@ def read_grades(gradebook: Gradebook, assignment: str, student_id: str) -> Stude
     except MissingEntry:
         return student
     student.submitted, student.state = True, "answered"
+    student.submitted_at = submission.timestamp
     for notebook in submission.notebooks:
         student.notebook_ids[notebook.name] = notebook.id
         for grade in notebook.grades:
@@ -283,6 +296,24 @@ def read_grades(gradebook: Gradebook, assignment: str, student_id: str) -> Stude
                 score = None if grade.needs_manual_grade else float(grade.score or 0.0)
                 student.written[grade.name] = (score, float(grade.max_score or 0.0), bool(grade.needs_manual_grade))
     return student
+
+
+def read_due_dates(graded: GradedAssignment, base: datetime | None, db: str) -> None:
+    """Each student's own due date (their extension and late days, the course's term), else the assignment's
+    (``base``); the assignment's for all, with a problem said, where the term cannot be read."""
+    try:
+        term = Term(db)
+        try:
+            standings = term.standings(assignment=graded.name, base=base)
+        finally:
+            term.close()
+    except Exception as error:  # noqa: BLE001 - any database trouble: the assignment's date, and why
+        standings = {}
+        graded.notes.append(f"each student's own due date could not be read ({error}): the assignment's is shown")
+    for student in graded.students:
+        standing = standings.get(student.id)
+        student.due = standing.due if standing is not None else base
+        student.due_why = standing.why() if standing is not None else ""
 
 
 def read_course(
@@ -298,6 +329,11 @@ def read_course(
         for record in sorted(gradebook.students, key=lambda s: s.id):
             if only is None or record.id in only:
                 graded.students.append(read_grades(gradebook, assignment, record.id))
+        try:
+            base = gradebook.find_assignment(assignment).duedate
+        except MissingEntry:
+            base = None
+    read_due_dates(graded, base, db or database_url(course))
     for name in graded.notebooks:
         graded.release[name] = read_notebook(course / "release" / assignment / f"{name}.ipynb")
         graded.source[name] = read_notebook(course / "source" / assignment / f"{name}.ipynb")

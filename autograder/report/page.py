@@ -155,6 +155,7 @@ def render(graded: GradedAssignment, tables: Tables, *, formgrader: str, seconds
             submitted=len(graded.submitted),
             answered=len(graded.answered),
             stale=[s.id for s in graded.stale],
+            notes=list(graded.notes),
             regrade=REGRADE,
             made=datetime.now().isoformat(timespec="seconds"),
             formgrader=formgrader,

@@ -19,7 +19,20 @@ from autograder.report.course import GradedAssignment, Student, answer_cells, so
 from autograder.report.mistakes import mistakes_tables
 
 SIMILAR_SHOWN = 20  # pairs shown side by side on the page, each folded (all of them in similarity.csv)
-TOTALS = ["student", "state", "auto", "auto_max", "written", "written_max", "written_to_grade", "lost", "reason"]
+TOTALS = [
+    "student",
+    "state",
+    "auto",
+    "auto_max",
+    "written",
+    "written_max",
+    "written_to_grade",
+    "lost",
+    "reason",
+    "due",  # the student's own due date (UTC): an extension or late days, else the assignment's
+    "submitted_at",
+    "late_hours",  # after their own due date (0: on time)
+]
 CHECKS = ["check", "function", "points", "students", "full_points", "difficulty", "discrimination"]
 PROPERTIES = ["check", "property", "passed", "failed", "not_applicable", "difficulty", "discrimination"]
 THIRDS = "top_minus_bottom_third"
@@ -110,6 +123,9 @@ def totals_table(graded: GradedAssignment) -> pd.DataFrame:
                 "written_to_grade": sum(1 for _, _, waiting in s.written.values() if waiting),
                 "lost": " ".join(short_check(c) for c in lost),
                 "reason": s.reason,
+                "due": f"{s.due:%Y-%m-%d %H:%M}{s.due_why}" if s.due is not None else "",
+                "submitted_at": f"{s.submitted_at:%Y-%m-%d %H:%M:%S}" if s.submitted_at is not None else "",
+                "late_hours": round(s.late_hours, 2),
             }
         )
     return pd.DataFrame(rows, columns=TOTALS)

@@ -232,3 +232,28 @@ def test_csv_cells_a_spreadsheet_would_run_are_quoted():
     assert pd.isna(safe["student"][6])
     assert safe["score"].tolist()[:4] == [-1.0, 2.0, 0.5, 1.0], "numbers are numbers"
     assert spreadsheet_safe(pd.DataFrame({"code": ["\rx", "a=b"]}))["code"].tolist() == ["'\rx", "a=b"]
+
+
+def test_totals_show_each_students_own_due_date_and_how_late_they_were(tmp_path):
+    """issue 37: the report reads each student's own due date (their extension, the course's term)."""
+    from autograder.course.term.store import Term
+    from autograder.report.course import read_due_dates
+
+    due = datetime.datetime(2026, 12, 14, 17, 0)
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    term = Term(url)
+    term.extend(student="ada", assignment="attention", hours=48)
+    term.close()
+    day_late = due + datetime.timedelta(hours=24)
+    ada = student("ada", 2.0, 1.0, submitted_at=day_late)  # within her extension
+    bob = student("bob", 2.0, 1.0, submitted_at=day_late)  # the same time, without one
+    graded = assignment(ada, bob, Student("cy"))
+    read_due_dates(graded, due, url)
+    rows = totals_table(graded).set_index("student").to_dict("index")
+    assert rows["ada"]["due"] == "2026-12-16 17:00 (an extension)" and rows["ada"]["late_hours"] == 0
+    assert rows["bob"]["due"] == "2026-12-14 17:00" and rows["bob"]["late_hours"] == 24.0
+    assert rows["bob"]["submitted_at"] == "2026-12-15 17:00:00"
+    assert (rows["cy"]["due"], rows["cy"]["submitted_at"], rows["cy"]["late_hours"]) == ("2026-12-14 17:00", "", 0)
+    broken = assignment(student("ada", 2.0, 1.0))
+    read_due_dates(broken, due, "sqlite:////nonexistent/folder/gradebook.db")
+    assert broken.students[0].due == due and "could not be read" in broken.notes[0]

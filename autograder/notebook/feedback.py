@@ -10,6 +10,9 @@ GetGrades step), with a template; the course's nbgrader_config.py adds two steps
 - VerdictStyle (in the feedback and in Formgrader's pages): each line of a verdict wraps inside its box,
   instead of running off its right edge;
 - ImageDescriptions (after HandGrades): every image an output shows gets an alternative text;
+- AppealLinks: where the course runs the grading service (``c.AppealLinks.url``, its checks page), each check
+  cell's verdict ends with a link to that check's line on the student's checks page, where they ask for a review
+  (autograder.service.appeals); a plain link, no form: the page is a static file;
 - KernelEnds: how the student's kernel ended early (a cell's limit, the notebook's wall-clock budget, a death), read
   from the kernel's ends stored in the notebook (autograder.verdicts.KernelEnd), listed under the page's header
   ("cell 7: stopped after 45 s, the notebook's budget; later cells not run"), and how the hidden checks' calls were
@@ -27,6 +30,7 @@ exactly the students whose hand grades changed; nbgrader's ``release_feedback`` 
 from __future__ import annotations
 
 import functools
+import urllib.parse
 from pathlib import Path
 
 import jinja2
@@ -38,9 +42,9 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
-from traitlets import Bool
+from traitlets import Bool, Unicode
 
-from autograder.verdicts import StaleVerdicts, checks_ends, read_kernel_ends, read_verdicts
+from autograder.verdicts import KEY, StaleVerdicts, checks_ends, read_kernel_ends, read_verdicts
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"  # course_feedback/, extending nbgrader's feedback/
 NBGRADER_TEMPLATES = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates"
@@ -223,6 +227,28 @@ class HandGrades(NbGraderPreprocessor):
             self.totals["automatic"] += float(grade.score or 0)
             self.totals["automatic_max"] += top
         return cell, resources
+
+
+class AppealLinks(Preprocessor):
+    """``cell.metadata['autograder_appeal']``: the link to each check's line on the student's checks page, where
+    they ask for a review; none when ``url`` is unset. Only the assignment and the check's id go into it (both the
+    course's, never the student's text), quoted."""
+
+    url = Unicode("", help="the grading service's checks page (https://hub.example.edu/services/grading/)").tag(
+        config=True
+    )
+
+    def preprocess(self, nb, resources):
+        if not self.url.startswith(("https://", "http://")):
+            return nb, resources
+        assignment = str(resources.get("nbgrader", {}).get("assignment", ""))
+        for cell in nb.cells:
+            verdict = cell.get("metadata", {}).get(KEY)
+            if isinstance(verdict, dict) and isinstance(verdict.get("check"), str):
+                query = urllib.parse.urlencode({"assignment": assignment})
+                anchor = urllib.parse.quote(f"{assignment}-{verdict['check']}", safe="")
+                cell.metadata["autograder_appeal"] = f"{self.url.rstrip('/')}/?{query}#{anchor}"
+        return nb, resources
 
 
 class KernelEnds(Preprocessor):

@@ -51,6 +51,7 @@ from autograder.notebook.feedback import (
     TEMPLATE,
     TEMPLATE_PATHS,
     TEMPLATES,
+    AppealLinks,
     FeedbackPage,
     HandGrades,
     ImageDescriptions,
@@ -98,7 +99,7 @@ AUTOGRADE = [
 # The feedback page: nbgrader's, with written answers not marked yet shown as "to be graded by hand" and the
 # header's totals, a text for each image, how the kernel ended early (autograder.notebook.feedback); made by
 # FeedbackPage
-FEEDBACK = [GetGrades, HandGrades, ImageDescriptions, KernelEnds]
+FEEDBACK = [GetGrades, HandGrades, ImageDescriptions, AppealLinks, KernelEnds]
 CODE_STUB = '# YOUR CODE HERE\nraise NotImplementedError("{function} is not written yet: write it in {place}")'
 
 

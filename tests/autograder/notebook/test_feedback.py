@@ -441,3 +441,34 @@ def kernel_ends(page: str) -> list[tuple[str, str, str]]:
 
     Ends().feed(page)
     return found
+
+
+def test_each_verdict_links_to_its_line_on_the_checks_page_where_a_review_is_asked():
+    """issue 37: AppealLinks (c.AppealLinks.url set) gives each check cell's verdict a link to that check's line on
+    the student's checks page; the link holds the course's assignment and check ids only, quoted; unset, nothing."""
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    from autograder.notebook.feedback import AppealLinks
+    from autograder.verdicts import KEY, Property, Verdict
+
+    verdict = Verdict("check_softmax", "softmax", 1.0, 2.0, (Property("values", False, "off"),), seed=3)
+    flags = {"grade": True, "grade_id": "check_softmax", "points": 2, "score": 1, "solution": False, "locked": True}
+
+    def notebook():
+        check = new_code_cell("pass", metadata={"nbgrader": flags, KEY: verdict.to_dict()})
+        check.outputs = [new_output("stream", name="stdout", text=verdict.text() + "\n")]
+        plain = new_code_cell("print(1)")
+        plain.outputs = [new_output("stream", name="stdout", text="1\n")]
+        return new_notebook(cells=[check, plain])
+
+    resources = {"nbgrader": {"assignment": "week 1&2"}}
+    linked, _ = AppealLinks(url="https://hub.example.edu/services/grading/").preprocess(notebook(), resources)
+    link = "https://hub.example.edu/services/grading/?assignment=week+1%262#week%201%262-check_softmax"
+    assert linked.cells[0].metadata["autograder_appeal"] == link
+    assert "autograder_appeal" not in linked.cells[1].metadata
+    page = ends_page(linked, score=1, max_score=2)
+    assert page.count('class="appeal"') == 1
+    assert 'href="https://hub.example.edu/services/grading/?assignment=week+1%262#week%201%262-check_softmax"' in page
+    for unset in ("", "javascript:alert(1)"):
+        plain, _ = AppealLinks(url=unset).preprocess(notebook(), resources)
+        assert "autograder_appeal" not in plain.cells[0].metadata

@@ -341,7 +341,7 @@ def students_in_gradebook(db: str, name: str) -> set:
 @contextmanager
 def scratch_gradebook(template: bytes):
     """The URL of an in-memory SQLite copy of ``template`` (gradebook_template's bytes), for one private grading
-    folder: nbgrader's steps write and read the submission's rows there (SaveAutoGrades, AssignLatePenalties,
+    folder: nbgrader's steps write and read the submission's rows there (VerdictGrades, AssignLatePenalties,
     GetGrades) and it is gone when the block ends. Never a file: the rows reach a gradebook on disk once, when
     the coordinator records the outcome (GradebookWriter)."""
     name = f"attention-scratch-{uuid.uuid4().hex}"

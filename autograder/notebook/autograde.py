@@ -9,15 +9,17 @@ nbgrader's steps for one notebook (nbgrader_config.py lists them in order):
 - StartVerdicts (before the kernel): the hidden checks start on the answers at once, in their own process;
 - SurvivingExecute (autograder.notebook.kernel): the student's kernel runs the notebook, for the visible checks
   and plots;
-- ExternalVerdicts (before SaveAutoGrades): REPLACES the outputs of every grade cell whose grade_id is one of
-  the assignment's checks (source/<assignment>/checks.py) with the verdict: a stdout stream (each property,
-  passed or failed and why, the points, the seed) and an execute_result whose text/plain is the points, and stores
-  the hidden checks' seconds by the clock in the notebook's metadata (verdicts.CHECKS_SECONDS). So
-  nothing the kernel printed, patched or deleted decides a grade: nbgrader's SaveAutoGrades reads a grade
-  cell's outputs (an error or stderr gives 0, else the first number, else full points);
-- DropPoints (after SaveAutoGrades): the execute_result that carried the points to SaveAutoGrades is removed
-  from the check cells, so the feedback and Formgrader (which read the points from the gradebook) show the
-  verdict without a stray ``Out[n]: 2`` after it.
+- ExternalVerdicts (before VerdictGrades): REPLACES the outputs of every grade cell whose grade_id is one of
+  the assignment's checks (source/<assignment>/checks.py) with the verdict in words (each property, passed or
+  failed and why, the points, the seed), stores the verdict as data in the cell's metadata (verdicts.KEY) and
+  the hidden checks' seconds by the clock in the notebook's (verdicts.CHECKS_SECONDS), and hands each check's
+  points on the cell's scale to the next step as data (``resources[POINTS]``). So nothing the kernel printed,
+  patched or deleted decides a grade;
+- VerdictGrades (in place of nbgrader's SaveAutoGrades): saves each check cell's points from
+  ``resources[POINTS]``, never from the cell's outputs, and every other grade cell (a written answer, an unknown
+  grade id) by nbgrader's own rule (SaveAutoGrades: an error or stderr gives 0, else the first number output,
+  else full points). Before, the points travelled as an ``Out[n]:`` text that SaveAutoGrades parsed and a later
+  step deleted.
 
 Other cells (manually graded answers, unknown grade ids) are left as they are.
 """
@@ -35,7 +37,7 @@ import jsonschema
 from nbformat.v4 import new_code_cell, new_output
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
-from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests, NbGraderPreprocessor
+from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests, NbGraderPreprocessor, SaveAutoGrades
 from nbgrader.utils import is_grade
 from traitlets import Float, Integer, Unicode
 
@@ -81,13 +83,12 @@ def restored_note(cell) -> str:
 
 def verdict_outputs(cell, verdict: Verdict) -> list:
     """The check cell's outputs: the verdict in words (with the restored-cell note and what the visible checks
-    did in the kernel), and its points on the cell's scale for nbgrader's SaveAutoGrades."""
-    points = verdict.scaled(float(cell.metadata["nbgrader"]["points"]))
+    did in the kernel). Its points go to the gradebook as data (POINTS), not as an output."""
     text = f"{restored_note(cell)}{verdict.text()}\n{kernel_summary(cell)}\n"
-    return [
-        new_output("stream", name="stdout", text=text),
-        new_output("execute_result", data={"text/plain": f"{points:g}"}, execution_count=cell.get("execution_count")),
-    ]
+    return [new_output("stream", name="stdout", text=text)]
+
+
+POINTS = "autograder_points"  # the resources key: {grade id: points on the cell's scale} of the check cells
 
 
 EARLY = "autograder_early_verdicts"  # the resources key where StartVerdicts leaves EarlyVerdicts
@@ -184,10 +185,13 @@ class ExternalVerdicts(NbGraderPreprocessor):
             decided, seconds = self.timed(checks, sources, ids)
         if seconds is not None:
             nb.metadata[verdicts.CHECKS_SECONDS] = round(seconds, 2)
+        points = resources.setdefault(POINTS, {})
         for cell in cells:
-            verdict = decided[cell.metadata["nbgrader"]["grade_id"]]
+            grade_id = cell.metadata["nbgrader"]["grade_id"]
+            verdict = decided[grade_id]
             cell.outputs = verdict_outputs(cell, verdict)
             cell.metadata[verdicts.KEY] = verdict.to_dict()
+            points[grade_id] = verdict.scaled(float(cell.metadata["nbgrader"]["points"]))
             self.log.info("%s: %g / %g points", verdict.check, verdict.points, verdict.max_points)
         return nb, resources
 
@@ -216,19 +220,33 @@ class StartVerdicts(ExternalVerdicts):
         return nb, resources
 
 
-class DropPoints(ExternalVerdicts):
-    """Remove the points (the execute_result ExternalVerdicts wrote) from the check cells, once saved.
-
-    Placed after nbgrader's SaveAutoGrades: the gradebook holds each check's points by then, and nbgrader's
-    GenerateFeedback and Formgrader take every score from the gradebook (GetGrades, the formgrader's API),
-    never from a cell's outputs, so the number would only show as an ``Out[n]:`` after the verdict. The
-    verdict's own text names the points.
-    """
+class VerdictGrades(SaveAutoGrades):
+    """nbgrader's SaveAutoGrades, but a check cell's automatic score is its verdict's points, handed over as data
+    by ExternalVerdicts (``resources[POINTS]``), not parsed from the cell's outputs; every other grade cell is
+    scored by nbgrader's own rule. A check cell left without points (which ExternalVerdicts never does) scores 0,
+    said in the log, never full points by default."""
 
     def preprocess(self, nb, resources):
-        for cell in check_cells(nb, self.assignment(resources)):
-            cell.outputs = [output for output in cell.outputs if output.get("output_type") != "execute_result"]
-        return nb, resources
+        self.points = dict(resources.get(POINTS, {}))
+        # the check cells: those given points, and any grade cell holding a verdict (ExternalVerdicts removed every
+        # verdict the notebook came with and wrote one on each check cell)
+        self.checks = set(self.points) | {
+            cell.metadata["nbgrader"]["grade_id"]
+            for cell in nb.cells
+            if is_grade(cell) and verdicts.KEY in cell.get("metadata", {})
+        }
+        return super().preprocess(nb, resources)
+
+    def _add_score(self, cell, resources) -> None:
+        grade_id = cell.metadata["nbgrader"]["grade_id"]
+        if grade_id not in self.checks:
+            return super()._add_score(cell, resources)
+        grade = self.gradebook.find_grade(grade_id, self.notebook_id, self.assignment_id, self.student_id)
+        if grade_id not in self.points:
+            self.log.error("%s: the check cell has no verdict's points: scored 0", grade_id)
+        grade.auto_score = float(self.points.get(grade_id, 0.0))
+        grade.needs_manual_grade = grade.manual_score is not None
+        self.gradebook.db.commit()
 
 
 def released_source(source: str) -> str:

@@ -6,7 +6,7 @@
 
 ``chain_config`` builds the traitlets Config that nbgrader's apps and converters read: Autograde's sanitising
 steps (nbgrader's, with RestoreCellFlags and DropEmptyMetadata), its autograding steps (StartVerdicts,
-SurvivingExecute, ..., Sanitise, ExternalVerdicts, SaveAutoGrades, DropPoints, ...), GenerateFeedback's steps and
+SurvivingExecute, ..., Sanitise, ExternalVerdicts, VerdictGrades, ...), GenerateFeedback's steps and
 template, GenerateAssignment's stubs. Options (``ChainOptions``) reach their step as values: ``cell_timeout`` is
 SurvivingExecute.timeout, ``notebook_budget`` SurvivingExecute.notebook_timeout, ``idle_timeout``
 SurvivingExecute.idle_timeout, ``checks_budget``
@@ -34,17 +34,16 @@ from nbgrader.preprocessors import (
     LimitOutput,
     OverwriteCells,
     OverwriteKernelspec,
-    SaveAutoGrades,
 )
 from traitlets.config import Config
 
 from autograder.notebook.autograde import (
     CheckMetadata,
     DropEmptyMetadata,
-    DropPoints,
     ExternalVerdicts,
     RestoreCellFlags,
     StartVerdicts,
+    VerdictGrades,
 )
 from autograder.notebook.feedback import (
     NBGRADER_TEMPLATES,
@@ -91,8 +90,7 @@ AUTOGRADE = [
     LimitOutput,
     Sanitise,  # the student's outputs and markdown made inert before anything shows them (notebook.sanitise)
     ExternalVerdicts,  # after the kernel ran, before the grades are saved
-    SaveAutoGrades,
-    DropPoints,  # the points are in the gradebook now: no "Out[n]: 2" after each verdict
+    VerdictGrades,  # nbgrader's SaveAutoGrades, each check's points taken as data from ExternalVerdicts
     AssignLatePenalties,
     CheckMetadata,
 ]

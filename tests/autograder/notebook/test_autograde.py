@@ -1,6 +1,6 @@
-"""ExternalVerdicts inside nbgrader: the check cells' outputs are the verdicts, so nbgrader's own rule
-(an error or a stderr stream gives 0, an execute_result number gives partial credit) reads the
-hidden checks' points, not whatever the student's kernel printed."""
+"""ExternalVerdicts inside nbgrader: the check cells' outputs are the verdicts, and each check's points go to the
+gradebook as data (resources[POINTS], saved by VerdictGrades in place of nbgrader's SaveAutoGrades), never from
+whatever the student's kernel printed."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from nbgrader.utils import determine_grade
 
 from autograder.answers.grading import answer_sources
 from autograder.course import assignments
-from autograder.notebook.autograde import ExternalVerdicts, StartVerdicts
+from autograder.notebook.autograde import POINTS, ExternalVerdicts, StartVerdicts
 from autograder.verdicts import KEY, read_kernel_ends, read_verdicts
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -59,11 +59,11 @@ def test_check_cells_get_the_verdicts_not_the_kernel_outputs():
     nb = as_kernel_left_it(nbformat.read(str(NOTEBOOK), as_version=4))
     assert determine_grade(check_cells(nb)["check_softmax"])[0] == 0  # what nbgrader alone would give
     manual = [copy.deepcopy(cell) for cell in nb.cells if cell.cell_type == "markdown"]
-    nb, _ = verdicts().preprocess(nb, dict(ATTENTION))
+    nb, handed = verdicts().preprocess(nb, dict(ATTENTION))
     for grade_id, cell in check_cells(nb).items():
-        assert [o.output_type for o in cell.outputs] == ["stream", "execute_result"]
+        assert [o.output_type for o in cell.outputs] == ["stream"]
         assert cell.outputs[0].name == "stdout" and f"{grade_id} (" in cell.outputs[0].text
-        assert determine_grade(cell) == (CHECKS[grade_id].points, CHECKS[grade_id].points)
+        assert handed[POINTS][grade_id] == CHECKS[grade_id].points
     assert "visible checks stopped with AssertionError" in check_cells(nb)["check_softmax"].outputs[0].text
     assert [cell for cell in nb.cells if cell.cell_type == "markdown"] == manual  # written answers untouched
 
@@ -77,10 +77,9 @@ def test_partial_credit_reaches_nbgrader():
     forged = {"format": 1, "check": "check_attention", "function": "attention", "points": 4.0, "max_points": 4.0}
     planted = next(cell for cell in nb.cells if cell.cell_type == "markdown")
     planted.metadata[KEY] = forged  # a verdict the student wrote into a cell of their own
-    nb, _ = verdicts().preprocess(nb, dict(ATTENTION))
+    nb, handed = verdicts().preprocess(nb, dict(ATTENTION))
     assert KEY not in planted.metadata
-    assert determine_grade(check_cells(nb)["check_attention"]) == (2.0, 4.0)
-    assert determine_grade(check_cells(nb)["check_softmax"]) == (2.0, 2.0)
+    assert handed[POINTS]["check_attention"] == 2.0 and handed[POINTS]["check_softmax"] == 2.0
     stored = read_verdicts(nb)  # the verdict as data, beside the words the student reads
     assert set(stored) == set(check_cells(nb))
     attention = stored["check_attention"]
@@ -105,14 +104,14 @@ def test_verdicts_started_early_are_used_only_for_the_same_answers():
             cell.source = cell.source.replace(" / np.sqrt(d)", "")
     nb, resources = verdicts().preprocess(nb, resources)
     assert EARLY not in resources
-    assert determine_grade(check_cells(nb)["check_attention"]) == (2.0, 4.0)  # graded again, not the early 4
+    assert resources[POINTS]["check_attention"] == 2.0  # graded again, not the early 4
 
     nb = nbformat.read(str(NOTEBOOK), as_version=4)
     resources = dict(ATTENTION)
     verdicts(StartVerdicts).preprocess(nb, resources)
     early = resources[EARLY].verdicts
-    nb, _ = verdicts().preprocess(nb, resources)
-    assert early.done() and determine_grade(check_cells(nb)["check_attention"]) == (4.0, 4.0)
+    nb, resources = verdicts().preprocess(nb, resources)
+    assert early.done() and resources[POINTS]["check_attention"] == 4.0
 
 
 # --- a whole nbgrader round: generate_assignment, a submission, autograde, the gradebook -----------
@@ -120,8 +119,8 @@ def test_verdicts_started_early_are_used_only_for_the_same_answers():
 CONFIG = """
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
-                                    LimitOutput, SaveAutoGrades)
-from autograder.notebook.autograde import ExternalVerdicts
+                                    LimitOutput)
+from autograder.notebook.autograde import ExternalVerdicts, VerdictGrades
 
 c = get_config()
 c.CourseDirectory.root = {root!r}
@@ -130,7 +129,7 @@ c.CourseDirectory.db_students = [dict(id="ada")]
 c.Autograde.autograde_preprocessors = [
     Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
     ExternalVerdicts,
-    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    VerdictGrades, AssignLatePenalties, CheckCellMetadata,
 ]
 c.ExternalVerdicts.seed = {seed}
 """
@@ -263,12 +262,12 @@ def test_early_verdicts_that_do_not_come_in_time_give_zero_and_say_why():
     step = verdicts()
     step.wall = 7.0
     started = time.monotonic()
-    nb, _ = step.preprocess(nb, resources)
+    nb, handed = step.preprocess(nb, resources)
     assert time.monotonic() - started < 5
     stored = read_verdicts(nb)
     assert set(stored) == set(ids)
     for grade_id, cell in check_cells(nb).items():
-        assert determine_grade(cell) == (0.0, CHECKS[grade_id].points)
+        assert handed[POINTS][grade_id] == 0.0
         assert stored[grade_id].limit == "notebook time"
         assert "the hidden checks did not finish within 7 s by the clock" in cell.outputs[0].text
 

@@ -1,5 +1,5 @@
 """Each of the course's nbgrader steps alone, on an in-memory notebook (as nbgrader's own tests/preprocessors do):
-RestoreCellFlags, DropEmptyMetadata, ExternalVerdicts, StartVerdicts, DropPoints, CheckMetadata
+RestoreCellFlags, DropEmptyMetadata, ExternalVerdicts, StartVerdicts, VerdictGrades, CheckMetadata
 (autograder.notebook.autograde). The hidden checks are replaced by a fixed
 verdict where a step only moves it."""
 
@@ -14,14 +14,15 @@ from nbgrader.api import Gradebook
 from autograder.notebook import autograde as notebook_grading
 from autograder.notebook.autograde import (
     EARLY,
+    POINTS,
     RESTORED,
     CheckMetadata,
     DropEmptyMetadata,
-    DropPoints,
     EarlyVerdicts,
     ExternalVerdicts,
     RestoreCellFlags,
     StartVerdicts,
+    VerdictGrades,
 )
 from autograder.verdicts import CHECKS_SECONDS, KEY, Property, Verdict, read_checks_seconds, read_verdicts
 
@@ -74,12 +75,12 @@ def test_external_verdicts_replace_the_kernels_outputs_and_store_the_verdict(tmp
     notebook.cells[0].metadata[KEY] = {"planted": True}  # a student's "verdict": removed
     step = FixedVerdicts(source=str(SOURCE))
     step.graded.clear()
-    notebook, _ = step.preprocess(notebook, resources(tmp_path))
+    notebook, handed = step.preprocess(notebook, resources(tmp_path))
     cell = notebook.cells[1]
-    assert [output.output_type for output in cell.outputs] == ["stream", "execute_result"]
+    assert [output.output_type for output in cell.outputs] == ["stream"]
     assert cell.outputs[0].text.startswith("check_causal_mask (causal_mask): 0.5 / 1 points")
     assert "In your notebook the visible checks stopped with AssertionError: from the kernel" in cell.outputs[0].text
-    assert cell.outputs[1].data["text/plain"] == "0.5"
+    assert handed[POINTS] == {"check_causal_mask": 0.5}
     assert read_verdicts(notebook) == {"check_causal_mask": VERDICT}
     assert KEY not in notebook.cells[0].metadata
     assert step.graded == [(["def causal_mask(positions):\n    return None\n"], ["check_causal_mask"])]
@@ -127,12 +128,41 @@ def test_start_verdicts_hands_its_verdicts_on_for_the_very_same_answers_only(tmp
     assert [sources for sources, _ in FixedVerdicts.graded][-1] == ["def causal_mask(positions):\n    return 2\n"]
 
 
-def test_drop_points_removes_only_the_number_after_the_verdict(tmp_path):
-    notebook = new_notebook(cells=[answer(), check()])
-    FixedVerdicts(source=str(SOURCE)).preprocess(notebook, resources(tmp_path))
-    notebook, _ = DropPoints(source=str(SOURCE)).preprocess(notebook, resources(tmp_path))
+def test_the_points_reach_the_gradebook_as_data_never_as_an_output(tmp_path):
+    """ExternalVerdicts writes the verdict in words only and hands each check's points over (resources[POINTS]);
+    VerdictGrades saves those, whatever the cell's outputs say, and scores other grade cells by nbgrader's rule."""
+    written = new_code_cell("answer")
+    written.metadata["nbgrader"] = {"grade": True, "solution": True, "locked": False, "grade_id": "why", "points": 2}
+    notebook = new_notebook(cells=[answer(), check(), written])
+    found = resources(tmp_path)
+    notebook, found = FixedVerdicts(source=str(SOURCE)).preprocess(notebook, found)
     assert [output.output_type for output in notebook.cells[1].outputs] == ["stream"]
-    assert read_verdicts(notebook)["check_causal_mask"] == VERDICT
+    assert found[POINTS] == {"check_causal_mask": 0.5} and read_verdicts(notebook)["check_causal_mask"] == VERDICT
+    forged = new_output("execute_result", data={"text/plain": "99"}, execution_count=1)
+    notebook.cells[1].outputs.append(forged)  # a number the kernel printed decides nothing
+
+    class Grade:
+        auto_score, manual_score, needs_manual_grade = None, None, None
+
+    grades = {name: Grade() for name in ("check_causal_mask", "why")}
+
+    class Book:
+        db = type("Db", (), {"commit": staticmethod(lambda: None)})()
+
+        def find_grade(self, grade_id, *_):
+            return grades[grade_id]
+
+    step = VerdictGrades()
+    step.points = dict(found[POINTS])
+    step.checks = set(step.points)
+    step.gradebook, step.notebook_id, step.assignment_id, step.student_id = Book(), "attention", "attention", "ada"
+    for cell in notebook.cells[1:]:
+        step._add_score(cell, found)
+    assert (grades["check_causal_mask"].auto_score, grades["check_causal_mask"].needs_manual_grade) == (0.5, False)
+    assert grades["why"].auto_score is None and grades["why"].needs_manual_grade  # a written answer: by hand
+    step.points = {}  # a check cell left without points scores 0, never full points by default
+    step._add_score(notebook.cells[1], found)
+    assert grades["check_causal_mask"].auto_score == 0.0
 
 
 def test_drop_empty_metadata_makes_a_duplicated_cell_the_students_own():

@@ -152,3 +152,25 @@ def class_forward_cache(
     if wanted is False:
         return None
     return shared_forward_cache(forward_texts, course=course, build=wanted is True or new >= FORWARD_CACHE_FROM)
+
+
+def on_this_machine(wanted: str | None, source: Path) -> str | None:
+    """The forward cache the coordinator named (``wanted``, a folder on its machine), on the machine this worker runs
+    on: that folder when it is here (one machine, or a shared disk), else the same cache (its name is the model's
+    and the texts' digest) built here once, from the assignment's own ``source`` folder, in this machine's
+    forward_cache_home() under its lock, so every worker of this machine uses one copy and a remote worker maps it
+    as a local one would instead of recomputing each forward pass in every kernel. None when none was named, the
+    assignment declares no texts here, or this machine's cache would not be the one named (another model)."""
+    if not wanted:
+        return None
+    if (Path(wanted) / "index.json").exists():
+        return wanted
+    from autograder.course import assignments  # the assignment's checks.py, read only on a worker of another machine
+
+    try:
+        texts = assignments.load(Path(source)).forward_texts
+    except Exception:  # noqa: BLE001 - the kernel then computes the passes itself, as without a cache
+        return None
+    if texts is None or not model.available() or cache_name(texts()) != Path(wanted).name:
+        return None
+    return shared_forward_cache(texts, build=True)

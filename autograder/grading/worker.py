@@ -16,6 +16,7 @@ SurvivingExecute stored in the graded notebook, within the notebook's wall-clock
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import os
@@ -31,6 +32,7 @@ import nbformat
 from nbgrader.api import Gradebook
 
 from autograder import REPOSITORY, sandbox, verdicts
+from autograder.grading import forward
 from autograder.grading.gradebook import quiet_nbgrader_warnings, scratch_gradebook
 from autograder.grading.readable import unreadable as unreadable  # the rule, shared with the instant checks
 from autograder.grading.task import Assignment, Outcome, Submission, temporary_prefix
@@ -157,6 +159,7 @@ def grade_submission(assignment: Assignment, submission: Submission) -> Outcome:
     ):
         root = Path(scratch)
         notebook = private_folder(root, assignment, submission)
+        assignment = with_local_forward_cache(assignment, root / "source" / assignment.name)
         if submission.extension:
             extend_in_scratch(db, assignment.name, submission.extension)
         outcome.extension = submission.extension
@@ -219,6 +222,16 @@ def extend_in_scratch(db: str, name: str, extension) -> None:
     with Gradebook(db) as gradebook:
         gradebook.update_or_create_student(PRIVATE_ID)
         gradebook.update_or_create_submission(name, PRIVATE_ID, extension=extension)
+
+
+def with_local_forward_cache(assignment: Assignment, source: Path) -> Assignment:
+    """``assignment`` with the class's forward cache as a folder of this machine (forward.on_this_machine): the
+    coordinator's, or the same one built here once."""
+    wanted = assignment.chain.forward_cache
+    local = forward.on_this_machine(wanted, source)
+    if local == wanted:
+        return assignment
+    return dataclasses.replace(assignment, chain=dataclasses.replace(assignment.chain, forward_cache=local))
 
 
 def private_folder(root: Path, assignment: Assignment, submission: Submission) -> Path:

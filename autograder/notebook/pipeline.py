@@ -137,7 +137,7 @@ def chain_config(options: ChainOptions = ChainOptions(), *, root: Path | None = 
         c.ExternalVerdicts.seed = int(options.seed)
     if options.late_penalty is not None:  # counted from each student's own due date (SubmittedAssignment.extension)
         c.LateSubmissionPlugin.penalty_method = options.late_penalty
-    if options.forward_cache and Path(options.forward_cache).exists():  # not on a worker of another machine
+    if options.forward_cache and Path(options.forward_cache).exists():  # a worker made it local (forward.on_this_machine)
         c.SandboxedKernelManager.forward_cache = options.forward_cache
     c.Autograde.sanitize_preprocessors = list(SANITISE)
     c.Autograde.autograde_preprocessors = list(AUTOGRADE)

@@ -200,3 +200,40 @@ def test_the_forward_cache_is_shared_per_model_and_built_only_for_a_class_it_pay
     assert built == [home / digest], "built more than once"
     assert forward.class_forward_cache(None, course=bob, new=100, wanted=True) is None, "no texts declared: none"
     assert forward.cache_name([[1, 2]]) != digest, "another assignment's texts get a cache of their own"
+
+
+def test_a_worker_of_another_machine_builds_the_named_cache_there_once(tmp_path, monkeypatch):
+    """issue 36: the coordinator names a cache folder of its own machine; a worker where it is missing builds the
+    same cache (same name: the model's and the texts' digest) in its own forward_cache_home(), once for every
+    worker of that machine, from the assignment's checks.py; a cache of another model is not taken for it."""
+    built = []
+
+    def fake_write(path, texts, folder=None):
+        built.append((path, texts))
+        path.mkdir()
+        (path / "index.json").write_text("{}")
+        return path
+
+    monkeypatch.setattr(forward, "write_forward_cache", fake_write)
+    monkeypatch.setattr(model, "available", lambda: True)
+    monkeypatch.setenv(forward.FORWARD_CACHE_HOME, str(tmp_path / "worker-home"))
+    source = tmp_path / "source" / "week1"
+    source.mkdir(parents=True)
+    (source / "checks.py").write_text(
+        "from autograder.checks import Check\n\n"
+        "CHECKS = {'check_f': Check('check_f', 'f', 1, lambda rng: [], ())}\n\n\n"
+        "def forward_texts():\n    return [[1, 2, 3], [4, 5]]\n"
+    )
+    (source / "week1.ipynb").write_text("{}")
+    texts = [[1, 2, 3], [4, 5]]
+    coordinators = tmp_path / "coordinator-home" / forward.cache_name(texts)  # not on this machine
+    here = forward.on_this_machine(str(coordinators), source)
+    assert here == str(tmp_path / "worker-home" / forward.cache_name(texts))
+    assert forward.on_this_machine(str(coordinators), source) == here  # the next submission: built once
+    assert [texts for _, texts in built] == [texts]
+    coordinators.mkdir(parents=True)
+    (coordinators / "index.json").write_text("{}")
+    assert forward.on_this_machine(str(coordinators), source) == str(coordinators)  # a shared disk: used as it is
+    other = tmp_path / "coordinator-home" / "another-model-0123456789ab"
+    assert forward.on_this_machine(str(other), source) is None and len(built) == 1
+    assert forward.on_this_machine(None, source) is None

@@ -51,8 +51,9 @@ import nbformat
 import numpy as np
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
-from autograder import copies, mutation
+from autograder import assignments, copies, mutation
 from autograder.answers.grading import answer_sources, check_generator, grade_seeds
+from autograder.assignments import FILL_IN
 from autograder.checks import (
     EXACT,
     Broken,
@@ -65,8 +66,6 @@ from autograder.checks import (
     describe_call,
     largest_difference,
 )
-from autograder.course import assignments
-from autograder.course.scaffold import FILL_IN
 from autograder.notebook.pipeline import IGNORED, chain_config
 from autograder.notebook.stubs import NamedStubs
 from autograder.sandbox import UNSANDBOXED

@@ -72,9 +72,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=SEED)
     options = parser.parse_args()
 
+    from autograder import assignments
     from autograder.answers.budget import CALL_LIMIT, TIMEOUT
     from autograder.answers.grading import grade_answers
-    from autograder.course import assignments
     from autograder.service.checking import WALL, NotCheckedYet, check_answers
 
     checks = assignments.load(SOURCE)

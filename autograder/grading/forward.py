@@ -3,7 +3,7 @@ on, recorded once and mapped by every kernel instead of recomputed (the same num
 kernel's side, what reads them, is autograder.grading.recorded; the cache carries a copy of it.
 
 Which texts is the assignment's knowledge: its checks.py declares ``forward_texts()`` (read through
-autograder.course.assignments); an assignment that declares none gets no cache. The engine names no assignment.
+autograder.assignments); an assignment that declares none gets no cache. The engine names no assignment.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ COURSE_ID = "attention"
 CELL_TIMEOUT = 60
 KERNEL_STARTUP = 120  # seconds for the sandboxed kernel to start
 # An assignment's hidden checks and its reference live beside its source notebook (source/<assignment>/checks.py,
-# reference.py: autograder.course.assignments): never released
+# reference.py: autograder.assignments): never released
 IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "checks.py", "reference.py"]
 
 # nbgrader's own sanitising steps, with two fixes: a duplicated grade cell no longer fails the submission, and a

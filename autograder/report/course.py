@@ -19,8 +19,8 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from autograder.attempts import read_attempts
 from autograder.grading.ledger import entries as ledger_entries
-from autograder.service.attempts import read_attempts
 from autograder.settings import CourseSettings
 from autograder.verdicts import (
     Blank,
@@ -77,9 +77,7 @@ class GradedAssignment:
     release: dict = field(default_factory=dict)  # {notebook: the release notebook (dict) or None}
     source: dict = field(default_factory=dict)  # {notebook: the source notebook (dict) or None}
     students: list[Student] = field(default_factory=list)
-    attempts: list = field(
-        default_factory=list
-    )  # the instant checks of each Submit (autograder.service.attempts.Attempt)
+    attempts: list = field(default_factory=list)  # the instant checks of each Submit (autograder.attempts.Attempt)
 
     @property
     def submitted(self) -> list[Student]:

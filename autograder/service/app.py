@@ -20,7 +20,7 @@ another student, and no CORS header lets another origin read it).
 The hub starts it (``c.JupyterHub.services``, see hub/jupyterhub_config.py) and authenticates every request with
 its OAuth: a student sees only their own attempts (another student's page answers 403), an instructor (the hub's
 admins, or ``--instructors``) sees everyone's and the queue. Each Submit nbgrader places in the exchange's inbound
-folder is recorded once (autograder.service.attempts, in the course's database beside nbgrader's gradebook) and checked
+folder is recorded once (autograder.attempts, in the course's database beside nbgrader's gradebook) and checked
 by autograder.service.instant under the course's policy (``c.InstantChecks.*`` in the course's nbgrader_config.py, read
 with the course's settings, autograder.settings, and read again when it or the gradebook's due date changes). The
 official grade stays the class run's.
@@ -47,16 +47,16 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import notebook_hash
 from tornado import ioloop, web
 
-from autograder import sandbox
-from autograder.course import assignments, students
+from autograder import assignments, sandbox, students
+from autograder.attempts import WAITING, Attempt, Attempts, utcnow
 from autograder.course.config import find_alembic
-from autograder.course.term.store import Standing, TermError
 from autograder.grading import gateway
 from autograder.grading.dispatch import usable_workers
 from autograder.grading.gateway import GatewayAccess
 from autograder.grading.scheduler import SchedulerAccess, access_from, add_flags, connect
 from autograder.grading.task import GradingError
 from autograder.hub import collect
+from autograder.policy import explain
 from autograder.service.appeals import (
     MOST_OPEN,
     TEXT_LONGEST,
@@ -67,11 +67,10 @@ from autograder.service.appeals import (
     notebook_digest,
     rerun_appeal,
 )
-from autograder.service.attempts import WAITING, Attempt, Attempts, utcnow
 from autograder.service.checkers import Checkers, ProbeMemory, authoring_trouble, probe_digest
 from autograder.service.instant import SHOWN_REFUSED, Broken, Checker, CheckerThread, window_reopens
-from autograder.service.policy import explain
 from autograder.settings import LiveSettings, SettingsError
+from autograder.term import Standing, TermError
 from autograder.verdicts import Verdict
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "service"

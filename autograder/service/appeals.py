@@ -34,7 +34,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.service.attempts import Attempt, Attempts, metadata, stored_verdicts, utcnow
+from autograder.attempts import Attempt, Attempts, metadata, stored_verdicts, utcnow
 from autograder.service.checking import NotCheckable, cell_points, check_notebook
 from autograder.settings import CourseSettings, SettingsError
 from autograder.verdicts import Verdict

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder import REPOSITORY
+from autograder import REPOSITORY, assignments
 from autograder.checks import Call, Check, close, describe_call, diagnose, largest_difference, scalar
-from autograder.course import assignments
 
 rotary = assignments.reference(REPOSITORY / "source" / "positions").rotate  # the yardstick: the course's reference
 

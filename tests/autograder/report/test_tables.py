@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from autograder.attempts import Attempt
 from autograder.report.course import GradedAssignment, Student
 from autograder.report.similarity import REFERENCE, Pair
 from autograder.report.tables import (
@@ -34,7 +35,6 @@ from autograder.report.tables import (
     totals_table,
     written_table,
 )
-from autograder.service.attempts import Attempt
 from autograder.verdicts import Property, Verdict
 
 

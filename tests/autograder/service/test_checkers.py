@@ -23,12 +23,11 @@ pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub se
 
 from conftest import InlinePool
 
-from autograder import sandbox
-from autograder.course import assignments
+from autograder import assignments, sandbox
+from autograder.attempts import Attempts
 from autograder.service import app as service
 from autograder.service import checkers as checkers_module
 from autograder.service import instant
-from autograder.service.attempts import Attempts
 from autograder.service.checkers import MEMORY_FILE, Checkers, ProbeMemory, authoring_trouble, probe_digest
 from autograder.service.instant import Checker, InstantChecks
 from autograder.verdicts import Property, Verdict

@@ -48,7 +48,6 @@ from autograder.service.checking import check_answers as check_answers  # one ch
 
 log = logging.getLogger("autograder.service.instant")
 
-SHOWN = ("verdicts", "score", "nothing")  # what a student's page shows of a checked attempt
 RACY = 1.0  # seconds: an inbound listed this soon after it changed is listed again (a change in the same tick)
 RELIST = 60.0  # seconds: the inbound is listed at least this often, changed or not
 RETRY = 60.0  # seconds between two looks at the class's students for Submits refused as not in the class

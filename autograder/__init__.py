@@ -18,9 +18,9 @@ Flat here, the ground floor every stage shares: checks (the check API of every a
 course's settings, read in one place) and policy (the instant checks' policy, part of them), assignments (an
 assignment's folder: its checks and its reference), files (written whole or not at all), students (what a student id
 may be), term (each student's own due date), attempts (each Submit and its verdicts), sandbox (what student code may
-see and do) and model (the store's model, measured for the checks). Above the class engine, also flat: validate (an
-assignment checked before any student sees it), mutation (mutants of an assignment's reference, which validate
-grades) and copies (the reference's statements found in a release). The order of the floors: the README's "The
+see and do) and model (the store's model, measured for the checks). Above the class engine: the package validate (an
+assignment checked before any student sees it) and, flat, mutation (mutants of an assignment's reference, which
+validate grades) and copies (the reference's statements found in a release). The order of the floors: the README's "The
 floors", kept by tests/autograder/test_architecture.py.
 """
 

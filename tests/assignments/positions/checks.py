@@ -1,5 +1,5 @@
 """positions' hidden checks written with the full check API (Check, calls, judges): the test bed of
-tests/autograder/test_validate.py, which makes each authoring mistake in a copy of this folder.
+tests/autograder/validate/test_validate.py, which makes each authoring mistake in a copy of this folder.
 
 The course's own positions assignment is source/positions/ (the same notebook, its checks in the simple tier,
 autograder.checks.compare). The yardstick here is that assignment's reference of rotate (source/positions/reference.py:

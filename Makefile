@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test train install install-train install-cluster install-hub hub clean sandbox student-wheel
+.PHONY: demo test train install install-dev install-train install-cluster install-hub hub clean sandbox student-wheel
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,6 +13,14 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 install: $(VENV)/.installed
+
+# the developers' tools (the `dev` extra: pytest, pytest-xdist, ruff, the LTI platform the tests run the tool against),
+# which `make test` needs and a grader does not
+$(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install-dev: $(VENV)/.installed-dev
 
 # the course on Kubernetes and dask-gateway (autograder.cluster, autograder.grading.gateway; their tests skip without it)
 install-cluster: $(VENV)/.installed
@@ -67,7 +75,7 @@ demo: $(VENV)/.installed sandbox
 	$(PY) -m lib.tour
 	$(PY) -m autograder.course
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest -q

@@ -7,16 +7,21 @@
 - notebook: one notebook through nbgrader: the chain of steps (pipeline), the student's kernel (kernel), verdicts
   written (autograde), content made inert (sanitise), the stubs, the feedback page;
 - answers: the hidden checks' calls: the student's functions run in a sandboxed runner, judged here (grading);
-- service: each Submit checked within seconds (instant, attempts, policy; app is the JupyterHub service);
+- service: each Submit checked within seconds (instant, checkers; app is the JupyterHub service, command its command
+  line);
 - hub: the course on JupyterHub (launch, runtime, collect, bridge);
 - report: the instructor's page after a run, with similar submissions (similarity);
 - lms: the school's LMS: Canvas and Moodle files (files), the LTI 1.3 tool (lti).
 
-Shared by every stage, flat here: checks (the check API of every assignment's checks.py), coverage (the input
-classes every draw of a check covers), verdicts (a verdict as data, read by every page), settings (the course's
-settings, read in one place), validate (an assignment checked before any student sees it), mutation (mutants of an
-assignment's reference, which validate grades), sandbox (what student code may see and do) and model (the store's
-model, measured for the checks).
+Flat here, the ground floor every stage shares: checks (the check API of every assignment's checks.py), coverage
+(the input classes every draw of a check covers), verdicts (a verdict as data, read by every page), settings (the
+course's settings, read in one place) and policy (the instant checks' policy, part of them), assignments (an
+assignment's folder: its checks and its reference), files (written whole or not at all), students (what a student id
+may be), term (each student's own due date), attempts (each Submit and its verdicts), sandbox (what student code may
+see and do) and model (the store's model, measured for the checks). Above the class engine: the package validate (an
+assignment checked before any student sees it) and, flat, mutation (mutants of an assignment's reference, which
+validate grades) and copies (the reference's statements found in a release). The order of the floors: the README's "The
+floors", kept by tests/autograder/test_architecture.py.
 """
 
 from pathlib import Path

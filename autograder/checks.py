@@ -1,7 +1,7 @@
 """What a check is, and how its properties are judged: the framework of every assignment's hidden checks.
 
 An assignment's checks live beside its source notebook, in source/<assignment>/checks.py
-(autograder.course.assignments loads them): one Check per graded test cell (grade_id = check id), run in the
+(autograder.assignments loads them): one Check per graded test cell (grade_id = check id), run in the
 grader's process. A check has two halves, and neither runs student code:
 
 - ``calls(rng)`` draws the inputs at grading time (random sizes, head counts, masks, patterns)

@@ -30,13 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import REPOSITORY
-from autograder.course import assignments
+from autograder import REPOSITORY, assignments
 from autograder.sandbox import SINGLE_THREAD
 
 MODEL_DIR = REPOSITORY / "data" / "model"
 # The assignment whose reference.py defines the head statistics that head_statistics.json records and this cache
-# measures (the one written definition of each, never released: autograder.course.assignments.reference)
+# measures (the one written definition of each, never released: autograder.assignments.reference)
 STATISTICS = REPOSITORY / "source" / "attention"
 CACHE_DIR = Path(tempfile.gettempdir()) / f"attention-autograder-{os.getuid()}"
 POOL = 12  # texts whose lib logits are kept, for the "drives the store's model" property

@@ -32,8 +32,8 @@ from traitlets import TraitError
 from traitlets.config import Config, PyFileConfigLoader
 
 from autograder import REPOSITORY
-from autograder.course.term.store import LateDays, Term
-from autograder.service.policy import InstantChecks
+from autograder.policy import InstantChecks
+from autograder.term import LateDays, Term
 
 INSTRUCTOR_FILE = "nbgrader_config.py"  # the instructor's: written once when missing, never again
 GENERATED_FILE = "autograder_config.py"  # the project's: written again by every run, loaded first by the other

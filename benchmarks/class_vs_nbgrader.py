@@ -75,9 +75,9 @@ def generate_class(folder: Path, count: int) -> dict[str, str]:
 
 
 def prepare(course: Path, submissions: Path, students: list[str]) -> None:
+    from autograder.assignments import Layout
     from autograder.course import run as classroom
     from autograder.course import uploads
-    from autograder.course.assignments import Layout
 
     classroom.prepare_course(course, source=REPOSITORY / "source", layout=Layout(*ATTENTION))
     classroom.register(course, Layout(*ATTENTION), students)

@@ -40,7 +40,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
 
-from autograder.service.attempts import Attempts  # noqa: E402
+from autograder.attempts import Attempts  # noqa: E402
 from autograder.service.instant import Checker, CheckerThread, InstantChecks  # noqa: E402
 
 GOAL = 2.0  # seconds, p95 from Submit to verdict

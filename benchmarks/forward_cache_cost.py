@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPOSITORY / "benchmarks"))
 
 def build(folder: Path) -> tuple[float, int, Path]:
     """(seconds, bytes, path) of writing the class's forward cache into ``folder`` from nothing."""
-    from autograder.course import assignments
+    from autograder import assignments
     from autograder.grading import forward, recorded
     from lib import transformer
 

@@ -38,6 +38,7 @@ os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.envir
 from gradebooks import Server, why_no_postgres  # noqa: E402 - the tests' throwaway server
 from nbgrader import api  # noqa: E402
 
+from autograder import files  # noqa: E402
 from autograder.grading import dispatch, task  # noqa: E402
 from autograder.grading import gradebook as gradebook_writer  # noqa: E402
 from autograder.grading import ledger as books  # noqa: E402
@@ -349,7 +350,7 @@ def rerun(size: int, small: int):
             (course / "autograded" / student / ASSIGNMENT).mkdir(parents=True)
             (course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").write_text("{}")
             submission = dispatch.load_submission(course, student, assignment)
-            books.write_json(
+            files.write_json(
                 books.ledger_path(course, "attention", student),
                 {"student": student, "fingerprint": submission.fingerprint},
             )

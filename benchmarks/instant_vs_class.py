@@ -76,9 +76,9 @@ def main() -> int:
     if options.quick:
         options.limit, options.load = 2, min(options.load, 1)
 
+    from autograder import assignments
     from autograder.answers.budget import CALL_LIMIT, TIMEOUT
     from autograder.answers.grading import grade_answers
-    from autograder.course import assignments
     from autograder.service.checking import WALL, NotCheckedYet, check_answers
 
     checks = assignments.load(SOURCE)

@@ -45,8 +45,8 @@ GOAL = 1.3
 
 def prepared_course(scratch: Path) -> Path:
     """A course folder with the assignment released and its gradebook (what grade_submission needs)."""
+    from autograder.assignments import Layout
     from autograder.course import run as classroom
-    from autograder.course.assignments import Layout
 
     course = scratch / "course"
     classroom.prepare_course(course, source=REPOSITORY / "source", layout=Layout(*ATTENTION))
@@ -75,8 +75,7 @@ def main(argv=None) -> int:
     if args.quick:
         args.rounds = 1
 
-    from autograder import sandbox
-    from autograder.course import assignments
+    from autograder import assignments, sandbox
     from autograder.grading import dispatch, forward, task, worker
 
     notebook = REPOSITORY / "examples" / "submissions" / args.student / "attention" / "attention.ipynb"

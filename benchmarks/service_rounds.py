@@ -46,13 +46,13 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
 
+from autograder.attempts import Attempts, utcnow  # noqa: E402
 from autograder.service import instant  # noqa: E402
-from autograder.service.attempts import Attempts, utcnow  # noqa: E402
 from autograder.service.checkers import Checkers, ProbeMemory, authoring_trouble, probe_digest  # noqa: E402
 
 BASELINE = "fa283f793ef13b31aebd15cf0cab8cfe5963e280"  # autograder/instant.py before issue 24
 # where the baseline's imports now live (autograder's modules moved into packages by stage after it)
-MOVED = {"answer_grading": "answers.grading", "attempts": "service.attempts", "assignments": "course.assignments"}
+MOVED = {"answer_grading": "answers.grading"}  # attempts and assignments are flat again, as they were then
 SOURCE = REPOSITORY / "source" / "attention"
 STAMP = "2026-12-01 10:00:00.000000 UTC"
 STUDENTS = [f"s{number:03d}" for number in range(200)]
@@ -237,7 +237,7 @@ OLD_START = """
 import json, sys, time, concurrent.futures, multiprocessing
 from pathlib import Path
 from autograder.service import instant
-from autograder.service.attempts import Attempts
+from autograder.attempts import Attempts
 from autograder.service.checkers import Checkers, authoring_trouble
 course, assignment, workers = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 began = time.monotonic()

@@ -128,7 +128,7 @@ def main(argv=None) -> int:
 
     from class_vs_nbgrader import generate_class, points, prepare
 
-    from autograder.course.assignments import Layout
+    from autograder.assignments import Layout
     from autograder.course.table import kernel_notes
     from autograder.grading import dispatch
     from autograder.grading.ledger import entries

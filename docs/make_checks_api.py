@@ -1,7 +1,7 @@
 """Write docs/checks-api.md, the check API's reference, from the code's docstrings: python docs/make_checks_api.py.
 
 The page is generated, never edited: each entry is a name's signature and its docstring, as the code says it
-(autograder.checks, autograder.coverage, autograder.course.assignments, autograder.validate, autograder.mutation),
+(autograder.checks, autograder.coverage, autograder.assignments, autograder.validate, autograder.mutation),
 in the order an author meets them.
 tests/docs/test_make_checks_api.py fails when the committed page differs from what this writes (run it again
 after changing a docstring). ``--check`` exits 1 when the page is stale, without writing it.
@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere: the repository's own autograder
 
-from autograder import checks, coverage, mutation, validate  # noqa: E402 - after the path above
-from autograder.course import assignments, scaffold  # noqa: E402 - after the path above
+from autograder import assignments, checks, coverage, mutation, validate  # noqa: E402 - after the path above
+from autograder.course import scaffold  # noqa: E402 - after the path above
 
 PAGE = ROOT / "docs" / "checks-api.md"
 

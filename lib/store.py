@@ -180,8 +180,12 @@ def download(url: str = WANDS_URL, expected: str = WANDS_BLOB_ID, opener=None, t
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    usage = "usage: python -m lib.store download   (fetches WANDS product.csv into data/wands/)"
+    if argv in (["-h"], ["--help"]):
+        print(usage)
+        return 0
     if argv != ["download"]:
-        print("usage: python -m lib.store download   (fetches WANDS product.csv into data/wands/)", file=sys.stderr)
+        print(usage, file=sys.stderr)
         return 2
     try:
         path = download()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 
 from lib import experiments, transformer
@@ -26,7 +28,11 @@ def table(rows: np.ndarray, fmt="{:.2f}") -> str:
     return "\n".join([header, *lines])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    argparse.ArgumentParser(
+        prog="python -m lib.tour",
+        description="A tour of the store's catalogue, its recorded model and the model's head statistics, printed.",
+    ).parse_args(argv)
     products = load_products("all")
     described = products[products["description"] != ""]
     print("The store's catalogue (stand-in, WANDS format)")

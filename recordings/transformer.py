@@ -306,7 +306,7 @@ def record_reference_logits(model, texts, out: Path):
 def record_head_statistics(out: Path, n: int = 300):
     """The reference's head statistics over the first n validation products, with lib's NumPy forward of the model
     just written."""
-    from autograder.course import assignments
+    from autograder import assignments
     from lib import transformer
     from lib.products import product_texts
 

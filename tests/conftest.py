@@ -79,7 +79,7 @@ HUB_ACCOUNTS = (  # start a hub: they make and use the same system accounts (ins
 )
 
 GRADED_CLASS = (  # read the session's graded class (fixtures graded_class, graded_course_copy): graded once per worker
-    "tests/autograder/course/test_assignments.py",
+    "tests/autograder/test_assignments.py",
     "tests/autograder/course/test_classroom.py",
     "tests/autograder/course/test_formgrader.py",
     "tests/autograder/notebook/test_feedback.py",

@@ -109,9 +109,6 @@ class Budget:
     def deadline(self) -> float:
         return self.started + self.limits.wall_seconds
 
-    def wall_left(self) -> float:
-        return self.deadline - time.monotonic()
-
     def charge(self, cpu_seconds: float) -> None:
         self.cpu_spent += max(0.0, cpu_seconds)
 

@@ -1,12 +1,12 @@
 """Grade a student's answers: draw inputs, have a sandboxed runner call the student's functions, judge here.
 
-    from autograder.course import assignments
+    from autograder import assignments
     from autograder.answers.grading import answer_sources, grade_answers
     attention = assignments.load("source/attention")
     verdicts = grade_answers(attention, answer_sources("submitted/ada/attention/attention.ipynb"))
     verdicts["check_softmax"].points, verdicts["check_softmax"].text()
 
-Flow: each check (the assignment's checks.py, autograder.course.assignments) draws its inputs from a generator
+Flow: each check (the assignment's checks.py, autograder.assignments) draws its inputs from a generator
 seeded by ``seed`` (fresh from os.urandom unless given, and printed in every feedback so a TA can reproduce
 the run). A runner process (autograder/answers/runner.py, run as a script by a bare Python with NumPy only, in
 the sandbox of autograder.answers.sandbox) executes the answer cells and calls the student's functions on those
@@ -46,8 +46,8 @@ import numpy as np
 
 from autograder.answers.budget import CALL_LIMIT, IDLE_LIMIT, TIMEOUT, Budget, Limits
 from autograder.answers.session import Session, Usage
+from autograder.assignments import AssignmentChecks
 from autograder.checks import Broken, Call, Check, Outputs, Unavailable, call_order, changed_inputs, lazy
-from autograder.course.assignments import AssignmentChecks
 from autograder.verdicts import ChecksEnd, Named, Property, Verdict, mistake_id, quoted
 
 __all__ = ["CALL_LIMIT", "TIMEOUT", "Limits", "answer_sources", "grade_answers", "grade_seeds", "unfinished"]

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from autograder.answers.budget import ATTEMPTS, Budget, BudgetSpent
 from autograder.answers.process import Runner, RunnerDied
+from autograder.assignments import AssignmentChecks
 from autograder.checks import Call, Result, describe_call
-from autograder.course.assignments import AssignmentChecks
 from autograder.verdicts import RESTARTS, ChecksEnd
 
 

@@ -2,7 +2,7 @@
 
 A stand-in is a graded function that the student's function may call while it is graded (softmax, while attention
 is graded). The runner binds such a name to a proxy that asks the grader over the pipe; the grader computes it with
-the assignment's ``stand_in`` (autograder.course.assignments), here, and only for a name that the function in
+the assignment's ``stand_in`` (autograder.assignments), here, and only for a name that the function in
 progress may call (the assignment's ISOLATE).
 
 A callback is a function the check passes as an argument (``Call("residual_block", (x, f))``, f defined in

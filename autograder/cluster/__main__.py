@@ -16,13 +16,10 @@ import sys
 from pathlib import Path
 
 import yaml
-from kubernetes.client import ApiClient
 
 from autograder.cluster.choice import NoSandbox, sandbox_way
 from autograder.cluster.hub_values import values_yaml
-from autograder.cluster.notebook_pod import notebook_pod, notebook_pod_name, notebook_policy
 from autograder.cluster.settings import ClusterSettings
-from autograder.cluster.worker_pod import worker_deployment, worker_policy
 from autograder.settings import SettingsError
 
 # what the example notebook pod runs: the runner's one file (deploy/Dockerfile, target notebook) on the image's NumPy
@@ -31,6 +28,13 @@ EXAMPLE_COMMAND = ["python", "-I", "-S", "/opt/attention/runner.py", "/usr/local
 
 def grading_objects(settings: ClusterSettings, *, scheduler: str, replicas: int) -> list:
     """The Kubernetes objects of the chosen sandbox (raises NoSandbox when none holds)."""
+    from autograder.cluster.notebook_pod import (  # here: the objects need the cluster extra (kubernetes), --help not
+        notebook_pod,
+        notebook_pod_name,
+        notebook_policy,
+    )
+    from autograder.cluster.worker_pod import worker_deployment, worker_policy  # here: as notebook_pod, kubernetes
+
     if sandbox_way(settings) == "user-namespace":
         return [worker_deployment(settings, scheduler=scheduler, replicas=replicas), worker_policy(settings)]
     example = notebook_pod_name(assignment="example", student="example")
@@ -55,6 +59,8 @@ def main(argv=None) -> int:
     except (SettingsError, NoSandbox, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    from kubernetes.client import ApiClient  # here: the cluster extra, which --help and the values do not need
+
     api = ApiClient()
     sys.stdout.write(yaml.safe_dump_all([api.sanitize_for_serialization(made) for made in objects], sort_keys=False))
     return 0

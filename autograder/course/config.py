@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 from autograder import REPOSITORY
-from autograder.grading.ledger import write_atomic
+from autograder.files import write_atomic
 from autograder.settings import GENERATED_FILE, INSTRUCTOR_FILE, SettingsError, own_lines, sqlite_url
 
 GENERATED = '''"""Made by autograder for this course folder and written again by every run (the class command,

@@ -21,7 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder.grading.ledger import write_atomic
+from autograder.files import write_atomic
 from autograder.notebook.pipeline import IGNORED
 
 MARK = "# Written by autograder.course.guard"

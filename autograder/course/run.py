@@ -49,14 +49,15 @@ from nbgrader.api import Gradebook
 from nbgrader.plugins import CsvExportPlugin
 
 from autograder import REPOSITORY
-from autograder.course.assignments import Layout, NoAssignment, find, names, notebooks
+from autograder.assignments import Layout, NoAssignment, find, names, notebooks
 from autograder.course.config import find_alembic, write_course_files
 from autograder.course.export import MalformedNotebook, course_check_rows, write_checks
 from autograder.course.table import grade_table, kernel_notes
 from autograder.course.uploads import PipelineError, Uploads, collect, copy_pattern, survey
+from autograder.files import atomic_path, write_json
 from autograder.grading.dispatch import ClassOptions, Summary, grade_class
 from autograder.grading.gateway import GatewayAccess
-from autograder.grading.ledger import assignment_folder, atomic_path, write_json
+from autograder.grading.ledger import assignment_folder
 from autograder.grading.lock import CourseLock
 from autograder.grading.refresh import refresh
 from autograder.grading.scheduler import SchedulerAccess

@@ -3,7 +3,7 @@
     python -m autograder.course.scaffold --source source --assignment norms \\
         --functions "layer_norm(x, gain, bias, eps=1e-5), rms_norm(x, gain, eps=1e-5)"
 
-makes ``DIR/NAME/`` with the three files an assignment is (autograder.course.assignments):
+makes ``DIR/NAME/`` with the three files an assignment is (autograder.assignments):
 
 - ``NAME.ipynb``, the source notebook, each cell carrying nbgrader's metadata as the Create Assignment toolbar
   writes it (its cell id is its grade id): an introduction, a setup cell (``import numpy as np``), and per function
@@ -31,9 +31,9 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.course import assignments
+from autograder import assignments
 
-FILL_IN = "TO FILL IN"  # the marker of each place left to the instructor (autograder.validate reads it)
+FILL_IN = assignments.FILL_IN  # the marker of each place left to the instructor (autograder.validate reads it)
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")  # an assignment's name: a folder, a notebook, nbgrader's id
 SPEC = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*", re.S)
 
@@ -174,8 +174,8 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder import assignments
 from autograder.checks import Args, checks_by_id, compare
-from autograder.course import assignments
 
 ref = assignments.reference(Path(__file__).parent)  # reference.py: the answer key, never released
 '''

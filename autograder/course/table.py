@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from autograder.course.assignments import Layout
+from autograder.assignments import Layout
 from autograder.course.export import COLUMNS
 from autograder.verdicts import ChecksEnd, StaleVerdicts, checks_ends, read_kernel_ends, read_verdicts
 

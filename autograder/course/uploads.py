@@ -9,10 +9,10 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.course.assignments import Layout
-from autograder.course.students import id_problem
-from autograder.grading.ledger import atomic_path
+from autograder.assignments import Layout
+from autograder.files import atomic_path
 from autograder.grading.task import folder_files
+from autograder.students import id_problem
 
 
 class PipelineError(RuntimeError):

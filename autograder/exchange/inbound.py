@@ -19,8 +19,8 @@ import datetime
 import re
 from dataclasses import dataclass
 
-from autograder.course.students import RULE as ID_RULE
-from autograder.course.students import is_valid as valid_id
+from autograder.students import RULE as ID_RULE
+from autograder.students import is_valid as valid_id
 
 NAME = re.compile(r"(?P<student>[^+/]+)\+(?P<assignment>[^+/]+)\+(?P<timestamp>[^+/]+)(\+[^/]*)?")
 LONGEST = 400  # characters of a Submit's name (the service keeps it as its attempt's key)

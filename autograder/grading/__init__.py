@@ -4,7 +4,7 @@
 - dispatch: Dask (a local cluster or a scheduler), the recorders, ``grade_class`` with its ``ClassOptions``;
 - worker: one submission graded in a private folder by nbgrader's Autograde and GenerateFeedback;
 - ledger: the journal, ``record`` and ``repair`` (a run killed at any moment loses no finished grade and leaves
-  no half-written one), and ``atomic_path``, autograder's one write-to-a-temporary-then-rename;
+  no half-written one), its files written whole or not at all (autograder.files);
 - gradebook: the writer (GradebookWriter: one transaction per outcome, SQLite or PostgreSQL);
 - lock: CourseLock, one grading run per course at a time;
 - forward: the class's forward cache, built from the texts an assignment's checks.py declares.

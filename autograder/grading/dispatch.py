@@ -30,9 +30,7 @@ from typing import Callable
 from dask.distributed import Client, LocalCluster, as_completed
 from tqdm import tqdm
 
-from autograder import model, sandbox
-from autograder.course import assignments
-from autograder.course.term.store import Term
+from autograder import assignments, model, sandbox
 from autograder.grading.forward import class_forward_cache
 from autograder.grading.gateway import GatewayAccess
 from autograder.grading.gradebook import GradebookWriter, gradebook_template, students_in_gradebook
@@ -50,6 +48,7 @@ from autograder.grading.task import (
 from autograder.grading.worker import grade_submission, sweep_temporary
 from autograder.notebook.pipeline import ChainOptions
 from autograder.settings import CourseSettings, GradebookDates
+from autograder.term import Term
 
 
 @dataclass(frozen=True)

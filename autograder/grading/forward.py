@@ -3,7 +3,7 @@ on, recorded once and mapped by every kernel instead of recomputed (the same num
 kernel's side, what reads them, is autograder.grading.recorded; the cache carries a copy of it.
 
 Which texts is the assignment's knowledge: its checks.py declares ``forward_texts()`` (read through
-autograder.course.assignments); an assignment that declares none gets no cache. The engine names no assignment.
+autograder.assignments); an assignment that declares none gets no cache. The engine names no assignment.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from autograder import model
+from autograder import assignments, model
 from autograder.grading import recorded
 from autograder.grading.task import LEDGER
 from lib import transformer
@@ -165,8 +165,6 @@ def on_this_machine(wanted: str | None, source: Path) -> str | None:
         return None
     if (Path(wanted) / "index.json").exists():
         return wanted
-    from autograder.course import assignments  # the assignment's checks.py, read only on a worker of another machine
-
     try:
         texts = assignments.load(Path(source)).forward_texts
     except Exception:  # noqa: BLE001 - the kernel then computes the passes itself, as without a cache

@@ -1,6 +1,6 @@
 """The ledger: what the coordinator keeps beside the gradebook so that a run killed at any moment loses no
-finished grade and leaves no half-written one (``record`` gives the order, ``repair`` finishes or undoes), and
-``atomic_path``, the one "write to a temporary, then rename" of autograder.
+finished grade and leaves no half-written one (``record`` gives the order, ``repair`` finishes or undoes); its files
+are written whole or not at all (autograder.files).
 
 .grading/ in the course folder, the coordinator's own files (no name in it is made from a student id
 unless it is under students/ or journal/, so no id can collide with them):
@@ -19,16 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import uuid
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
 from nbgrader.api import MissingEntry
 
+from autograder.files import place_folder, write_json
 from autograder.grading.gradebook import GradebookWriter
 from autograder.grading.task import LEDGER, Outcome, Submission, digest, folder_files
 
@@ -62,59 +60,6 @@ def scratch_folder(course: Path) -> Path:
     folder = course / LEDGER / "tmp"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@contextmanager
-def atomic_path(target: Path, *, durable: bool = False, scratch: Path | None = None):
-    """A temporary path to write ``target`` in, a file or a folder: renamed into place when the block ends
-    without an error (a folder already there is swapped out, then removed), removed when it fails, so that
-    ``target`` is whole or as it was, never half-written. The temporary is beside ``target``, or in ``scratch``
-    (a folder of the same file system, emptied by the caller's next run). ``durable``: a file is flushed to disk
-    before the rename (without it a killed process still leaves it whole or absent; only a crash of the machine
-    can leave it empty)."""
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    place = scratch if scratch is not None else target.parent
-    temporary = place / f".{target.name[:180]}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
-    try:
-        yield temporary
-        if durable and temporary.is_file():
-            with open(temporary, "rb") as handle:
-                os.fsync(handle.fileno())
-        if temporary.is_dir() and target.is_dir() and not target.is_symlink():
-            old = place / f".{target.name[:180]}.{os.getpid()}.{uuid.uuid4().hex[:8]}.old"
-            os.replace(target, old)
-            os.replace(temporary, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(temporary, target)
-    finally:
-        if temporary.is_dir() and not temporary.is_symlink():
-            shutil.rmtree(temporary, ignore_errors=True)
-        else:
-            temporary.unlink(missing_ok=True)  # gone already when it was renamed
-
-
-def write_atomic(target: Path, data: bytes | str, *, durable: bool = False) -> None:
-    """``data`` written to ``target`` whole or not at all (atomic_path)."""
-    with atomic_path(target, durable=durable) as temporary:
-        temporary.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-
-
-def write_json(path: Path, value, *, durable: bool = True) -> None:
-    """``value`` as JSON at ``path``, whole or not at all (atomic_path), flushed to disk unless not ``durable``
-    (a ledger entry lost to a crash of the machine only makes the student be graded again)."""
-    write_atomic(path, json.dumps(value, indent=1, default=str), durable=durable)
-
-
-def place_folder(files: dict, target: Path, scratch: Path) -> None:
-    """The folder ``target`` holding exactly ``files`` ({relative path: bytes}), written under ``scratch`` and
-    swapped in (atomic_path): when writing fails (a full disk), ``target`` is left as it was."""
-    with atomic_path(target, scratch=scratch) as fresh:
-        for relative, data in files.items():
-            (fresh / relative).parent.mkdir(parents=True, exist_ok=True)
-            (fresh / relative).write_bytes(data)
-        fresh.mkdir(exist_ok=True)
 
 
 def recorded_digest(outcome: Outcome) -> str:

@@ -20,7 +20,8 @@ from nbgrader.api import (
 )
 from nbgrader.converters import GenerateFeedback
 
-from autograder.grading.ledger import ledger, ledger_path, write_atomic, write_json
+from autograder.files import write_atomic, write_json
+from autograder.grading.ledger import ledger, ledger_path
 from autograder.grading.task import digest
 from autograder.notebook.pipeline import nbgrader_api
 from autograder.settings import CourseSettings

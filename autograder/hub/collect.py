@@ -31,9 +31,9 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect, groupby
 from nbgrader.utils import check_mode
 
-from autograder.course.term.store import Term
 from autograder.exchange import snapshot
 from autograder.exchange.inbound import Entry, NotTheirs, read_name, shown_name
+from autograder.term import Term
 
 MOST_ENTRIES = snapshot.Limits().entries  # files and folders one submission may hold
 

@@ -57,7 +57,7 @@ from nbgrader.api import Gradebook
 
 import lib
 from autograder import REPOSITORY, sandbox
-from autograder.course.assignments import find, names
+from autograder.assignments import find, names
 from autograder.course.run import PipelineError, check_course_folder, course_db, nbgrader_environment, prepare_course
 from autograder.hub import folders, limits
 from autograder.hub import runtime as hub_runtime

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.grading.ledger import atomic_path
+from autograder.files import atomic_path
 from autograder.settings import CourseSettings, SettingsError
 
 ROSTER_COLUMNS = ("student_id", "name", "email", "username", "canvas_id", "sis_user_id", "sis_login_id", "section")

@@ -41,10 +41,9 @@ from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests, NbGrader
 from nbgrader.utils import is_grade
 from traitlets import Float, Integer, Unicode
 
-from autograder import verdicts
+from autograder import assignments, verdicts
 from autograder.answers.budget import CALL_LIMIT, JUDGING_SLACK, TIMEOUT, Limits
 from autograder.answers.grading import answer_sources, grade_answers, unfinished
-from autograder.course import assignments
 from autograder.verdicts import ChecksEnd, Verdict
 
 

@@ -67,7 +67,7 @@ COURSE_ID = "attention"
 CELL_TIMEOUT = 60
 KERNEL_STARTUP = 120  # seconds for the sandboxed kernel to start
 # An assignment's hidden checks and its reference live beside its source notebook (source/<assignment>/checks.py,
-# reference.py: autograder.course.assignments): never released
+# reference.py: autograder.assignments): never released
 IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "checks.py", "reference.py"]
 
 # nbgrader's own sanitising steps, with two fixes: a duplicated grade cell no longer fails the submission, and a
@@ -137,7 +137,7 @@ def chain_config(options: ChainOptions = ChainOptions(), *, root: Path | None = 
         c.ExternalVerdicts.seed = int(options.seed)
     if options.late_penalty is not None:  # counted from each student's own due date (SubmittedAssignment.extension)
         c.LateSubmissionPlugin.penalty_method = options.late_penalty
-    if options.forward_cache and Path(options.forward_cache).exists():  # a worker made it local (forward.on_this_machine)
+    if options.forward_cache and Path(options.forward_cache).exists():  # local to the worker (forward.on_this_machine)
         c.SandboxedKernelManager.forward_cache = options.forward_cache
     c.Autograde.sanitize_preprocessors = list(SANITISE)
     c.Autograde.autograde_preprocessors = list(AUTOGRADE)

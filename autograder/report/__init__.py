@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from autograder.grading.ledger import atomic_path, write_atomic
+from autograder.files import atomic_path, write_atomic
 from autograder.report.course import GradedAssignment, assignments_of, database_url, read_course
 from autograder.report.page import render
 from autograder.report.tables import Tables, make_tables, spreadsheet_safe

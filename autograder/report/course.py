@@ -19,10 +19,10 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.course.term.store import Term
+from autograder.attempts import read_attempts
 from autograder.grading.ledger import entries as ledger_entries
-from autograder.service.attempts import read_attempts
 from autograder.settings import CourseSettings
+from autograder.term import Term
 from autograder.verdicts import (
     Blank,
     KernelEnd,
@@ -88,9 +88,7 @@ class GradedAssignment:
     release: dict = field(default_factory=dict)  # {notebook: the release notebook (dict) or None}
     source: dict = field(default_factory=dict)  # {notebook: the source notebook (dict) or None}
     students: list[Student] = field(default_factory=list)
-    attempts: list = field(
-        default_factory=list
-    )  # the instant checks of each Submit (autograder.service.attempts.Attempt)
+    attempts: list = field(default_factory=list)  # the instant checks of each Submit (autograder.attempts.Attempt)
     notes: list = field(default_factory=list)  # what could not be read, in sentences
 
     @property

@@ -1,5 +1,6 @@
 """The grading service: instant checks of each Submit (``instant``; what its workers run: ``checking``), recorded
-(``attempts``) under the instructor's policy (``policy``), shown on a JupyterHub service's pages (``app``).
+(autograder.attempts) under the instructor's policy (autograder.policy), shown on a JupyterHub service's
+pages (``app``).
 
 Hands verdicts to the student's page and, where the policy says so, scores to the LMS.
 

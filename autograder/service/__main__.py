@@ -1,7 +1,7 @@
-"""python -m autograder.service: see app.main."""
+"""python -m autograder.service: see command.main."""
 
 import sys
 
-from autograder.service.app import main
+from autograder.service.command import main
 
 sys.exit(main())

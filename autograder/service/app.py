@@ -20,7 +20,7 @@ another student, and no CORS header lets another origin read it).
 The hub starts it (``c.JupyterHub.services``, see hub/jupyterhub_config.py) and authenticates every request with
 its OAuth: a student sees only their own attempts (another student's page answers 403), an instructor (the hub's
 admins, or ``--instructors``) sees everyone's and the queue. Each Submit nbgrader places in the exchange's inbound
-folder is recorded once (autograder.service.attempts, in the course's database beside nbgrader's gradebook) and checked
+folder is recorded once (autograder.attempts, in the course's database beside nbgrader's gradebook) and checked
 by autograder.service.instant under the course's policy (``c.InstantChecks.*`` in the course's nbgrader_config.py, read
 with the course's settings, autograder.settings, and read again when it or the gradebook's due date changes). The
 official grade stays the class run's.
@@ -28,7 +28,6 @@ official grade stays the class run's.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import concurrent.futures
 import datetime
@@ -47,16 +46,15 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import notebook_hash
 from tornado import ioloop, web
 
-from autograder import sandbox
-from autograder.course import assignments, students
+from autograder import assignments, sandbox, students
+from autograder.attempts import WAITING, Attempt, Attempts, utcnow
 from autograder.course.config import find_alembic
-from autograder.course.term.store import Standing, TermError
-from autograder.grading import gateway
 from autograder.grading.dispatch import usable_workers
 from autograder.grading.gateway import GatewayAccess
-from autograder.grading.scheduler import SchedulerAccess, access_from, add_flags, connect
+from autograder.grading.scheduler import SchedulerAccess, connect
 from autograder.grading.task import GradingError
 from autograder.hub import collect
+from autograder.policy import explain
 from autograder.service.appeals import (
     MOST_OPEN,
     TEXT_LONGEST,
@@ -68,11 +66,10 @@ from autograder.service.appeals import (
     notebook_digest,
     rerun_appeal,
 )
-from autograder.service.attempts import WAITING, Attempt, Attempts, utcnow
 from autograder.service.checkers import Checkers, ProbeMemory, authoring_trouble, probe_digest
 from autograder.service.instant import SHOWN_REFUSED, Broken, Checker, CheckerThread, window_reopens
-from autograder.service.policy import explain
-from autograder.settings import LiveSettings, SettingsError
+from autograder.settings import LiveSettings
+from autograder.term import Standing, TermError
 from autograder.verdicts import Verdict
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "service"
@@ -951,59 +948,3 @@ def serve(options: ServiceOptions) -> None:
             pool.shutdown()
         else:  # a Dask client
             pool.close()
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.service", description=__doc__.splitlines()[0])
-    parser.add_argument("--course", type=Path, required=True, help="the instructor's course folder")
-    parser.add_argument("--exchange", type=Path, required=True, help="the exchange's folder of this course")
-    parser.add_argument(
-        "--assignment",
-        action="append",
-        default=[],
-        help="check only this assignment (repeat it, or a,b; default: every one of the course's source/)",
-    )
-    parser.add_argument("--db", help="the course database's URL (default: the one the course's settings name)")
-    parser.add_argument("--workers", type=int, default=2, help="checks at the same time here (default 2)")
-    parser.add_argument("--scheduler", help="a Dask scheduler's address: the checks run on its workers")
-    add_flags(parser)
-    for flag, name, kind, shown, what in gateway.FLAGS:  # a dask-gateway's cluster, its workers adapting to the queue
-        parser.add_argument(flag, dest=f"gateway_{name}", type=kind, metavar=shown, default=None, help=what)
-    parser.add_argument("--instructors", default="", help="accounts that see every attempt (comma-separated)")
-    parser.add_argument("--students", default="", help="the class's accounts besides the gradebook's (a,b,c)")
-    parser.add_argument(
-        "--any-owner",
-        action="store_true",
-        help="check Submits whatever account made them (an exchange without a system account per student)",
-    )
-    parser.add_argument(
-        "--lti", type=Path, help="the LTI tool's config: instant scores to the LMS (c.InstantChecks.lms)"
-    )
-    parser.add_argument("--port", type=int, default=0, help="default: from JUPYTERHUB_SERVICE_URL")
-    args = parser.parse_args(argv)
-    try:
-        scheduler = gateway.access_from(args) or access_from(args, args.scheduler)
-    except GradingError as error:  # the scheduler's address and its certificates, or the gateway's, do not agree
-        parser.exit(2, f"python -m autograder.service: {error}\n")
-    options = ServiceOptions(
-        course=args.course.resolve(),
-        exchange=args.exchange.resolve(),
-        assignments=tuple(name for given in args.assignment for name in given.split(",") if name),
-        db=args.db,
-        workers=args.workers,
-        scheduler=scheduler,
-        instructors=tuple(name for name in args.instructors.split(",") if name),
-        students=tuple(name for name in args.students.split(",") if name),
-        own_submissions_only=not args.any_owner,
-        lti=args.lti,
-        port=args.port,
-    )
-    try:
-        serve(options)
-    except (ServiceError, SettingsError, assignments.NoAssignment, GradingError) as error:
-        parser.exit(2, f"python -m autograder.service: {error}\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

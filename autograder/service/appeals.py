@@ -37,10 +37,10 @@ import sqlalchemy as sa
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.answers.budget import TIMEOUT, WALL_TOTAL_FACTOR
+from autograder.attempts import Attempt, Attempts, metadata, stored_verdicts, utcnow
 from autograder.grading import refresh
 from autograder.grading.lock import CourseLock
 from autograder.grading.task import GradingError
-from autograder.service.attempts import Attempt, Attempts, metadata, stored_verdicts, utcnow
 from autograder.service.checking import NotCheckable, NotCheckedYet, cell_points, check_notebook
 from autograder.settings import CourseSettings, SettingsError
 from autograder.verdicts import Verdict

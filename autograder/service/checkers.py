@@ -6,7 +6,7 @@
     checkers.step(pool)      # one round of every checker, the pool's slots shared: what CheckerThread runs
 
 Each assignment keeps its own checker (autograder.service.instant.Checker): its checks, reference and notebook, its
-policy and due date (autograder.settings.LiveSettings), its attempts (autograder.service.attempts, scoped to it), so
+policy and due date (autograder.settings.LiveSettings), its attempts (autograder.attempts, scoped to it), so
 a Submit is routed by the assignment its inbound name states and judged by that assignment's checks only; the queue
 (one check per student at a time, the newest Submit checked, older ones superseded) and the policy's window hold
 per student per assignment. The pool's slots are shared: the checkers take their turn first in rotation, so a rush

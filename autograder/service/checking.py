@@ -22,9 +22,9 @@ from pathlib import Path
 
 import nbformat
 
+from autograder import assignments
 from autograder.answers.budget import TIMEOUT
 from autograder.answers.grading import answer_sources, grade_answers
-from autograder.course import assignments
 from autograder.grading.readable import unreadable
 from autograder.verdicts import CHECKS_CLOCK, Verdict
 

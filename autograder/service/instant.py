@@ -2,7 +2,7 @@
 
 The checks are the class run's own (autograder.answers.grading.grade_answers: the answer cells run in the bare
 sandboxed runner, the verdicts are judged in the grader); the student's kernel never runs, so a check costs
-about a second of CPU. What the instructor decides is a ``InstantChecks`` (autograder.service.policy, read with the
+about a second of CPU. What the instructor decides is a ``InstantChecks`` (autograder.policy, read with the
 course's settings as ``c.InstantChecks.*``): how many Submits are checked per student per period, what the
 page shows before and after the due date, and that nothing is checked after it.
 
@@ -40,15 +40,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.attempts import Attempt, Attempts, utcnow
 from autograder.exchange.inbound import Entry, NotTheirs, read_name, shown_name
-from autograder.service.attempts import Attempt, Attempts, utcnow
+from autograder.policy import InstantChecks
 from autograder.service.checking import WALL, NotCheckable, NotCheckedYet, changed_at, check_notebook, warm_up
 from autograder.service.checking import check_answers as check_answers  # one check, by its older name here
-from autograder.service.policy import InstantChecks
 
 log = logging.getLogger("autograder.service.instant")
 
-SHOWN = ("verdicts", "score", "nothing")  # what a student's page shows of a checked attempt
 RACY = 1.0  # seconds: an inbound listed this soon after it changed is listed again (a change in the same tick)
 RELIST = 60.0  # seconds: the inbound is listed at least this often, changed or not
 RETRY = 60.0  # seconds between two looks at the class's students for Submits refused as not in the class
@@ -199,11 +198,11 @@ class Checker:
     the checks are broken, no Submit is started (they wait, queued, and the pages say why); memory: where passing
     probes are remembered (autograder.service.checkers.ProbeMemory, with ``digest``: source -> the digest of what
     the probe depends on), so a probe that passed with the same digest is not run again; term: the course's
-    autograder.course.term.store.Term, whose student's own due date (an extension, late days) decides whether their
+    autograder.term.Term, whose student's own due date (an extension, late days) decides whether their
     Submit is late (None: the assignment's due date for everyone).
 
     Each inbound entry is judged once, alone, when first seen: a Submit of a student of the class, made by
-    their account, is recorded (autograder.service.attempts); anything else is kept in ``refused`` (name, reason) for
+    their account, is recorded (autograder.attempts); anything else is kept in ``refused`` (name, reason) for
     the instructor's page, and no entry, whatever its name or content, stops a round. The inbound is listed
     again only when it changed, and a round reads only the waiting students' rows, so a round's cost grows
     neither with the entries already seen nor with the attempts stored (benchmarks/service_rounds.py).
@@ -228,7 +227,7 @@ class Checker:
         term=None,
     ):
         self.source, self.inbound, self.store, self.policy = Path(source), Path(inbound), store, policy
-        self.term = term  # each student's own due date (autograder.course.term.store.Term); None: the assignment's
+        self.term = term  # each student's own due date (autograder.term.Term); None: the assignment's
         self.settings = settings
         self.admit, self.checked, self.wall = admit, checked, wall
         self.assignment = self.source.name
@@ -347,7 +346,7 @@ class Checker:
     def late(self, student: str, submitted: datetime.datetime) -> str:
         """ "" when a Submit received at ``submitted`` is on time for ``student``, else after what (their own due date:
         the assignment's, their extension, their late days; with c.LateDays.automatic, the tokens that cover it
-        are spent first, once, atomically: autograder.course.term.store)."""
+        are spent first, once, atomically: autograder.term)."""
         due = self.policy.due_date()
         if self.term is None:
             return "the due date" if due is not None and submitted > due else ""

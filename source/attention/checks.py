@@ -1,6 +1,6 @@
 """The hidden checks of the attention assignment: one Check per graded test cell of attention.ipynb.
 
-Loaded by autograder.course.assignments (never by the student's process, and never shipped to students: nbgrader's
+Loaded by autograder.assignments (never by the student's process, and never shipped to students: nbgrader's
 CourseDirectory.ignore leaves it out of the release). Each check draws its inputs at grading time, names the
 calls of the student's function to make, and judges the results with the reference: reference.py beside this
 file (``ref``: the graded functions written once, never released, never in the student wheel).
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import model
+from autograder import assignments, model
 from autograder.checks import (
     ATOL,
     EXACT,
@@ -38,7 +38,6 @@ from autograder.checks import (
     require_shape,
     scalar,
 )
-from autograder.course import assignments
 from autograder.coverage import MODEL_SIZES, Cover, Size, values
 from lib.products import product_texts
 

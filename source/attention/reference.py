@@ -4,7 +4,7 @@ This file is the answer key. It lives beside ``checks.py`` and, like it, is neve
 ``CourseDirectory.ignore`` (autograder.notebook.pipeline.IGNORED) leaves it out of every release, the student
 wheel (packaging/student_wheel.py) ships ``lib`` only, and the hub serves releases only. The student's kernel
 and the runner that grades a student's functions cannot import it; the grader loads it beside ``checks.py``
-(``autograder.course.assignments.reference``), as do the recordings (recordings/transformer.py writes
+(``autograder.assignments.reference``), as do the recordings (recordings/transformer.py writes
 ``head_statistics.json`` with ``head_statistics``), the model cache (autograder.model) and the tests.
 
 The rule for an assignment's reference: every graded function's reference is written here once, under the

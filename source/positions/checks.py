@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder import assignments
 from autograder.checks import Args, Shaped, checks_by_id, compare
-from autograder.course import assignments
 from autograder.coverage import KINDS, Cover, Size, values
 
 ref = assignments.reference(Path(__file__).parent)  # reference.py, loaded in the grader's process

@@ -2,8 +2,8 @@
 
 The answer key, beside ``checks.py`` and, like it, never released (nbgrader's CourseDirectory.ignore), never in the
 student wheel (packaging/student_wheel.py refuses a module that defines one of these names); the grader loads it
-with ``autograder.course.assignments.reference``. Each turns vectors the way the store's model does (its rotary
-positions inside every head: tests/autograder/course/test_assignments.py holds them to lib's model).
+with ``autograder.assignments.reference``. Each turns vectors the way the store's model does (its rotary
+positions inside every head: tests/autograder/test_assignments.py holds them to lib's model).
 
 Arrays are float64; a vector's pairs are number i of its first half with number i of its second half.
 """

@@ -133,10 +133,12 @@ def test_the_readme_names_every_module_of_the_engine_in_its_package():
 
 
 def test_the_engine_is_packages_by_stage_each_saying_its_job():
-    """At most eight modules sit flat in autograder/; every package's __init__ says its job and what it hands on."""
+    """The modules flat in autograder/ are the ground floor's and the authoring checks' (LAYERS), no other; every
+    package's __init__ says its job and what it hands on."""
     engine = REPOSITORY / "autograder"
-    flat = sorted(path.stem for path in engine.glob("*.py") if path.stem != "__init__")
-    assert len(flat) <= 8, f"{len(flat)} flat modules: {flat}; move the new one into its stage's package"
+    flat = {path.stem for path in engine.glob("*.py") if path.stem != "__init__"}
+    allowed = GROUND | {unit for unit in AUTHORING if not unit.endswith("/")}
+    assert flat - allowed == set(), f"flat modules of no floor: {sorted(flat - allowed)}; move each into its package"
     for init in sorted(engine.rglob("__init__.py")):
         doc = ast.get_docstring(ast.parse(init.read_text())) or ""
         assert len(doc.split()) >= 12, f"{init.relative_to(REPOSITORY)}: say the package's job in its docstring"
@@ -153,3 +155,106 @@ def test_tests_mirror_the_packages():
     packages = {path.name for path in engine.iterdir() if (path / "__init__.py").exists()}
     folders = {path.name for path in tests.iterdir() if path.is_dir() and path.name != "__pycache__"}
     assert folders <= packages, f"test folders without a package: {sorted(folders - packages)}"
+
+
+# The order of layers, ground floor first: a module may import its own layer and the layers below it, never one
+# above (imports inside functions included). A unit is a flat module of autograder (its name) or a package of it
+# (its name and a slash); lib is below the engine. The README's "Layers" list says the same, floor by floor.
+GROUND = {
+    "verdicts", "settings", "policy", "assignments", "files", "students", "term", "attempts",
+    "checks", "coverage", "sandbox", "model",
+}  # fmt: skip
+AUTHORING = {"validate/", "mutation"}
+LAYERS = (
+    ("the course's library", {"lib"}),
+    ("the ground floor", GROUND),
+    ("the hidden checks' runner", {"answers/"}),
+    ("one notebook's chain", {"notebook/"}),
+    ("the class engine", {"grading/"}),
+    ("an assignment checked before grading", AUTHORING),
+    ("the stages the commands call", {"exchange/", "lms/", "report/"}),
+    ("the course command", {"course/"}),
+    ("the course on a hub or a cluster", {"hub/", "cluster/"}),
+    ("instant checks", {"service/"}),
+)
+FLOOR = {unit: number for number, (_, units) in enumerate(LAYERS) for unit in units}
+# Only these of autograder may an assignment's checks.py import: the check API, the input classes, the store's
+# model as the checks measure it, and the assignment loader (for reference()).
+CHECK_API = {"autograder.checks", "autograder.coverage", "autograder.model", "autograder.assignments"}
+
+
+def unit_of(module: str, known: dict) -> str:
+    parts = module.split(".")
+    if parts[0] == "lib":
+        return "lib"
+    if len(parts) == 1:
+        return "autograder"  # the package's own __init__: REPOSITORY, below every floor
+    top = ".".join(parts[:2])
+    return parts[1] + "/" if known[top].name == "__init__.py" else parts[1]
+
+
+def climbing_imports() -> list[str]:
+    """Each import of ours that reaches a higher floor than its own, as 'path:line importer -> imported'."""
+    known = modules()
+    found = []
+    for module, path in known.items():
+        source = unit_of(module, known)
+        for name, statement, _ in imports(module, path, known):
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if not name or name == module:
+                continue
+            target = unit_of(name, known)
+            if target == "autograder" or target == source:
+                continue
+            if FLOOR[target] > FLOOR[source]:
+                found.append(f"{path.relative_to(REPOSITORY)}:{statement.lineno} {module} -> {name}")
+    return sorted(set(found))
+
+
+def test_every_unit_of_the_engine_has_a_floor():
+    known = modules()
+    units = {unit_of(module, known) for module in known} - {"autograder"}
+    assert units - set(FLOOR) == set(), "put the new module or package on its floor in LAYERS (and the README)"
+    assert set(FLOOR) - units == set(), "LAYERS names a module or package that is not there"
+
+
+def test_no_import_climbs_to_a_higher_floor():
+    assert climbing_imports() == [], "move what both floors need down to the lower one, or the importer up"
+
+
+def test_the_floor_keeper_sees_a_climb_inside_a_function(tmp_path, monkeypatch):
+    """A climb hidden in a function body counts: imports() reports it, marked as inside."""
+    path = tmp_path / "low.py"
+    path.write_text("def late():\n    from autograder.service import app  # optional\n")
+    found = imports("autograder.verdicts", path, {"autograder.service.app": path, "autograder.verdicts": path})
+    assert [(name, inside) for name, _, inside in found] == [("autograder.service.app", True)]
+    assert FLOOR["service/"] > FLOOR["verdicts"]
+
+
+def test_the_readme_draws_the_same_floors():
+    readme = (REPOSITORY / "README.md").read_text()
+    drawn = readme[readme.index("The floors, ground first") : readme.index("## The store")]
+    floors = [line for line in drawn.splitlines() if re.match(r"\d+\. ", line)]
+    assert len(floors) == len(LAYERS), "one numbered line per floor of LAYERS in the README"
+    for line, (_, units) in zip(floors, LAYERS, strict=True):
+        named = set(re.findall(r"`([a-z_]+/?)`", line))
+        assert named == units, f"README floor {line[:40]!r}: names {sorted(named)}, LAYERS {sorted(units)}"
+
+
+def test_assignments_checks_import_only_the_check_api():
+    """The course's assignments (source/) and the tests' (tests/assignments/, whose positions reads the course's own
+    reference as its yardstick, by the repository's path: autograder.REPOSITORY, the one name more it may import)."""
+    known = modules()
+    allowed = {REPOSITORY / "source": CHECK_API, REPOSITORY / "tests" / "assignments": CHECK_API | {"autograder"}}
+    beyond, seen = [], 0
+    for folder, api in allowed.items():
+        for path in sorted(folder.glob("*/checks.py")):
+            seen += 1
+            for name, statement, _ in imports("checks", path, known):
+                while name and name not in known:
+                    name = name.rpartition(".")[0]
+                if name.startswith("autograder") and name not in api:
+                    beyond.append(f"{path.relative_to(REPOSITORY)}:{statement.lineno} {name}")
+    assert seen >= 4
+    assert beyond == [], "an assignment's checks.py imports only " + ", ".join(sorted(CHECK_API))

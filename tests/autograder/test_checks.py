@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from memorising import VARIANTS, variant_notebook
 
-from autograder import sandbox
+from autograder import assignments, sandbox
 from autograder.answers.grading import answer_sources, check_generator, evaluate, grade_answers, grade_seeds
 from autograder.answers.process import changed_labels
 from autograder.checks import (
@@ -24,7 +24,6 @@ from autograder.checks import (
     compare,
     describe_call,
 )
-from autograder.course import assignments
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXPECTED = json.loads((REPOSITORY / "examples" / "expected.json").read_text())

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder import REPOSITORY
+from autograder import REPOSITORY, assignments
 from autograder.answers.grading import answer_sources, check_generator, grade_seeds
-from autograder.course import assignments
 from autograder.coverage import KINDS, LARGE, MODEL_SIZES, Cover, Size, values
 from autograder.validate import replaced
 

@@ -12,10 +12,9 @@ import types
 import numpy as np
 import pytest
 
-from autograder import REPOSITORY, mutation
+from autograder import REPOSITORY, assignments, mutation
 from autograder.answers.grading import check_generator
 from autograder.checks import Call
-from autograder.course import assignments
 from autograder.validate import mutant_findings
 
 REFERENCE = '''"""The answer key of centre."""
@@ -34,7 +33,7 @@ CHECKS = """from pathlib import Path
 
 from autograder.checks import Shaped, checks_by_id, compare
 from autograder.coverage import Cover, Size, values
-from autograder.course import assignments
+from autograder import assignments
 
 ref = assignments.reference(Path(__file__).parent)
 

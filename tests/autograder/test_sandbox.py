@@ -43,8 +43,8 @@ def test_without_bubblewrap_nothing_runs_unless_the_instructor_allowed_it(monkey
 
 
 def test_the_hidden_checks_refuse_to_run_answers_without_the_sandbox(monkeypatch):
+    from autograder import assignments
     from autograder.answers.grading import grade_answers
-    from autograder.course import assignments
 
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     monkeypatch.delenv(sandbox.UNSANDBOXED, raising=False)
@@ -232,8 +232,8 @@ def test_a_student_environment_is_built_from_the_allow_list_only(tmp_path, monke
 
 @needs_bubblewrap
 def test_the_answers_runner_does_not_see_the_graders_environment_either(monkeypatch):
+    from autograder import assignments
     from autograder.answers.grading import grade_answers
-    from autograder.course import assignments
 
     monkeypatch.setenv("ATTENTION_SECRET_TOKEN", "s3cret-marker")
     leaked = (

@@ -15,8 +15,8 @@ import pytest
 from lms_course import make_gradebook
 from nbgrader.api import Gradebook
 
+from autograder.assignments import find
 from autograder.course import run as steps
-from autograder.course.assignments import find
 from autograder.settings import (
     INSTRUCTOR_FILE,
     CourseSettings,

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.course import assignments
+from autograder import assignments
 from lib import experiments, transformer
 from lib.products import product_texts
 

@@ -18,15 +18,18 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 PACKAGES = ("lib", "autograder", "recordings")  # the repository's importable code; tests/ holds the tests' helpers
 
 
+DEV = "dev"  # the developers' extra
 IMPORTED_AS = {"jupyterhub_kubespawner": "kubespawner", "pyyaml": "yaml"}  # distributions imported by another name
 
 
 def extras() -> dict[str, str]:
-    """Each optional extra's top-level import name: the extra it comes with."""
+    """Each optional extra's top-level import name: the extra it comes with. Not the ``dev`` extra: the tests' own
+    tools (pytest, ruff, the LTI platform), which ``make test`` installs before any test runs."""
     declared = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     names = {
         Requirement(line).name.replace("-", "_"): extra
         for extra, requirements in declared.items()
+        if extra != DEV
         for line in requirements
     }
     return {IMPORTED_AS.get(name, name): extra for name, extra in names.items()}
@@ -139,6 +142,16 @@ def unguarded_imports(path: Path, *, where: str) -> list[str]:
                         "with no importorskip before it"
                     )
     return found
+
+
+def test_the_developers_tools_are_an_extra_not_what_a_grader_installs():
+    project = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["project"]
+    runtime = {Requirement(line).name for line in project["dependencies"]}
+    tools = {Requirement(line).name for line in project["optional-dependencies"][DEV]}
+    assert tools == {"pytest", "pytest-xdist", "ruff", "lti1p3platform"}
+    assert runtime & tools == set()
+    makefile = (REPOSITORY / "Makefile").read_text()
+    assert "-e '.[dev]'" in makefile and "test: $(VENV)/.installed-dev" in makefile
 
 
 def test_the_extras_are_read_from_pyproject():

@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 import lib
+from autograder import assignments
 from autograder.checks import Mapped
-from autograder.course import assignments
 from autograder.course.run import release_notebook
 from lib import experiments, store, transformer
 

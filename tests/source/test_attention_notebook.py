@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import assignments
+from autograder import assignments
 
 SOURCE = Path(__file__).resolve().parents[2] / "source" / "attention" / "attention.ipynb"
 CHECKS = assignments.load(SOURCE.parent).checks

@@ -26,9 +26,8 @@ import pytest
 from hostile import Context, build
 from mutants import LIST, MUTANTS, Mutant, cell_of
 
-from autograder import model, sandbox
+from autograder import assignments, model, sandbox
 from autograder.answers.grading import answer_sources, grade_seeds
-from autograder.course import assignments
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.course import assignments
+from autograder import assignments
 
 REFERENCE = assignments.reference(Path(__file__).resolve().parents[2] / "source" / "attention")
 attention, causal_mask, join_heads = REFERENCE.attention, REFERENCE.causal_mask, REFERENCE.join_heads

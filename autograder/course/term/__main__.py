@@ -6,7 +6,7 @@
     python -m autograder.course.term --course DIR grant ada 3        # ada's late days for the term (c.LateDays.tokens)
     python -m autograder.course.term --course DIR show [--assignment attention]
 
-Everything is written in the course's database (autograder.course.term.store), which the grading service reads at
+Everything is written in the course's database (autograder.term), which the grading service reads at
 each Submit and the next class run reads for the late penalty: a student whose due date changed is graded again, no
 one else.
 """
@@ -18,8 +18,8 @@ import datetime
 import sys
 from pathlib import Path
 
-from autograder.course.term.store import Term, TermError
 from autograder.settings import CourseSettings, GradebookDates, SettingsError
+from autograder.term import Term, TermError
 
 
 def parsed_due(text: str) -> datetime.datetime:

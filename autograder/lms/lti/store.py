@@ -22,7 +22,7 @@ from pathlib import Path
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from pylti1p3.session import SessionService
 
-from autograder.grading.ledger import atomic_path
+from autograder.files import atomic_path
 
 LINKS_FILE = "lti.json"
 USERNAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")  # a system account's name (useradd's default rule)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder import assignments
 from autograder.checks import checks_by_id, compare
-from autograder.course import assignments
 
 ref = assignments.reference(Path(__file__).parent)  # reference.py: the answer key, never released
 

@@ -1,5 +1,5 @@
 """positions' hidden checks written with the full check API (Check, calls, judges): the test bed of
-tests/autograder/test_validate.py, which makes each authoring mistake in a copy of this folder.
+tests/autograder/validate/test_validate.py, which makes each authoring mistake in a copy of this folder.
 
 The course's own positions assignment is source/positions/ (the same notebook, its checks in the simple tier,
 autograder.checks.compare). The yardstick here is that assignment's reference of rotate (source/positions/reference.py:
@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder import REPOSITORY
+from autograder import REPOSITORY, assignments
 from autograder.checks import Call, Check, close, describe_call, diagnose, largest_difference, scalar
-from autograder.course import assignments
 
 rotary = assignments.reference(REPOSITORY / "source" / "positions").rotate  # the yardstick: the course's reference
 

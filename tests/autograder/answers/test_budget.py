@@ -10,12 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder import sandbox
+from autograder import assignments, sandbox
 from autograder.answers import runner as answer_runner
 from autograder.answers.budget import STAND_IN_ELEMENTS, Budget, BudgetSpent, Limits
 from autograder.answers.grading import answer_sources, grade_answers
 from autograder.answers.stand_ins import oversized, serve
-from autograder.course import assignments
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"

@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import model, sandbox
+from autograder import assignments, model, sandbox
 from autograder.answers.grading import answer_sources, check_generator
 from autograder.answers.grading import grade_answers as grade_with
-from autograder.course import assignments
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 NOTEBOOK = REPOSITORY / "source" / "attention" / "attention.ipynb"

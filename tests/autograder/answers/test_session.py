@@ -18,8 +18,8 @@ import pytest
 from autograder import sandbox
 from autograder.answers.budget import ATTEMPTS, Budget, Limits
 from autograder.answers.session import Session, Usage
+from autograder.assignments import AssignmentChecks
 from autograder.checks import Call, Check, Result, describe_call
-from autograder.course.assignments import AssignmentChecks
 from autograder.verdicts import ChecksEnd
 
 needs_bubblewrap = pytest.mark.skipif(

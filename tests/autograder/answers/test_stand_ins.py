@@ -15,8 +15,8 @@ from autograder.answers import runner as answer_runner
 from autograder.answers.budget import CALLBACK_CALLS, STAND_IN_ELEMENTS, Budget, Limits
 from autograder.answers.grading import grade_answers
 from autograder.answers.stand_ins import Callbacks, callback_name, oversized
+from autograder.assignments import AssignmentChecks
 from autograder.checks import Call, Check, checks_by_id, close, compare, describe_call
-from autograder.course.assignments import AssignmentChecks
 
 SEED = 20260101
 MARKER = "grader-only-marker-5b1e"  # in the grader's function's code: the student's process must never hold it

@@ -334,9 +334,9 @@ def test_an_appeal_decided_with_points_remakes_the_students_feedback_page_at_onc
     """issue 37: a decision that changes a check's points reaches the gradebook and, at once, the feedback page."""
     import datetime
 
+    from autograder.attempts import Attempts
     from autograder.service.appeals import Appeals
     from autograder.service.appeals import main as appeals_main
-    from autograder.service.attempts import Attempts
     from autograder.verdicts import Property, Verdict
 
     course, student, check = graded_course_copy, "no_sqrt_scaling", "check_masked_attention"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.assignments import find
 from autograder.course import config, formgrader, guard
 from autograder.course import run as steps
-from autograder.course.assignments import find
 from autograder.course.config import generated_text
 from autograder.course.uploads import PipelineError
 from autograder.settings import (

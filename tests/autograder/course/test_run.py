@@ -20,8 +20,8 @@ import pytest
 from gradebooks import hand_in, instant, scores, synthetic_course
 from nbgrader.api import Gradebook
 
+from autograder.assignments import Layout
 from autograder.course import run as steps
-from autograder.course.assignments import Layout
 from autograder.grading import dispatch, task, worker
 from autograder.grading import gradebook as gradebook_writer
 from autograder.grading import ledger as books

@@ -1,7 +1,7 @@
 """python -m autograder.course.scaffold: a new assignment's folder, ready to fill in, that validate explains.
 
 The scaffold is checked as nbgrader and the engine read it (the cells' metadata, checks.py loaded by
-autograder.course.assignments), then validated as made (each place to fill in named, nothing graded, no
+autograder.assignments), then validated as made (each place to fill in named, nothing graded, no
 traceback), then filled in the way docs/authoring.md says and validated clean.
 """
 
@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from autograder import validate
-from autograder.course import assignments, scaffold
+from autograder import assignments, validate
+from autograder.course import scaffold
 from autograder.course.run import release_notebook
 
 

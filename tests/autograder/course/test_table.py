@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from autograder.course.assignments import Layout
+from autograder.assignments import Layout
 from autograder.course.table import grade_table, kernel_notes
 from autograder.verdicts import BUDGET, CELL_TIME, KERNEL, PROCESSES, SIGNAL, KernelEnd
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course.term.__main__ import main
-from autograder.course.term.store import LateDays, Term, TermError
+from autograder.term import LateDays, Term, TermError
 
 DUE = datetime.datetime(2026, 12, 14, 17, 0)
 HOUR = datetime.timedelta(hours=1)
@@ -120,7 +120,7 @@ def test_submits_racing_at_the_deadline_on_threads_spend_one_token(tmp_path, dat
 
 RACER = """
 import datetime, os, sys, time
-from autograder.course.term.store import LateDays, Term
+from autograder.term import LateDays, Term
 url, go = sys.argv[1], sys.argv[2]
 term = Term(url, rule=LateDays(tokens=3))
 due = datetime.datetime(2026, 12, 14, 17, 0)
@@ -225,8 +225,8 @@ def test_the_class_run_counts_the_late_penalty_from_each_students_own_due_date(t
 
     from nbgrader.api import Gradebook
 
+    from autograder.assignments import Layout
     from autograder.course import run as steps
-    from autograder.course.assignments import Layout
     from autograder.grading import dispatch, worker
     from autograder.grading.gradebook import record_in_gradebook
     from autograder.lms.files import scored

@@ -3,7 +3,7 @@ every other upload listed with why it is not graded) and its collection into sub
 
 from __future__ import annotations
 
-from autograder.course.assignments import Layout
+from autograder.assignments import Layout
 from autograder.course.uploads import collect, survey
 
 ATTENTION = Layout("attention", "attention")
@@ -32,7 +32,7 @@ def test_every_upload_is_graded_or_said_why_not(tmp_path):
         "gus/attention/attention.ipynb": "5",
         "gus/attention/scratch.ipynb": "s",
         "loose.ipynb": "x",  # not in a student's folder
-        "x[1]/attention/attention.ipynb": "6",  # not a student id (autograder.course.students)
+        "x[1]/attention/attention.ipynb": "6",  # not a student id (autograder.students)
         ".ipynb_checkpoints/attention-checkpoint.ipynb": "x",
     }
     for path, text in layout.items():

@@ -20,7 +20,7 @@ from conftest import grade_folder
 from gradebooks import DIES_ONCE, dies_once, synthetic_course
 from nbgrader.api import Gradebook
 
-from autograder.course.assignments import Layout
+from autograder.assignments import Layout
 from autograder.grading import dispatch, task
 from autograder.grading import gradebook as gradebook_writer
 from autograder.grading import ledger as books

@@ -18,6 +18,7 @@ from dask_gateway.options import Float, Integer, Options, String
 from autograder.course import classroom
 from autograder.grading.gateway import GatewayAccess
 from autograder.grading.task import GradingError
+from autograder.service import command as service_command
 
 TRY_OPEN = """
 import sys
@@ -93,15 +94,15 @@ def test_the_command_line_makes_the_same_access_and_refuses_mixtures(capsys):
 
 
 def test_the_service_takes_the_same_gateway_options_and_refusals(capsys):
-    pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub service: pip install -e '.[hub]'")
-    from autograder.service import app  # after the skip: a JupyterHub service
-
+    """Refused by the service's command line, before the service (and the hub extra it needs) is imported."""
     with pytest.raises(SystemExit) as stopped:
-        app.main(["--course", "c", "--exchange", "e", "--adapt", "1,8"])
+        service_command.main(["--course", "c", "--exchange", "e", "--adapt", "1,8"])
     assert stopped.value.code == 2
     assert "--adapt given without --gateway: name the dask-gateway too" in capsys.readouterr().err
     with pytest.raises(SystemExit) as stopped:
-        app.main(["--course", "c", "--exchange", "e", "--gateway", "https://gw.example.edu", "--adapt", "0,0"])
+        service_command.main(
+            ["--course", "c", "--exchange", "e", "--gateway", "https://gw.example.edu", "--adapt", "0,0"]
+        )
     assert stopped.value.code == 2
     assert "--adapt 0,0: the workers' bounds must be 0 <= minimum <= maximum, maximum at least 1" in (
         capsys.readouterr().err

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.course.assignments import Layout
+from autograder import files
+from autograder.assignments import Layout
 from autograder.grading import gradebook as gradebook_writer
 from autograder.grading import ledger as books
 from autograder.grading import task
@@ -135,13 +136,13 @@ def test_a_recording_killed_at_each_step_is_repaired_by_the_next_run(course, ste
 def test_entries_are_the_assignment_s_and_read_the_older_layouts(tmp_path):
     """ledger.entries: the one reader of who was graded (the report asks it, never globs .grading/)."""
     course = tmp_path / "course"
-    books.write_json(books.ledger_path(course, "attention", "ada"), {"student": "ada", "fingerprint": "1"})
-    books.write_json(
+    files.write_json(books.ledger_path(course, "attention", "ada"), {"student": "ada", "fingerprint": "1"})
+    files.write_json(
         books.ledger_path(course, "positions", "ada"), {"student": "ada", "assignment": "positions", "fingerprint": "2"}
     )
-    books.write_json(course / ".grading" / "students" / "bob.json", {"student": "bob", "fingerprint": "3"})
-    books.write_json(course / ".grading" / "cy.json", {"fingerprint": "4"})  # the first layout: named by its file
-    books.write_json(course / ".grading" / "not-an-entry.json", {"something": "else"})
+    files.write_json(course / ".grading" / "students" / "bob.json", {"student": "bob", "fingerprint": "3"})
+    files.write_json(course / ".grading" / "cy.json", {"fingerprint": "4"})  # the first layout: named by its file
+    files.write_json(course / ".grading" / "not-an-entry.json", {"something": "else"})
     (course / ".grading" / "broken.json").write_text("{")
     found = books.entries(course, "attention")
     assert {student: entry["fingerprint"] for student, entry in found.items()} == {"ada": "1", "bob": "3", "cy": "4"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.course import assignments
+from autograder import assignments
 from autograder.grading import forward, recorded
 from lib import transformer
 from lib.products import product_texts

@@ -13,8 +13,9 @@ import pytest
 from lms_course import HOSTILE, make_gradebook
 from nbgrader.api import Gradebook
 
+from autograder.files import write_json
 from autograder.grading import refresh
-from autograder.grading.ledger import ledger, ledger_path, write_json
+from autograder.grading.ledger import ledger, ledger_path
 from autograder.grading.refresh import FIELD, NO_HAND_GRADES, Pages, hand_digest, hand_grades
 
 ADA = [("manual_score", "problems", "answer_a", 1.0)]  # tests/lms_course.py's one hand grade of ada

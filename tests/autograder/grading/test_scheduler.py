@@ -19,6 +19,7 @@ from autograder.course import classroom
 from autograder.grading import dispatch
 from autograder.grading.scheduler import SchedulerAccess, connect
 from autograder.grading.task import GradingError
+from autograder.service import command as service_command
 
 NO_HUB = "the grading service is a JupyterHub service: pip install -e '.[hub]'"
 OTHER_GRADER = """
@@ -166,12 +167,10 @@ def test_the_commands_take_the_certificates_and_refuse_them_without_a_tls_schedu
 
 
 def test_the_service_refuses_certificates_without_a_tls_scheduler(certificates, capsys):
-    pytest.importorskip("jupyterhub", reason=NO_HUB)
-    from autograder.service import app  # after the skip: a JupyterHub service
-
+    """Refused by the service's command line, before the service (and the hub extra it needs) is imported."""
     flags = [f"--tls-ca-file={certificates['ca_file']}", f"--tls-cert={certificates['cert_file']}"]
     with pytest.raises(SystemExit) as stopped:
-        app.main(["--course", "c", "--exchange", "e", "--scheduler", "tcp://10.0.0.5:8786", *flags])
+        service_command.main(["--course", "c", "--exchange", "e", "--scheduler", "tcp://10.0.0.5:8786", *flags])
     assert stopped.value.code == 2
     assert "given but the scheduler's address tcp://10.0.0.5:8786 is not tls://" in capsys.readouterr().err
 

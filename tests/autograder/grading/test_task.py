@@ -21,7 +21,7 @@ def test_the_chain_s_modules_decide_a_grade_and_the_class_command_s_do_not():
         "autograder/verdicts.py",
         "autograder/sandbox.py",
         "autograder/model.py",  # imported by the course's checks.py, not by the engine
-        "autograder/course/assignments.py",  # checks.py loads its reference.py with it
+        "autograder/assignments.py",  # checks.py loads its reference.py with it
         "lib/transformer.py",
         "nbgrader_config.py",
     ):

@@ -178,7 +178,7 @@ def test_collect_before_the_due_date_takes_each_students_own_due_date(state):
     latest Submit before it, and a classmate's before the assignment's."""
     from nbgrader.api import Gradebook
 
-    from autograder.course.term.store import Term
+    from autograder.term import Term
 
     clear_inbound(state)
     url = f"sqlite:///{state / 'home' / 'instructor' / 'attention' / 'gradebook.db'}"
@@ -462,7 +462,7 @@ def test_a_course_exchange_folder_made_by_a_student_before_the_hub_is_moved_asid
 def test_a_plain_start_leaves_a_gradebook_nbgrader_and_the_service_both_open(state):
     from nbgrader.api import Gradebook
 
-    from autograder.service.attempts import Attempts
+    from autograder.attempts import Attempts
 
     url = f"sqlite:///{state / 'home' / 'instructor' / 'attention' / 'gradebook.db'}"
     Attempts(url).close()  # the service's table beside nbgrader's

@@ -18,8 +18,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from nbgrader.api import Gradebook
 from nbgrader.utils import determine_grade
 
+from autograder import assignments
 from autograder.answers.grading import answer_sources
-from autograder.course import assignments
 from autograder.notebook.autograde import POINTS, ExternalVerdicts, StartVerdicts
 from autograder.verdicts import KEY, read_kernel_ends, read_verdicts
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder import assignments
 from autograder.answers.grading import evaluate
 from autograder.checks import Outputs, Result
-from autograder.course import assignments
 from autograder.report.course import GradedAssignment, Student
 from autograder.report.mistakes import mistake_words, mistakes_tables
 from autograder.verdicts import Property, Verdict

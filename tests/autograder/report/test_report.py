@@ -33,8 +33,8 @@ import pytest
 from conftest import CHROMIUM, playwright_or_skip
 
 from autograder import report
+from autograder.attempts import Attempts
 from autograder.report import ReportOptions
-from autograder.service.attempts import Attempts
 from autograder.verdicts import (
     EMPTY,
     EXITED,

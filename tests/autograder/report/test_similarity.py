@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.course import assignments
+from autograder import assignments
 from autograder.report import similarity
 
 REPOSITORY = Path(__file__).resolve().parents[3]

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from autograder.attempts import Attempt
 from autograder.report.course import GradedAssignment, Student
 from autograder.report.similarity import REFERENCE, Pair
 from autograder.report.tables import (
@@ -34,7 +35,6 @@ from autograder.report.tables import (
     totals_table,
     written_table,
 )
-from autograder.service.attempts import Attempt
 from autograder.verdicts import Property, Verdict
 
 
@@ -236,8 +236,8 @@ def test_csv_cells_a_spreadsheet_would_run_are_quoted():
 
 def test_totals_show_each_students_own_due_date_and_how_late_they_were(tmp_path):
     """issue 37: the report reads each student's own due date (their extension, the course's term)."""
-    from autograder.course.term.store import Term
     from autograder.report.course import read_due_dates
+    from autograder.term import Term
 
     due = datetime.datetime(2026, 12, 14, 17, 0)
     url = f"sqlite:///{tmp_path / 'gradebook.db'}"

@@ -19,9 +19,9 @@ pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub se
 
 from nbgrader.utils import notebook_hash
 
+from autograder.attempts import Attempts
 from autograder.hub import collect
 from autograder.service import app as service
-from autograder.service.attempts import Attempts
 from autograder.service.instant import Checker, InstantChecks
 from autograder.verdicts import ChecksEnd, Property, Verdict
 

@@ -20,9 +20,9 @@ from gradebooks import make_course, outcome
 from nbgrader.api import Gradebook
 
 from autograder import sandbox
+from autograder.attempts import Attempts
 from autograder.grading.gradebook import record_in_gradebook
 from autograder.service.appeals import MOST_OPEN, AppealError, Appeals, differences, main, notebook_digest, rerun_appeal
-from autograder.service.attempts import Attempts
 from autograder.service.checking import check_notebook
 from autograder.service.instant import Checker, InstantChecks
 from autograder.verdicts import Property, Verdict

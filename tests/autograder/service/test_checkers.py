@@ -23,12 +23,12 @@ pytest.importorskip("jupyterhub", reason="the grading service is a JupyterHub se
 
 from conftest import InlinePool
 
-from autograder import sandbox
-from autograder.course import assignments
+from autograder import assignments, sandbox
+from autograder.attempts import Attempts
 from autograder.service import app as service
 from autograder.service import checkers as checkers_module
+from autograder.service import command as service_command
 from autograder.service import instant
-from autograder.service.attempts import Attempts
 from autograder.service.checkers import MEMORY_FILE, Checkers, ProbeMemory, authoring_trouble, probe_digest
 from autograder.service.instant import Checker, InstantChecks
 from autograder.verdicts import Property, Verdict
@@ -625,10 +625,10 @@ def test_assignment_is_an_optional_filter_repeatable_or_a_list(tmp_path, monkeyp
     seen = {}
     monkeypatch.setattr(service, "serve", lambda options: seen.setdefault("options", options))
     argv = ["--course", str(tmp_path), "--exchange", str(tmp_path), *given]
-    assert service.main(argv) == 0
+    assert service_command.main(argv) == 0
     assert seen["options"].assignments == (chosen if chosen is not None else ("attention", "positions"))
     seen.clear()
-    service.main([*argv, "--assignment", "extra"])
+    service_command.main([*argv, "--assignment", "extra"])
     assert seen["options"].assignments[-1] == "extra"
 
 
@@ -651,7 +651,7 @@ def test_the_hub_starts_one_service_that_checks_every_assignment(tmp_path, monke
     assert command[:3] == [sys.executable, "-m", "autograder.service"] and "--assignment" not in command
     seen = {}
     monkeypatch.setattr(service, "serve", lambda options: seen.setdefault("options", options))
-    assert service.main(command[3:]) == 0
+    assert service_command.main(command[3:]) == 0
     checkers = service.make_checkers(seen["options"])
     assert checkers.names == ["attention", "positions"]
     assert {checker.inbound for checker in checkers} == {tmp_path / "exchange" / "attention" / "inbound"}

@@ -1,4 +1,4 @@
-"""Instant checks (autograder.service.instant, autograder.service.attempts): the policy's window, the fair queue,
+"""Instant checks (autograder.service.instant, autograder.attempts): the policy's window, the fair queue,
 each Submit
 recorded and checked exactly once, plain verdicts for what cannot be checked, and the same score as the class run."""
 
@@ -14,9 +14,9 @@ import nbformat
 import pytest
 
 from autograder import sandbox
+from autograder.attempts import Attempts
 from autograder.hub import collect
 from autograder.service import checking, instant
-from autograder.service.attempts import Attempts
 from autograder.service.checking import NotCheckable, check_notebook, read_notebook
 from autograder.service.instant import Checker, InstantChecks, inbound_submits, window_reopens
 from autograder.settings import CourseSettings
@@ -588,7 +588,7 @@ def test_a_check_the_services_clock_cuts_costs_no_check_and_is_checked_again(tmp
 
 def test_the_page_says_a_cut_check_is_not_checked_yet():
     status_words = pytest.importorskip("autograder.service.app", reason="the service's pages: '.[hub]'").status_words
-    from autograder.service.attempts import Attempt
+    from autograder.attempts import Attempt
 
     fields = {name: None for name in Attempt.__dataclass_fields__}
     waiting = Attempt(**{**fields, "status": "pending", "message": "the checking service was too busy"})

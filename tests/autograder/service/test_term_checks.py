@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from autograder import sandbox
-from autograder.course.term.store import LateDays, Term
-from autograder.service.attempts import Attempts
+from autograder.attempts import Attempts
 from autograder.service.checking import check_notebook
 from autograder.service.instant import Checker, InstantChecks
+from autograder.term import LateDays, Term
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 SOURCE = REPOSITORY / "source" / "attention"

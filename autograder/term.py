@@ -33,7 +33,7 @@ import sqlalchemy as sa
 from traitlets import Bool, Float, Integer
 from traitlets.config import Configurable
 
-from autograder.course.students import RULE, is_valid
+from autograder.students import RULE, is_valid
 
 EXTENSIONS, GRANTS, SPENT = "autograder_extensions", "autograder_late_day_grants", "autograder_late_days_spent"
 LONGEST_HOURS = 24 * 366  # an extension longer than a year is a typing mistake

@@ -1,4 +1,4 @@
-"""autograder.service.attempts: the attempts table of instant checks, in a new course database. Pinned: a
+"""autograder.attempts: the attempts table of instant checks, in a new course database. Pinned: a
 Submit is recorded once (add, add_many, a refused row costing only itself), an unknown status is refused with the
 known ones named, only a student's newest waiting Submit is checked (waiting_heads, supersede), the state machine's
 guards (start, finish, refuse, recover each only from the states they name), verdicts read back as Verdicts (and a
@@ -12,7 +12,7 @@ import datetime
 import pytest
 import sqlalchemy as sa
 
-from autograder.service.attempts import TABLE, Attempts, read_attempts, stored_verdicts
+from autograder.attempts import TABLE, Attempts, read_attempts, stored_verdicts
 from autograder.verdicts import Property, Verdict
 
 T0 = datetime.datetime(2026, 12, 1, 10, 0, 0)

@@ -18,7 +18,7 @@ from autograder import validate
 from autograder.course.run import CourseOptions, PipelineError, grade_course
 from autograder.validate import validate_assignment
 
-REPOSITORY = Path(__file__).resolve().parents[2]
+REPOSITORY = Path(__file__).resolve().parents[3]
 POSITIONS = REPOSITORY / "tests" / "assignments" / "positions"
 SEEDS = 3
 

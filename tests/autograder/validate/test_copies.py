@@ -1,6 +1,6 @@
-"""autograder.authoring.copies: the reference's statements found again after renaming and re-spacing, and only those."""
+"""autograder.validate.copies: the reference's statements found again after renaming and re-spacing, and only those."""
 
-from autograder.authoring.copies import copied_statements, normalised, reference_statements
+from autograder.validate.copies import copied_statements, normalised, reference_statements
 
 REFERENCE = '''
 import numpy as np

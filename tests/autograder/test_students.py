@@ -1,10 +1,10 @@
-"""autograder.course.students: the one rule for a student id, and what an upload's folder is renamed to."""
+"""autograder.students: the one rule for a student id, and what an upload's folder is renamed to."""
 
 from __future__ import annotations
 
 import pytest
 
-from autograder.course.students import LONGEST, id_problem, is_valid, suggestion
+from autograder.students import LONGEST, id_problem, is_valid, suggestion
 
 
 @pytest.mark.parametrize("name", ["ada", "student1", "Ada.Lovelace", "a_b-c.d", "7", "x" * 64])

@@ -30,6 +30,7 @@ from typing import Callable
 
 CHECKS_FILE = "checks.py"
 REFERENCE_FILE = "reference.py"  # the graded functions' references, beside checks.py, never released
+FILL_IN = "TO FILL IN"  # the marker of each place left to the instructor: the scaffold writes it, validate finds it
 
 
 @dataclass(frozen=True)

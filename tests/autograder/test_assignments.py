@@ -22,14 +22,13 @@ from conftest import grade_folder
 from hostile import FORGES_STEPS, PATCHES
 from nbgrader.api import Gradebook
 
-from autograder import sandbox, validate
-from autograder.course import assignments
+from autograder import assignments, sandbox, validate
 from autograder.course.run import release_notebook
 from autograder.course.table import show
 from autograder.hub.launch import course_assignments
 from lib import transformer
 
-REPOSITORY = Path(__file__).resolve().parents[3]
+REPOSITORY = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = REPOSITORY / "source"
 FULL = {"check_rotation_angles": 1.0, "check_rotate": 2.0, "check_rotated_score": 2.0}
 POINTS = {  # by hand: interleaved pairs fail both of rotate's kinds of input; rotated_score is graded with lib's rotate

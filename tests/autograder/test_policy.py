@@ -1,4 +1,4 @@
-"""autograder.service.policy.InstantChecks alone: what a checked Submit shows before and after the due date, the due
+"""autograder.policy.InstantChecks alone: what a checked Submit shows before and after the due date, the due
 date in UTC whatever zone it is written in, and the sentences the pages state the policy in."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import datetime
 import pytest
 from traitlets import TraitError
 
-from autograder.service.policy import InstantChecks
+from autograder.policy import InstantChecks
 
 DUE = datetime.datetime(2026, 12, 14, 17, 0)
 

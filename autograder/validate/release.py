@@ -105,7 +105,10 @@ def solution_code(source_notebook) -> tuple[str, list[str]]:
             shown.append(cell.source)
     shared = set()
     for source in shown:
-        shared.update(copies.reference_statements("def shown():\n" + indented(source)))
+        try:
+            shared.update(copies.reference_statements("def shown():\n" + indented(source)))
+        except SyntaxError:  # a cell that parses alone but not inside a function (a __future__ import)
+            continue
     return "\n\n".join(answers), sorted(shared)
 
 
@@ -118,7 +121,7 @@ def parses(source: str) -> bool:
 
 
 def indented(source: str) -> str:
-    return "".join(f"    {line}\n" for line in source.splitlines()) or "    pass\n"
+    return "".join(f"    {line}\n" for line in source.splitlines()) + "    pass\n"  # a cell of comments only too
 
 
 def reference_copy_findings(reference: Path, source_notebook, code: dict[str, str]) -> list[Finding]:

@@ -51,7 +51,7 @@ import nbformat
 import numpy as np
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
-from autograder import copies, mutation
+from autograder import copies, mutation, visible_gaps
 from autograder.answers.grading import answer_sources, check_generator, grade_seeds
 from autograder.checks import (
     EXACT,
@@ -117,6 +117,7 @@ KINDS = {
     "notebook: a student with a right answer would be told it is wrong",
     "solution-cell-raises": "a cell of the solution that is not a check (a demo, a plot) raises when the notebook is "
     "run in a kernel: a student with a right answer meets the same error",
+    **visible_gaps.KINDS,
 }
 BEFORE_GRADING = (  # the kinds check_before_grading looks for: cheap, and each one a student's loss
     "to-fill-in",
@@ -1335,6 +1336,8 @@ def validate_assignment(
         if finding.check:
             blocked.setdefault(finding.check, finding.kind)
     report.findings += wrong_version_findings(graded, report.maximum, wrongs, blocked)
+    if check_release and usable:  # what the notebook's visible checks let through (autograder.visible_gaps)
+        report.findings += [Finding(gap.kind, gap.place, gap.message, gap.check) for gap in visible_gaps.findings(folder)]
     if mutant_seeds > 0 and usable:
         report.mutant_seeds = int(mutant_seeds)
         report.mutants, found = mutant_findings(checks, usable, int(mutant_seeds))

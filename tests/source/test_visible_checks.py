@@ -12,6 +12,7 @@ axis. The check cells run here on the answer cells of the source notebook's solu
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import re
 import warnings
@@ -23,16 +24,18 @@ import pytest
 from mutants import LIST, MUTANTS
 
 from autograder.answers.grading import answer_sources
+from lib.check import FILE, check
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "source" / "attention" / "attention.ipynb"
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
 SOLUTION = answer_sources(NOTEBOOK)
 
 
-def visible_checks(sources: list[str]) -> dict[str, str | None]:
-    """{check id: None when its visible check passes, else the message it fails with} for these answer cells."""
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    namespace = {"np": np}
+def visible_checks(sources: list[str], notebook_path: Path = NOTEBOOK) -> dict[str, str | None]:
+    """{check id: None when its visible check passes, else the message it fails with} for these answer cells, the
+    setup cell's ``check`` reading the numbers recorded beside the notebook (lib.check)."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    namespace = {"np": np, "check": functools.partial(check, path=notebook_path.parent / FILE)}
     for source in sources:
         exec(source, namespace)  # the course's own answers
     verdicts = {}

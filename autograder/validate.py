@@ -1337,7 +1337,8 @@ def validate_assignment(
             blocked.setdefault(finding.check, finding.kind)
     report.findings += wrong_version_findings(graded, report.maximum, wrongs, blocked)
     if check_release and usable:  # what the notebook's visible checks let through (autograder.visible_gaps)
-        report.findings += [Finding(gap.kind, gap.place, gap.message, gap.check) for gap in visible_gaps.findings(folder)]
+        gaps = visible_gaps.findings(folder)
+        report.findings += [Finding(gap.kind, gap.place, gap.message, gap.check) for gap in gaps]
     if mutant_seeds > 0 and usable:
         report.mutant_seeds = int(mutant_seeds)
         report.mutants, found = mutant_findings(checks, usable, int(mutant_seeds))

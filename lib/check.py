@@ -204,7 +204,8 @@ def verdict(recorded: dict, name: str, function, check_id: str | None, namespace
             raise CheckFailed(f"{FILE} records no check {check_id!r}")
         ids = [check_id]
     else:
-        ids = [f"check_{name}"] if f"check_{name}" in checks else [k for k, v in checks.items() if v["function"] == name]
+        own = f"check_{name}"
+        ids = [own] if own in checks else [key for key, entry in checks.items() if entry["function"] == name]
 
     def cell_of(graded: str, default: str | None = "this notebook"):
         return functions.get(graded, {}).get("cell", default)

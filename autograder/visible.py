@@ -237,10 +237,23 @@ def facts_of(check: Check, calls: list[Call], results: list[Result], number: int
     return Facts(decided, mistakes)
 
 
+def classes(call: Call) -> set:
+    """The input classes a call's declared sizes fall in (autograder.coverage's: a size 1, odd or even; two sizes
+    equal, the first smaller or larger; the kind of values), empty for a call drawn without declared sizes."""
+    sizes = {k: v for k, v in call.drawn.items() if k not in ("cover", "kind") and isinstance(v, (int, np.integer))}
+    found = {(name, "one" if size == 1 else "odd" if size % 2 else "even") for name, size in sizes.items()}
+    names = sorted(sizes)
+    found |= {(a, b, int(np.sign(sizes[a] - sizes[b]))) for i, a in enumerate(names) for b in names[i + 1 :]}
+    if "kind" in call.drawn:
+        found.add(("kind", str(call.drawn["kind"])))
+    return found
+
+
 def chosen_calls(calls: list[Call], sizes: list, facts: dict) -> list[int]:
     """The public inputs among the candidates (``facts``' keys): of each role its smallest call (up to LARGEST
     numbers), then for each mistake the candidates name that those do not, the smallest candidate naming it, then
-    more small calls of each role (up to PER_ROLE, MOST_NUMBERS numbers each) while fewer than PER_CHECK."""
+    small calls (MOST_NUMBERS numbers at most) that add input classes (``classes``) while one does, then more small
+    calls of each role (up to PER_ROLE) while fewer than PER_CHECK."""
     candidates = sorted(facts, key=lambda n: (sizes[n], n))
     chosen = []
     for role in dict.fromkeys(calls[n].role for n in candidates):
@@ -251,6 +264,14 @@ def chosen_calls(calls: list[Call], sizes: list, facts: dict) -> list[int]:
     for message in [m for n in candidates for _, m, _ in facts[n].mistakes]:
         if message not in named(chosen):
             chosen.append(next(n for n in candidates if message in named([n])))
+    covered = set().union(*(classes(calls[n]) for n in chosen))
+    while True:  # the size classes the check's cover designs (each size 1, odd, even; each pair equal, smaller, larger)
+        new = [(len(classes(calls[n]) - covered), -sizes[n], n) for n in candidates if sizes[n] <= MOST_NUMBERS]
+        gain, _, best = max(new, default=(0, 0, None))
+        if gain == 0:
+            break
+        chosen.append(best)
+        covered |= classes(calls[best])
     for n in candidates:
         if len(chosen) >= PER_CHECK:
             break
@@ -299,7 +320,7 @@ def record_check(
         if size is not None and size <= limit
     }
     chosen = chosen_calls(calls, sizes, facts)
-    home = {}  # {message: the smallest chosen call naming it}: a mistake's numbers are recorded there only
+    home = {}  # {message: the smallest chosen call naming it}: a mistake's numbers are recorded there and on small calls
     for number in sorted(chosen, key=lambda n: (sizes[n], n)):
         for _, message, _ in facts[number].mistakes:
             home.setdefault(message, number)
@@ -319,7 +340,7 @@ def record_check(
                 "mistakes": [
                     {"item": item, "message": message, "array": written(value)}
                     for item, message, value in facts[number].mistakes
-                    if home[message] == number
+                    if home[message] == number or sizes[number] <= MOST_NUMBERS
                 ],
             }
         )

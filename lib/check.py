@@ -149,6 +149,29 @@ def run_call(name: str, function, call: dict, items: int, cell_of) -> tuple[list
     return arrays, None
 
 
+def named_mistake(recorded: dict, entry: dict, computed: list) -> str | None:
+    """The first named mistake (in the hidden checks' order) whose recorded values the function's equal on every
+    public call they are recorded on, said with the first of those calls; None when none does."""
+    shown: dict = {}  # {message: {call number: [(item, values)]}}
+    for number, call in enumerate(entry["calls"]):
+        for mistake in call["mistakes"]:
+            shown.setdefault(mistake["message"], {}).setdefault(number, []).append((mistake["item"], mistake["array"]))
+    for message, where in shown.items():
+        agrees = True
+        for number, options in where.items():
+            call, arrays = entry["calls"][number], computed[number]
+            atol, rtol = tolerance(recorded, call, [a.dtype for a in arrays])
+            if not any(
+                close(arrays[item].astype(np.float64), np.asarray(values, dtype=np.float64), atol, rtol)
+                for item, values in options
+            ):
+                agrees = False
+                break
+        if agrees:
+            return f"{entry['calls'][min(where)]['about']}: {message}"
+    return None
+
+
 def judged(recorded: dict, name: str, function, entries: list[dict], cell_of) -> Verdict:
     """The function against the recorded calls of its checks (``entries``)."""
     accepted = recorded["tolerance"]["accepted"]
@@ -181,13 +204,8 @@ def judged(recorded: dict, name: str, function, entries: list[dict], cell_of) ->
                     differs = f"{said} (public input {number + 1} of {len(entry['calls'])})"
         if differs is None:
             continue
-        for call, arrays in zip(entry["calls"], computed):  # the named mistakes, in the hidden checks' order
-            atol, rtol = tolerance(recorded, call, [a.dtype for a in arrays])
-            for mistake in call["mistakes"]:
-                actual = arrays[mistake["item"]].astype(np.float64)
-                if close(actual, np.asarray(mistake["array"], dtype=np.float64), atol, rtol):
-                    return Verdict(f"{call['about']}: {mistake['message']}")
-        return Verdict(differs)
+        named = named_mistake(recorded, entry, computed)
+        return Verdict(named or differs)
     properties = tuple(dict.fromkeys(p for entry in entries for p in entry["properties"]))
     return Verdict(properties=properties)
 

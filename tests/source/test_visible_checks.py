@@ -161,3 +161,95 @@ def test_split_heads_says_where_a_head_took_its_numbers_in_rows_and_columns(name
     message = visible_checks(MUTANTS[name].sources(SOLUTION))["check_split_heads"]
     assert message.startswith(place), message
     assert "[" not in message  # no raw numbers
+
+
+# --- the recorded public inputs (lib.check on visible_checks.json) ----------------------------------------------
+
+POSITIONS = NOTEBOOK.parents[1] / "positions" / "positions.ipynb"
+
+
+def printed(sources: list[str], notebook_path: Path) -> dict[str, str]:
+    """{check id: what its cell printed} for answer cells that pass every visible check."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    namespace = {"np": np, "check": functools.partial(check, path=notebook_path.parent / FILE)}
+    for source in sources:
+        exec(source, namespace)
+    said = {}
+    for cell in notebook.cells:
+        flags = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and flags.get("grade"):
+            out = io.StringIO()
+            with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+                warnings.simplefilter("ignore")
+                exec(HIDDEN.sub("", cell.source), namespace)
+            said[flags["grade_id"]] = out.getvalue()
+    return said
+
+
+@pytest.mark.parametrize("notebook_path", [NOTEBOOK, POSITIONS], ids=["attention", "positions"])
+def test_a_passing_check_says_so_in_one_line(notebook_path):
+    said = printed(answer_sources(notebook_path), notebook_path)
+    assert said and all(
+        re.fullmatch(r"✓ \w+: \d propert(y holds|ies hold) on the public inputs \(.+\)\n", s) for s in said.values()
+    ), said
+    assert said.get("check_rotate", "✓ rotate: 2 properties hold on the public inputs").startswith(
+        "✓ rotate: 2 properties hold on the public inputs"
+    )
+
+
+def positions_mistakes():
+    from autograder.course import assignments
+
+    checks = assignments.load(POSITIONS.parent).checks
+    return [
+        (entry.check_id, entry.function, message, wrong)
+        for entry in checks.values()
+        for message, wrong in entry.mistakes
+    ]
+
+
+@pytest.mark.parametrize("case", positions_mistakes(), ids=lambda case: case[2].split(":")[0])
+def test_each_mistake_positions_checks_name_fails_its_visible_check_with_its_own_words(case):
+    check_id, function, message, wrong = case
+    notebook = nbformat.read(POSITIONS, as_version=4)
+    namespace = {"np": np, "check": functools.partial(check, path=POSITIONS.parent / FILE)}
+    for source in answer_sources(POSITIONS):
+        exec(source, namespace)
+    namespace[function] = wrong
+    cell = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == check_id)
+    with pytest.raises(AssertionError) as raised, contextlib.redirect_stdout(io.StringIO()):
+        exec(HIDDEN.sub("", cell.source), namespace)
+    assert str(raised.value).startswith(f"{function}(") and str(raised.value).endswith(f": {message}"), raised.value
+
+
+@pytest.mark.parametrize("notebook_path", [NOTEBOOK, POSITIONS], ids=["attention", "positions"])
+def test_a_blank_function_is_one_line_naming_its_cell(notebook_path):
+    from autograder.validate import blank_release
+
+    blank = answer_sources(blank_release(nbformat.read(notebook_path, as_version=4)))
+    verdicts = visible_checks(blank, notebook_path)
+    assert len(verdicts) in (3, 16) and all(verdicts.values()), verdicts
+    positions = {
+        "check_rotation_angles": "rotation_angles is not written yet: fill in the cell under "
+        "'Write rotation_angles(positions, size, base=10000.0)'",
+        "check_rotate": "rotate calls your rotation_angles, and rotation_angles is not written yet: fill in the cell "
+        "under 'Write rotation_angles(positions, size, base=10000.0)' first; then run this cell again",
+    }
+    for check_id, message in positions.items():
+        assert verdicts.get(check_id, message) == message
+    for message in verdicts.values():
+        assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("name", "check_id", "words"),
+    [
+        ("average_largest_weight: max down a column", "check_average_largest_weight", "axis"),
+        ("multi_head_attention: scaled by sqrt(D)", "check_multi_head_attention", "sqrt"),
+        ("attention: mask with -1e9", "check_masked_attention", ""),
+    ],
+)
+def test_what_the_issue_found_passing_visibly_now_fails_first(name, check_id, words):
+    """Issue 35: these passed every visible check and lost points only in the grade."""
+    message = visible_checks(MUTANTS[name].sources(SOLUTION))[check_id]
+    assert message is not None and words in message, message

@@ -320,7 +320,7 @@ def record_check(
         if size is not None and size <= limit
     }
     chosen = chosen_calls(calls, sizes, facts)
-    home = {}  # {message: the smallest chosen call naming it}: a mistake's numbers are recorded there and on small calls
+    home = {}  # {message: the smallest chosen call naming it}: its numbers are recorded there and on small calls
     for number in sorted(chosen, key=lambda n: (sizes[n], n)):
         for _, message, _ in facts[number].mistakes:
             home.setdefault(message, number)

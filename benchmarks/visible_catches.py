@@ -85,7 +85,7 @@ def tally(label: str, cases: list, before: dict, after: dict) -> None:
         for (_, ids, words), failures_ in zip(cases, after.values())
     )
     print(f"  {label}: {len(cases)}; caught before {caught_before}, after {sum(caught_after)} (named {named})")
-    for (name, ids, _), caught in zip(cases, caught_after):
+    for (name, _, _), caught in zip(cases, caught_after):
         if not caught:
             print(f"    still passes: {name}")
 
@@ -118,10 +118,14 @@ def measure(name: str, base: str, mutant_seeds: int) -> None:
 
     if mutant_seeds:
         module = assignments.reference(folder)
-        usable = {k: c for k, c in loaded.checks.items() if any(call.drive is None for call in c.calls(check_generator(0, k)))}
+        usable = dict(loaded.checks)
         drawn = mutation.plans(usable, range(mutant_seeds), check_generator)
         _, outcomes = mutation.mutate(
-            module, folder / assignments.REFERENCE_FILE, usable, drawn, references=loaded.references,
+            module,
+            folder / assignments.REFERENCE_FILE,
+            usable,
+            drawn,
+            references=loaded.references,
             task_sizes=loaded.task_sizes,
         )
         killed = [o for o in outcomes if o.survived is None]

@@ -6,7 +6,7 @@ recorded ones.
 
 The numbers come from ``visible_checks.json``, released beside the notebook: the public inputs of each hidden check,
 the values the answer key gives on them and the values each mistake the hidden checks name gives (made by
-``python -m autograder.visible`` from the assignment's own checks). This module holds no answer: it only reads those
+the grader's release command from the assignment's own checks). This module holds no answer: it only reads those
 numbers and compares. A passing check prints one line; a failing one raises ``CheckFailed`` (an AssertionError) whose
 message is one sentence, shown alone: the mistake's own words when the values are that mistake's, else which public
 input differs and by how much; a function whose cell still holds its stub says which cell to fill in; a function that
@@ -78,7 +78,7 @@ def decoded(value):
 
 def tolerance(recorded: dict, call: dict, dtypes: list) -> tuple[float, float]:
     """(atol, rtol) for a call's results in these dtypes: float64's, or float32's rounding of the inputs and result
-    (the hidden checks' rule, autograder.checks.Outputs.tolerance, with its numbers from the file)."""
+    (the hidden checks' own rule, with its numbers from the file)."""
     rule = recorded["tolerance"]
     if not any(np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize < 8 for dtype in dtypes):
         return rule["atol"], 0.0

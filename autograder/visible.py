@@ -237,15 +237,22 @@ def facts_of(check: Check, calls: list[Call], results: list[Result], number: int
     return Facts(decided, mistakes)
 
 
+NOT_FINITE = {"-inf": np.isneginf, "inf": np.isposinf, "nan": np.isnan}
+
+
 def classes(call: Call) -> set:
-    """The input classes a call's declared sizes fall in (autograder.coverage's: a size 1, odd or even; two sizes
-    equal, the first smaller or larger; the kind of values), empty for a call drawn without declared sizes."""
+    """The input classes a call falls in: those of its declared sizes (autograder.coverage's: a size 1, odd or even;
+    two sizes equal, the first smaller or larger; the kind of values) and, for any call, each float argument holding
+    -inf, inf or NaN (a masked score)."""
     sizes = {k: v for k, v in call.drawn.items() if k not in ("cover", "kind") and isinstance(v, (int, np.integer))}
     found = {(name, "one" if size == 1 else "odd" if size % 2 else "even") for name, size in sizes.items()}
     names = sorted(sizes)
     found |= {(a, b, int(np.sign(sizes[a] - sizes[b]))) for i, a in enumerate(names) for b in names[i + 1 :]}
     if "kind" in call.drawn:
         found.add(("kind", str(call.drawn["kind"])))
+    for position, value in enumerate((*call.args, *call.kwargs.values())):  # masked scores: -inf, inf, NaN
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            found |= {(position, word) for word, hit in NOT_FINITE.items() if hit(value).any()}
     return found
 
 

@@ -33,7 +33,7 @@ from autograder import mutation  # noqa: E402
 from autograder.answers.grading import answer_sources, check_generator  # noqa: E402
 from autograder.checks import Compared  # noqa: E402
 from autograder.course import assignments  # noqa: E402
-from lib.check import FILE, check  # noqa: E402
+from lib.check import FILE, callees_first, check  # noqa: E402
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
 
@@ -50,7 +50,11 @@ def check_cells(notebook) -> dict[str, str]:
 def failures(cells: dict, sources: list[str], folder: Path, replace: dict | None = None, only=None) -> dict:
     """{grade id: the message its visible check fails with} for these answer cells (``replace``: functions put in
     place of the cells' own after they ran; ``only``: the grade ids to run)."""
-    namespace = {"np": np, "check": functools.partial(check, path=folder / FILE)}
+    namespace = {
+        "np": np,
+        "check": functools.partial(check, path=folder / FILE),
+        "callees_first": functools.partial(callees_first, path=folder / FILE),
+    }
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
         for source in sources:

@@ -3,6 +3,7 @@ recorded ones.
 
     from lib.check import check
     check("rotate", rotate)      # ✓ rotate: 2 properties hold on the public inputs (...)
+    callees_first("rotated_score", rotated_score)   # first in a cell of hand-written asserts: a wrong callee named
 
 The numbers come from ``visible_checks.json``, released beside the notebook: the public inputs of each hidden check,
 the values the answer key gives on them and the values each mistake the hidden checks name gives (made by
@@ -210,20 +211,25 @@ def judged(recorded: dict, name: str, function, entries: list[dict], cell_of) ->
     return Verdict(properties=properties)
 
 
+ALL = "*"  # every check of a function: how a callee's own checks are run
+
+
 def verdict(recorded: dict, name: str, function, check_id: str | None, namespace: dict, seen=()) -> Verdict:
-    """The function's verdict, a failure blamed on a graded function it calls when that one's own check fails."""
+    """The function's verdict, a failure blamed on a graded function it calls when that one's own checks fail.
+    check_id: one of its checks; None: check_<name> (else all of them); ALL: all of them."""
     checks = recorded["checks"]
     functions = recorded["functions"]
     if name not in functions:
         known = ", ".join(sorted(functions))
         raise CheckFailed(f"{FILE} records no check of {name!r}: the checks of this notebook are of {known}")
-    if check_id is not None:
+    mine = [key for key, entry in checks.items() if entry["function"] == name]
+    if check_id not in (None, ALL):
         if check_id not in checks:
             raise CheckFailed(f"{FILE} records no check {check_id!r}")
         ids = [check_id]
     else:
         own = f"check_{name}"
-        ids = [own] if own in checks else [key for key, entry in checks.items() if entry["function"] == name]
+        ids = [own] if own in checks and check_id is None else mine
 
     def cell_of(graded: str, default: str | None = "this notebook"):
         return functions.get(graded, {}).get("cell", default)
@@ -231,29 +237,39 @@ def verdict(recorded: dict, name: str, function, check_id: str | None, namespace
     found = judged(recorded, name, function, [checks[k] for k in ids], cell_of)
     if found.failure is None:
         return found
-    for called in functions[name].get("calls", []):
+    return blamed(recorded, name, namespace, seen, "calls") or found
+
+
+def blamed(recorded: dict, name: str, namespace: dict, seen=(), how: str = "calls", names=None) -> Verdict | None:
+    """The verdict sending the student to the first graded function ``name`` may call (ISOLATE; ``names``: these)
+    that is defined here and fails its own checks (the one deepest down when its failure comes from its own callee);
+    None when none does. how: "calls" ("rotate calls your rotation_angles, ...") or "uses" (a cell comparing with
+    it)."""
+    functions = recorded["functions"]
+    for called in functions[name].get("calls", []) if names is None else names:
         theirs = namespace.get(called)
         if called in seen or not callable(theirs):
             continue
-        own = verdict(recorded, called, theirs, None, namespace, (*seen, name))
+        own = verdict(recorded, called, theirs, ALL, namespace, (*seen, name))
         if own.failure is None:
             continue
         culprit = own.culprit or called
+        cell = functions.get(culprit, {}).get("cell", "this notebook")
         if own.unwritten:
-            said = f"{culprit} is not written yet: fill in the cell under '{cell_of(culprit)}' first"
+            said = f"{culprit} is not written yet: fill in the cell under '{cell}' first"
         else:
-            said = (
-                f"{culprit} fails its own check: fix {culprit} first (the cell under '{cell_of(culprit)}'): "
-                + own.reason
-            )
+            said = f"{culprit} fails its own check: fix {culprit} first (the cell under '{cell}'): {own.reason}"
         through = f" (through {called})" if culprit != called else ""
+        opening = (
+            f"{name} calls your {culprit}{through}" if how == "calls" else f"this check of {name} uses your {culprit}"
+        )
         return Verdict(
-            f"{name} calls your {culprit}{through}, and {said}; then run this cell again",
+            f"{opening}, and {said}; then run this cell again",
             culprit=culprit,
             reason=own.reason,
             unwritten=own.unwritten,
         )
-    return found
+    return None
 
 
 def check(name: str, function=None, check_id: str | None = None, *, path: Path | str | None = None) -> None:
@@ -275,3 +291,23 @@ def check(name: str, function=None, check_id: str | None = None, *, path: Path |
     what = f"{count} propert{'y holds' if count == 1 else 'ies hold'}" if count else "its values match"
     listed = f" ({'; '.join(found.properties)})" if found.properties else ""
     print(f"✓ {name}: {what} on the public inputs{listed}")
+
+
+def callees_first(
+    name: str, function=None, check_id: str | None = None, *, uses: tuple = (), path: Path | str | None = None
+) -> None:
+    """Before a check cell's own asserts: when graded function ``name`` fails its recorded check because a graded
+    function it may call (ISOLATE) fails its own, or when one of ``uses`` (the graded functions the cell's own asserts
+    compare with) fails its own, CheckFailed sending the student to that one (its cell, its sentence); otherwise
+    nothing, not even a line (the cell's last line, ``check``, says how it went)."""
+    __tracebackhide__ = True
+    namespace = sys._getframe(1).f_globals
+    recorded = facts(path)
+    function = function if function is not None else namespace.get(name)
+    if function is None:
+        return
+    found = verdict(recorded, name, function, check_id, namespace)
+    if found.failure is None and uses:  # its own values hold: the cell's asserts still need right ones of these
+        found = blamed(recorded, name, namespace, how="uses", names=tuple(uses)) or found
+    if found.failure is not None and found.culprit and found.culprit != name:
+        raise (NotWrittenYet if found.unwritten else CheckFailed)(found.failure) from None

@@ -24,7 +24,7 @@ import pytest
 from mutants import LIST, MUTANTS
 
 from autograder.answers.grading import answer_sources
-from lib.check import FILE, check
+from lib.check import FILE, callees_first, check
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "source" / "attention" / "attention.ipynb"
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
@@ -35,7 +35,11 @@ def visible_checks(sources: list[str], notebook_path: Path = NOTEBOOK) -> dict[s
     """{check id: None when its visible check passes, else the message it fails with} for these answer cells, the
     setup cell's ``check`` reading the numbers recorded beside the notebook (lib.check)."""
     notebook = nbformat.read(notebook_path, as_version=4)
-    namespace = {"np": np, "check": functools.partial(check, path=notebook_path.parent / FILE)}
+    namespace = {
+        "np": np,
+        "check": functools.partial(check, path=notebook_path.parent / FILE),
+        "callees_first": functools.partial(callees_first, path=notebook_path.parent / FILE),
+    }
     for source in sources:
         exec(source, namespace)  # the course's own answers
     verdicts = {}
@@ -90,7 +94,11 @@ def test_a_float16_softmax_reads_its_dtype_and_what_is_accepted():
     assert message.startswith("softmax returned float16 weights"), message
     assert "the checks accept float64, or float32 within its rounding" in message
     assert "sums to" not in message
-    assert "softmax it calls compute in float16" in verdicts["check_attention"]  # its attention uses that softmax
+    calling = verdicts["check_attention"]  # its attention uses that softmax: sent to softmax, in the same words
+    assert calling.startswith("attention calls your softmax, and softmax fails its own check: fix softmax first")
+    assert (
+        "returned float16 numbers" in calling and "the checks accept float64, or float32 within its rounding" in calling
+    )
     safe = visible_checks(MUTANTS["safe_softmax: float16"].sources(SOLUTION))["check_safe_softmax"]
     assert safe.startswith("safe_softmax returned float16 weights"), safe
 
@@ -171,7 +179,11 @@ POSITIONS = NOTEBOOK.parents[1] / "positions" / "positions.ipynb"
 def printed(sources: list[str], notebook_path: Path) -> dict[str, str]:
     """{check id: what its cell printed} for answer cells that pass every visible check."""
     notebook = nbformat.read(notebook_path, as_version=4)
-    namespace = {"np": np, "check": functools.partial(check, path=notebook_path.parent / FILE)}
+    namespace = {
+        "np": np,
+        "check": functools.partial(check, path=notebook_path.parent / FILE),
+        "callees_first": functools.partial(callees_first, path=notebook_path.parent / FILE),
+    }
     for source in sources:
         exec(source, namespace)
     said = {}
@@ -253,3 +265,34 @@ def test_what_the_issue_found_passing_visibly_now_fails_first(name, check_id, wo
     """Issue 35: these passed every visible check and lost points only in the grade."""
     message = visible_checks(MUTANTS[name].sources(SOLUTION))[check_id]
     assert message is not None and words in message, message
+
+
+def isolated_pairs():
+    """(caller, callee, a mutant of the callee) for every pair of ISOLATE of attention's checks.py."""
+    from autograder.course import assignments
+
+    isolate = assignments.load(NOTEBOOK.parent).isolate
+    return [
+        (caller, callee, mutant)
+        for caller, callees in isolate.items()
+        for callee in callees
+        for mutant in LIST
+        if mutant.function == callee and not mutant.keeps
+    ]
+
+
+@pytest.mark.parametrize("case", isolated_pairs(), ids=lambda case: f"{case[0]} <- {case[2].name}")
+def test_one_wrong_callee_at_a_time_is_blamed_in_its_callers_checks(case):
+    """Issue 35: a wrong join_heads made the multi-head check say "use the causal mask". With only the callee
+    wrong, each failing check of the caller names the callee (the visible checks run the student's own functions)."""
+    caller, callee, mutant = case
+    verdicts = failing(visible_checks(mutant.sources(SOLUTION)))
+    from autograder.course import assignments
+
+    checks = assignments.load(NOTEBOOK.parent).checks
+    for check_id in [key for key, entry in checks.items() if entry.function == caller]:
+        if check_id in verdicts:
+            message = verdicts[check_id]
+            assert message.startswith(
+                (f"{caller} calls your {callee}", f"this check of {caller} uses your {callee}")
+            ), message

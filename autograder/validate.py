@@ -51,7 +51,7 @@ import nbformat
 import numpy as np
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme
 
-from autograder import copies, mutation, visible_gaps
+from autograder import copies, mutation
 from autograder.answers.grading import answer_sources, check_generator, grade_seeds
 from autograder.checks import (
     EXACT,
@@ -71,6 +71,7 @@ from autograder.notebook.pipeline import IGNORED, chain_config
 from autograder.notebook.stubs import NamedStubs
 from autograder.sandbox import UNSANDBOXED
 from autograder.verdicts import Named, named_after
+from autograder.visible import gaps as visible_gaps
 
 DEFAULT_SEEDS = 5
 MUTANT_SEEDS = 20  # the command's default: a mutant that earns full points on any of 20 seeds is a finding
@@ -1336,7 +1337,7 @@ def validate_assignment(
         if finding.check:
             blocked.setdefault(finding.check, finding.kind)
     report.findings += wrong_version_findings(graded, report.maximum, wrongs, blocked)
-    if check_release and usable:  # what the notebook's visible checks let through (autograder.visible_gaps)
+    if check_release and usable:  # what the notebook's visible checks let through (autograder.visible.gaps)
         gaps = visible_gaps.findings(folder)
         report.findings += [Finding(gap.kind, gap.place, gap.message, gap.check) for gap in gaps]
     if mutant_seeds > 0 and usable:

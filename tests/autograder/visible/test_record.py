@@ -1,4 +1,4 @@
-"""autograder.visible: the visible checks' numbers, recorded from an assignment's own checks, and nothing else.
+"""autograder.visible.record: the visible checks' numbers, recorded from an assignment's own checks, and nothing else.
 
 A compare(...) check made here (in memory) shows how the public inputs are chosen and what is recorded; the course's
 two committed files are held to a fresh recording, to the release's copy and to "numbers and messages only".
@@ -15,14 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder import visible
 from autograder.answers.grading import check_generator
 from autograder.checks import Args, compare
 from autograder.course import assignments
 from autograder.notebook.pipeline import IGNORED
-from autograder.visible_gaps import same
+from autograder.visible import record as visible
+from autograder.visible.gaps import same
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 COURSE = ["positions", "attention"]
 CODE = re.compile(r"\bdef \w+\(|\blambda\b[^:]*:|\breturn\s+\S+\s*[-+*/@]|^\s*(import|from)\s")  # a line of code
 

@@ -1,7 +1,7 @@
 """What the notebook's visible checks let through: each mistake the hidden checks name that no public input names,
 and a recorded file that no longer says what the checks say (for ``python -m autograder.validate``).
 
-The hidden checks' named mistakes are found on the grading draws the way ``autograder.visible`` finds them on the
+The hidden checks' named mistakes are found on the grading draws the way ``autograder.visible.record`` finds them on the
 public ones (each result made wrong, every judge run, each variant handed to diagnose recorded where it differs from
 the reference), plus every mistake a compare(...) check declares. A mistake is known by its id (verdicts.named_after:
 its words before the colon), so that a message quoting the draw's numbers is the same mistake on every draw. One
@@ -18,11 +18,11 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
-from autograder import visible
 from autograder.answers.grading import check_generator
 from autograder.checks import Compared
 from autograder.course import assignments
 from autograder.verdicts import named_after
+from autograder.visible import record as visible
 
 LETS_THROUGH = "visible-lets-through"
 STALE = "visible-checks-stale"

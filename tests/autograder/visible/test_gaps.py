@@ -1,4 +1,4 @@
-"""autograder.visible_gaps: what validate says about the visible checks (a copy of source/positions, no kernel)."""
+"""autograder.visible.gaps: what validate says about the visible checks (a copy of source/positions, no kernel)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import visible, visible_gaps
+from autograder.visible import gaps as visible_gaps
+from autograder.visible import record as visible
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -34,6 +34,7 @@ from autograder.validate.release import (
     release_findings,
     released_folder_findings,
 )
+from autograder.visible import gaps as visible_gaps
 
 DEFAULT_SEEDS = 5
 MUTANT_SEEDS = 20  # the command's default: a mutant that earns full points on any of 20 seeds is a finding
@@ -136,6 +137,9 @@ def validate_assignment(
         if finding.check:
             blocked.setdefault(finding.check, finding.kind)
     report.findings += wrong_version_findings(graded, report.maximum, wrongs, blocked)
+    if check_release and usable:  # what the notebook's visible checks let through (autograder.visible.gaps)
+        gaps = visible_gaps.findings(folder)
+        report.findings += [Finding(gap.kind, gap.place, gap.message, gap.check) for gap in gaps]
     if mutant_seeds > 0 and usable:
         report.mutant_seeds = int(mutant_seeds)
         report.mutants, found = mutant_findings(checks, usable, int(mutant_seeds))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.assignments import FILL_IN
+from autograder.visible import gaps as visible_gaps
 
 KINDS = {
     "to-fill-in": f"a place the scaffold left to fill in still says {FILL_IN} (nothing is graded until none is left)",
@@ -51,6 +52,7 @@ KINDS = {
     "notebook: a student with a right answer would be told it is wrong",
     "solution-cell-raises": "a cell of the solution that is not a check (a demo, a plot) raises when the notebook is "
     "run in a kernel: a student with a right answer meets the same error",
+    **visible_gaps.KINDS,
 }
 BEFORE_GRADING = (  # the kinds check_before_grading looks for: cheap, and each one a student's loss
     "to-fill-in",

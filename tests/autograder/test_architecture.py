@@ -164,7 +164,7 @@ GROUND = {
     "verdicts", "settings", "policy", "assignments", "files", "students", "term", "attempts",
     "checks", "coverage", "sandbox", "model",
 }  # fmt: skip
-AUTHORING = {"validate/", "mutation"}
+AUTHORING = {"validate/", "mutation", "visible/"}
 LAYERS = (
     ("the course's library", {"lib"}),
     ("the ground floor", GROUND),

@@ -83,6 +83,10 @@ FIGURES = {
         [r"seconds per notebook, median: service [\d.]+, class [\d.]+", r"agreed: \d+ of \d+ checks \(1\.000\)"],
         [needs_bubblewrap, needs_model],
     ),
+    "visible_catches.py": (
+        [r"caught before \d+, after \d+ \(named \d+\)"],
+        [needs_model],
+    ),
     "forward_vs_torch.py": (
         [r"--- summary", r"numpy \(\w+\) / torch \(float32\) tokens per second: \d+\.\d\d"],
         [needs_torch, needs_model],

@@ -165,6 +165,36 @@ def test_the_installed_wheel_runs_the_model_from_any_folder(wheel, tmp_path):
     assert seen["validation"] == len(store.load_products("validation"))
 
 
+def test_the_installed_wheel_checks_a_function_on_the_release_s_numbers_from_the_notebook_s_folder(
+    wheel, members, tmp_path
+):
+    """The visible checks' side of lib (lib.check) ships in the wheel and, with only the release's folder beside it,
+    names a student's mistake and passes a right answer, with no file of the repository in reach."""
+    assert "lib/check.py" in members
+    target, folder = install(wheel, tmp_path / "site"), tmp_path / "positions"
+    folder.mkdir()
+    shutil.copy(ROOT / "release" / "positions" / "visible_checks.json", folder)
+    script = (
+        "import numpy as np\n"
+        "from lib.check import check, CheckFailed\n"
+        "def rotation_angles(positions, size, base=10000.0):\n"
+        "    return np.arange(positions)[:, None] * base ** (-np.arange(0, size, 2) / size)\n"
+        "check('rotation_angles', rotation_angles)\n"
+        "def rotation_angles(positions, size, base=10000.0):\n"
+        "    return np.arange(positions)[:, None] * 10000.0 ** (-np.arange(0, size, 2) / size)\n"
+        "try:\n"
+        "    check('rotation_angles', rotation_angles)\n"
+        "except CheckFailed as failed:\n"
+        "    print(failed)\n"
+    )
+    environment = {**os.environ, "PYTHONPATH": str(target)}
+    done = subprocess.run([sys.executable, "-c", script], cwd=folder, env=environment, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()
+    assert first.startswith("✓ rotation_angles: 2 properties hold on the public inputs"), first
+    assert second.startswith("rotation_angles(") and second.endswith(": ignores base: use the base given"), second
+
+
 def test_the_installed_wheel_runs_the_tour(wheel, tmp_path):
     target, elsewhere = install(wheel, tmp_path / "site"), tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -323,14 +353,16 @@ def test_no_function_of_the_wheel_computes_a_graded_function(wheel, checks, tmp_
 
 
 def test_no_release_holds_the_reference(checks, tmp_path):
-    """nbgrader's generate_assignment, run as the class command runs it, releases the notebook alone: not the
-    reference beside it, nor the checks; and the released notebook holds none of the reference's code."""
+    """nbgrader's generate_assignment, run as the class command runs it, releases the notebook and the visible
+    checks' numbers (visible_checks.json) alone: not the reference beside them, nor the checks; and neither released
+    file holds the reference's code."""
     name, (notebook,) = checks.name, assignments.notebooks(checks.folder)
     release_notebook(checks.folder, tmp_path)
     released = sorted(path.relative_to(tmp_path / "release") for path in (tmp_path / "release").rglob("*"))
-    assert released == [Path(name), Path(name) / f"{notebook}.ipynb"]
+    assert released == [Path(name), Path(name) / f"{notebook}.ipynb", Path(name) / "visible_checks.json"]
     assert (checks.folder / "reference.py").is_file() and (tmp_path / "source" / name / "reference.py").is_file()
     text = (tmp_path / "release" / name / f"{notebook}.ipynb").read_text()
+    text += (tmp_path / "release" / name / "visible_checks.json").read_text()
     tree = ast.parse((checks.folder / "reference.py").read_text())
     bodies = [ast.unparse(node.body[-1]) for node in tree.body if isinstance(node, ast.FunctionDef)]
     assert len(bodies) >= len(checks.graded) - 1  # safe_softmax's reference is softmax

@@ -26,8 +26,8 @@ def test_release_is_up_to_date_with_source(tmp_path):
     )
 
 
-def test_release_holds_the_notebook_only():
-    assert sorted(path.name for path in RELEASED.parent.iterdir()) == ["attention.ipynb"]
+def test_release_holds_the_notebook_and_its_visible_checks_numbers_only():
+    assert sorted(path.name for path in RELEASED.parent.iterdir()) == ["attention.ipynb", "visible_checks.json"]
     assert (SOURCE / "checks.py").exists()  # the hidden checks, beside the source notebook, are not released
 
 

@@ -275,3 +275,42 @@ def test_the_instructor_sets_an_extension_on_their_page_and_a_student_cannot(pag
     status, text = prof.open(origin + action, {"_xsrf": token, "student": "bo", "remove": "1"})
     assert "bo: back to the due date of attention." in text
     assert term.standing(student="bo", assignment="attention", base=DUE).due == DUE
+
+
+def test_in_chromium_the_instructor_sets_an_extension_and_a_student_cannot(page, tmp_path):
+    """The instructor's extension form in a real browser: prof gives bo 5 hours more and the page says so; bo, on
+    his own page, points his late-day form at the extension URL for himself (his identity, his own valid token):
+    refused, his due date unchanged. Screenshots: extension-set, extension-attacker-refused."""
+    from conftest import CHROMIUM, playwright_or_skip
+
+    playwright = playwright_or_skip()
+    url, term = page
+    shots = tmp_path / "screenshots"
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            prof = browser.new_context(extra_http_headers={"X-User": "prof"}).new_page()
+            prof.goto(url)
+            prof.fill("form.extend [name=student]", "bo")
+            prof.fill("form.extend [name=hours]", "5")
+            prof.click("form.extend button")
+            prof.wait_for_load_state("load")
+            assert "bo: an extension on attention is set." in prof.inner_text("body")
+            prof.screenshot(path=str(shots / "extension-set.png"), full_page=True)
+            bo = browser.new_context(extra_http_headers={"X-User": "bo"}).new_page()
+            bo.goto(url)
+            bo.evaluate(
+                """(target) => { const form = document.querySelector('#late-day');
+                    for (const [name, value] of [['student', 'bo'], ['hours', '500']]) {
+                        const field = document.createElement('input');
+                        field.type = 'hidden'; field.name = name; field.value = value; form.appendChild(field); }
+                    form.action = target; form.submit(); }""",
+                url + "term/attention",
+            )
+            bo.wait_for_selector("#error")
+            assert "only an instructor gives extensions" in bo.inner_text("#reason")
+            bo.screenshot(path=str(shots / "extension-attacker-refused.png"), full_page=True)
+        finally:
+            browser.close()
+    assert term.standing(student="bo", assignment="attention", base=DUE).due == DUE + datetime.timedelta(hours=5)
+    assert sorted(path.name for path in shots.iterdir()) == ["extension-attacker-refused.png", "extension-set.png"]

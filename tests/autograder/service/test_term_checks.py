@@ -308,7 +308,7 @@ def test_in_chromium_the_instructor_sets_an_extension_and_a_student_cannot(page,
                 url + "term/attention",
             )
             bo.wait_for_selector("#error")
-            assert "only an instructor gives extensions" in bo.inner_text("#reason")
+            assert "Only an instructor gives extensions." in bo.inner_text("#reason")
             bo.screenshot(path=str(shots / "extension-attacker-refused.png"), full_page=True)
         finally:
             browser.close()

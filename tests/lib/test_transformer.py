@@ -11,7 +11,8 @@ from lib.products import product_texts
 
 # the assignment's reference (never in lib, never released): what a student's attention must equal, and the head
 # statistics' one definition
-reference = assignments.reference(Path(__file__).resolve().parents[2] / "source" / "attention")
+ROOT = Path(__file__).resolve().parents[2]
+reference = assignments.reference(ROOT / "source" / "attention")
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +115,13 @@ def test_recorded_head_statistics_are_the_reference_s_on_lib_s_model():
         np.testing.assert_allclose(recorded[key], measured[key], atol=1e-6)
     for key in ("previous_even", "far_even", "markers_even"):
         assert recorded[key] == pytest.approx(measured[key], abs=1e-6)
+    # the record names the definition it was measured with, as recordings/transformer.py writes it: a file that
+    # exists and defines it (it named lib.heads, a module that no longer exists)
+    where, function = recorded["definition"].split(" over ")[0].split()
+    assert (ROOT / where).is_file() and f"def {function}(" in (ROOT / where).read_text()
+    assert recorded["definition"] == (
+        "source/attention/reference.py head_statistics over lib.products.product_texts('validation', 300)"
+    )
 
 
 def test_a_head_favours_the_previous_token():

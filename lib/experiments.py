@@ -106,7 +106,10 @@ def head_ablations(cases, layers: int, heads: int) -> dict:
     return {
         "whole": float(next_token_probability(cases).mean()),
         "heads": np.array(
-            [[next_token_probability(cases, {(layer, head)}).mean() for head in range(heads)] for layer in range(layers)]
+            [
+                [next_token_probability(cases, {(layer, head)}).mean() for head in range(heads)]
+                for layer in range(layers)
+            ]
         ),
         "layers": np.array(
             [next_token_probability(cases, {(layer, head) for head in range(heads)}).mean() for layer in range(layers)]

@@ -241,24 +241,31 @@ def _fast_layer_norm(x, weight, bias, eps):
     return centered
 
 
-def _fast_forward(ids: np.ndarray, keep: bool, folder: str, ablate: dict):
+def _fast_forward(ids: np.ndarray, keep: bool, folder: str, ablate: dict, rows=None):
+    """The float32 pass over one text's ids (T,), or over a batch of texts of one length (B, T), each on its own
+    (a text cut short and padded at its end keeps its logits: no position sees a later one). ``rows`` (B,): the
+    one position per text whose logits to return, (B, V), instead of every position's."""
     weights, settings = _fast_weights(folder), _load(folder)[2]["settings"]
     heads, width, eps = settings["heads"], settings["dimensions"], settings["norm_eps"]
-    positions, size = len(ids), width // settings["heads"]
-    x = weights["embedding"][ids]  # (T, D)
+    *lead, positions = ids.shape
+    size = width // settings["heads"]
+    x = weights["embedding"][ids]  # (..., T, D)
     patterns = []
     for layer in range(settings["layers"]):
         p = f"layers.{layer}."
         normed = _fast_layer_norm(x, weights[p + "norm1.weight"], weights[p + "norm1.bias"], eps)
-        qkv = (normed @ weights[p + "qkv"]).reshape(positions, 3, heads, size).transpose(1, 2, 0, 3)  # (3, heads, T, d)
+        projected = (normed @ weights[p + "qkv"]).reshape(*lead, positions, 3, heads, size)
+        qkv = np.moveaxis(projected, -3, 0).swapaxes(-3, -2)  # (3, ..., heads, T, d)
         pattern, mixed = _attend(qkv[:2], qkv[2], settings["rotary_base"], dropped=ablate.get(layer, ()))
-        x = x + mixed.transpose(1, 0, 2).reshape(positions, width) @ weights[p + "output"]
+        x = x + mixed.swapaxes(-3, -2).reshape(*lead, positions, width) @ weights[p + "output"]
         normed = _fast_layer_norm(x, weights[p + "norm2.weight"], weights[p + "norm2.bias"], eps)
-        inner = normed @ weights[p + "mlp.in"]  # (T, 4D)
+        inner = normed @ weights[p + "mlp.in"]  # (..., T, 4D)
         inner += weights[p + "mlp.in_bias"]
         x += gelu(inner) @ weights[p + "mlp.out"]
         x += weights[p + "mlp.out_bias"]
         patterns.append(pattern)
+    if rows is not None:
+        x = x[np.arange(len(rows)), rows]  # (B, D): only the positions asked for
     logits = _fast_layer_norm(x, weights["norm.weight"], weights["norm.bias"], eps) @ weights["unembedding"]  # (T, V)
     return (logits, patterns) if keep else logits
 

@@ -228,3 +228,25 @@ def test_ablate_zeroes_the_named_heads_output_and_nothing_else(model):
 def test_ablate_says_which_pair_is_wrong(ablate, message):
     with pytest.raises(ValueError, match=message):
         transformer.forward([0, 5, 6], ablate=ablate)
+
+
+def test_copy_cases_and_their_batched_probabilities_are_one_forward_per_case(model):
+    """lib.experiments' copy positions repeat a step of the name; next_token_probability, which runs the cases in
+    padded batches on the fast path, gives what one float64 forward per case gives, heads zeroed or not."""
+    vocabulary = model[1]
+    texts = product_texts("validation", 30)
+    cases = experiments.copy_cases(texts, vocabulary)
+    assert 15 <= len(cases) <= 30 and len({len(ids) for ids, _ in cases}) > 3  # lengths differ: padding is used
+    for ids, following in cases:
+        i = len(ids) - 1
+        assert vocabulary[ids[i]].endswith("</w>") and ids[i] > 0
+        name = ids[1 : ids.index(vocabulary.index(transformer.SEP))]
+        assert any(name[k] == ids[i] and name[k + 1] == following for k in range(len(name) - 1))
+    for zeroed in (None, {(2, 1)}, {(0, 0), (3, 3)}):
+        one_by_one = []
+        for ids, following in cases:
+            logits = transformer.forward(ids, ablate=zeroed)[-1]
+            exps = np.exp(logits - logits.max())
+            one_by_one.append(exps[following] / exps.sum())
+        np.testing.assert_allclose(experiments.next_token_probability(cases, zeroed), one_by_one, rtol=0, atol=1e-5)
+    assert experiments.next_token_probability([]).shape == (0,)

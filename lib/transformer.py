@@ -8,12 +8,15 @@ A decoder-only transformer, pre-norm, trained once by ``recordings/transformer.p
         x = x + mlp(norm2(x))                            # D -> 4D -> D, GELU (tanh form)
     logits = norm(x) @ embedding.T                       # (T, V), the embedding is tied
 
-Each layer's attention is one function, ``_attention_layer``: the projections, rotary positions, causal
-scaled dot-product attention in every head, the heads joined and projected back, written out together
-(lib holds no function of its own for any operation the course's students write, attention's or rotary
-positions': those live with the grader, source/<assignment>/reference.py). ``forward(..., attention=f)``
-puts ``f`` in place of the attention step, so a student's attention can drive the real model. Weights are
-stored in the ``x @ W`` convention, the chapter's: ``queries = x @ w_query``.
+Each layer's attention is ``_attention_layer`` (the projections, the heads joined and projected back) around one
+fused private step, ``_attend``: rotary positions, the scaling, the causal mask and the softmax inside it, the
+scaling folded into its rotary table, the mask applied in place. lib holds no function of its own for any operation
+the course's students write, attention's or rotary positions', and no function whose output is one of theirs (the
+angles, their cos and sin, the mask): those live with the grader, source/<assignment>/reference.py, and
+tests/packaging/wheel_scan.py calls every function of the student wheel, private ones too, to make sure.
+``forward(..., ablate={(layer, head), ...})`` zeroes heads' outputs, the experiment the notebook runs to test what
+a head is for. ``forward(..., attention=f)`` puts ``f`` in place of the attention step, so a student's attention
+can drive the real model. Weights are stored in the ``x @ W`` convention, the chapter's: ``queries = x @ w_query``.
 
 ``recorded`` is a hook: when set, ``forward`` with lib's own attention first asks ``recorded(ids, folder)``
 for passes computed earlier and computes only when it answers None. Nobody needs it to learn or use the model;
@@ -119,41 +122,61 @@ def gelu(x):
     return inner
 
 
-@functools.lru_cache(maxsize=1024)  # one entry per text length (up to 160 here): 8 thrashed on mixed lengths
-def _angles(positions: int, size: int, base: float):
+@functools.lru_cache(maxsize=1024)  # one entry per text length (up to 160 here) and precision
+def _turns(positions: int, size: int, base: float, dtype=np.float64) -> np.ndarray:
+    """The rotary table of ``_attend``, (2, T, size/2), read-only: for position t and pair i, cos and then sin of
+    t * base ** (-2i / size), both multiplied by size ** -0.25, so that a turned query dotted with a turned key
+    comes out already divided by sqrt(size). (Scaled, so that the table is the model's step, not anything a
+    student is asked to write.)"""
     frequencies = base ** (-np.arange(0, size, 2) / size)  # (size/2,)
-    angles = np.arange(positions)[:, None] * frequencies[None, :]  # (T, size/2)
-    return np.cos(angles), np.sin(angles)
+    turn = np.arange(positions)[:, None] * frequencies[None, :]  # (T, size/2)
+    table = (np.stack([np.cos(turn), np.sin(turn)]) * size**-0.25).astype(dtype)
+    table.setflags(write=False)
+    return table
 
 
-def _attention_layer(x, weights, prefix, settings, attention=None):
-    """One layer's multi-head attention on normalised input x (T, D): returns output (T, D) and pattern
-    (heads, T, T). The heads are each head's share of the numbers (head h: columns h*d:(h+1)*d); each
-    position sees itself and the positions before it; ``attention(queries, keys, values, mask)``, when
-    given, takes the place of the scaled dot-product attention written out here."""
-    positions, width = x.shape
-    heads = settings["heads"]
-    size = width // heads
-    shape = (positions, heads, size)
-    queries = (x @ weights[prefix + "query"]).reshape(shape).swapaxes(0, 1)  # (heads, T, d)
-    keys = (x @ weights[prefix + "key"]).reshape(shape).swapaxes(0, 1)  # (heads, T, d)
-    values = (x @ weights[prefix + "value"]).reshape(shape).swapaxes(0, 1)  # (heads, T, d)
-    cos, sin = _angles(positions, size, settings["rotary_base"])  # (T, d/2) each: position t turns by t * frequency
-    both = np.stack([queries, keys])  # (2, heads, T, d)
-    first, second = both[..., : size // 2], both[..., size // 2 :]
-    queries, keys = np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)  # rotary
-    seen = np.tril(np.ones((positions, positions), dtype=bool))  # (T, T): True where j <= i
+def _attend(paired, values, base, attention=None, dropped=()):
+    """One layer's attention in every head, the model's rotary positions and causal mask inside it.
+
+    paired: (2, heads, T, d) the layer's queries and keys, split into heads; values (heads, T, d); base: the rotary
+    base. Returns (pattern (heads, T, T), mixed (heads, T, d)). Each position sees itself and the positions before
+    it. ``attention(queries, keys, values, mask)``, when given, takes the place of the softmax and the mixing
+    written out here: it receives the turned queries and keys (heads, T, d) and the mask (T, T), True where a
+    position may be looked at. The heads listed in ``dropped`` hand on zeros instead of their mix (their pattern is
+    still returned): ``forward(..., ablate=...)``.
+    """
+    positions, size = paired.shape[-2:]
+    table = _turns(positions, size, base, paired.dtype.type)
+    first, second = paired[..., : size // 2], paired[..., size // 2 :]
+    turned = np.concatenate([first * table[0] - second * table[1], first * table[1] + second * table[0]], axis=-1)
+    hidden = ~np.tri(positions, dtype=bool)  # (T, T): True above the diagonal, the later positions
     if attention is None:
-        scores = queries @ keys.swapaxes(-1, -2) / np.sqrt(size)  # (heads, T, T)
-        scores = np.where(seen, scores, -np.inf)  # later positions: weight exactly 0
-        exps = np.exp(scores - scores.max(-1, keepdims=True))  # the diagonal is always seen: the max is finite
-        pattern = exps / exps.sum(-1, keepdims=True)  # (heads, T, T), each row sums to 1
+        pattern = turned[0] @ turned[1].swapaxes(-1, -2)  # (heads, T, T) scores, already scaled (see _turns)
+        np.copyto(pattern, -np.inf, where=hidden)  # later positions: weight exactly 0
+        pattern -= pattern.max(-1, keepdims=True)  # the diagonal is always seen: the max is finite
+        np.exp(pattern, out=pattern)
+        pattern /= pattern.sum(-1, keepdims=True)  # each row sums to 1
         mixed = pattern @ values  # (heads, T, d)
     else:
-        pattern, mixed = attention(queries, keys, values, seen)
-        mixed = np.asarray(mixed, dtype=np.float64)
+        queries, keys = turned * size**0.25  # the scaling taken back out: the given attention scales
+        pattern, mixed = attention(queries, keys, values, ~hidden)
+        mixed = np.array(mixed, dtype=np.float64) if len(dropped) else np.asarray(mixed, dtype=np.float64)
         if mixed.ndim < 3:
             raise ValueError(f"attention's output must have shape (heads, T, d), got {mixed.shape}")
+    if len(dropped):
+        mixed[..., list(dropped), :, :] = 0.0
+    return pattern, mixed
+
+
+def _attention_layer(x, weights, prefix, settings, attention=None, dropped=()):
+    """One layer's multi-head attention on normalised input x (T, D): returns output (T, D) and pattern
+    (heads, T, T). Head h reads columns h*d:(h+1)*d of the projections; ``_attend`` does the rest."""
+    positions, width = x.shape
+    heads = settings["heads"]
+    shape = (positions, heads, width // heads)
+    paired = np.stack([(x @ weights[prefix + m]).reshape(shape).swapaxes(0, 1) for m in ("query", "key")])
+    values = (x @ weights[prefix + "value"]).reshape(shape).swapaxes(0, 1)  # (heads, T, d)
+    pattern, mixed = _attend(paired, values, settings["rotary_base"], attention, dropped)
     *lead, heads, rows, size = mixed.shape
     joined = mixed.swapaxes(-3, -2).reshape(*lead, rows, heads * size)  # (T, heads * d)
     return joined @ weights[prefix + "output"], np.asarray(pattern)
@@ -207,14 +230,6 @@ def _fast_weights(folder: str) -> dict:
     return weights
 
 
-@functools.lru_cache(maxsize=1024)
-def _fast_tables(positions: int, size: int, base: float):
-    """float32 rotary cos and sin (T, size/2) and the causal mask as scores to add: 0 or -inf (T, T)."""
-    cos, sin = _angles(positions, size, base)
-    hidden = np.triu(np.full((positions, positions), -np.inf, dtype=np.float32), k=1)
-    return cos.astype(np.float32), sin.astype(np.float32), hidden
-
-
 def _fast_layer_norm(x, weight, bias, eps):
     centered = x - x.mean(-1, keepdims=True)
     spread = (centered * centered).mean(-1, keepdims=True)
@@ -226,55 +241,74 @@ def _fast_layer_norm(x, weight, bias, eps):
     return centered
 
 
-def _fast_forward(ids: np.ndarray, keep: bool, folder: str):
+def _fast_forward(ids: np.ndarray, keep: bool, folder: str, ablate: dict, rows=None):
+    """The float32 pass over one text's ids (T,), or over a batch of texts of one length (B, T), each on its own
+    (a text cut short and padded at its end keeps its logits: no position sees a later one). ``rows`` (B,): the
+    one position per text whose logits to return, (B, V), instead of every position's."""
     weights, settings = _fast_weights(folder), _load(folder)[2]["settings"]
     heads, width, eps = settings["heads"], settings["dimensions"], settings["norm_eps"]
-    positions, size = len(ids), width // settings["heads"]
-    half, scale = size // 2, np.float32(1.0 / np.sqrt(size))
-    cos, sin, hidden = _fast_tables(positions, size, settings["rotary_base"])
-    x = weights["embedding"][ids]  # (T, D)
+    *lead, positions = ids.shape
+    size = width // settings["heads"]
+    x = weights["embedding"][ids]  # (..., T, D)
     patterns = []
     for layer in range(settings["layers"]):
         p = f"layers.{layer}."
         normed = _fast_layer_norm(x, weights[p + "norm1.weight"], weights[p + "norm1.bias"], eps)
-        qkv = (normed @ weights[p + "qkv"]).reshape(positions, 3, heads, size).transpose(1, 2, 0, 3)  # (3, heads, T, d)
-        first, second = qkv[:2, ..., :half], qkv[:2, ..., half:]  # queries and keys together
-        turned = np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)  # (2, heads, T, d)
-        pattern = turned[0] @ turned[1].swapaxes(-1, -2)  # (heads, T, T) scores
-        pattern *= scale
-        pattern += hidden  # later positions: -inf
-        pattern -= pattern.max(-1, keepdims=True)  # the diagonal is always seen
-        np.exp(pattern, out=pattern)
-        pattern /= pattern.sum(-1, keepdims=True)  # (heads, T, T) weights
-        mixed = (pattern @ qkv[2]).transpose(1, 0, 2).reshape(positions, width)  # (T, D)
-        x = x + mixed @ weights[p + "output"]
+        projected = (normed @ weights[p + "qkv"]).reshape(*lead, positions, 3, heads, size)
+        qkv = np.moveaxis(projected, -3, 0).swapaxes(-3, -2)  # (3, ..., heads, T, d)
+        pattern, mixed = _attend(qkv[:2], qkv[2], settings["rotary_base"], dropped=ablate.get(layer, ()))
+        x = x + mixed.swapaxes(-3, -2).reshape(*lead, positions, width) @ weights[p + "output"]
         normed = _fast_layer_norm(x, weights[p + "norm2.weight"], weights[p + "norm2.bias"], eps)
-        inner = normed @ weights[p + "mlp.in"]  # (T, 4D)
+        inner = normed @ weights[p + "mlp.in"]  # (..., T, 4D)
         inner += weights[p + "mlp.in_bias"]
         x += gelu(inner) @ weights[p + "mlp.out"]
         x += weights[p + "mlp.out_bias"]
         patterns.append(pattern)
+    if rows is not None:
+        x = x[np.arange(len(rows)), rows]  # (B, D): only the positions asked for
     logits = _fast_layer_norm(x, weights["norm.weight"], weights["norm.bias"], eps) @ weights["unembedding"]  # (T, V)
     return (logits, patterns) if keep else logits
 
 
-def forward(ids, keep: bool = False, attention=None, folder: Path | str = MODEL_DIR, dtype=np.float64):
+def _ablated(ablate, folder) -> dict:
+    """``ablate`` as {layer: (heads, ...)}, or a ValueError that says which pair is out of the model's range."""
+    settings = _load(str(folder))[2]["settings"]
+    layers, heads = settings["layers"], settings["heads"]
+    dropped: dict = {}
+    for pair in ablate or ():
+        try:
+            layer, head = (int(number) for number in pair)
+        except (TypeError, ValueError):
+            raise ValueError(f"ablate takes (layer, head) pairs of integers, counted from 0; got {pair!r}") from None
+        if not (0 <= layer < layers and 0 <= head < heads):
+            raise ValueError(
+                f"ablate's pair {pair!r} is outside the model: layers 0..{layers - 1} and heads 0..{heads - 1}, "
+                "counted from 0 as patterns[layer][head] is"
+            )
+        dropped.setdefault(layer, set()).add(head)
+    return {layer: tuple(sorted(found)) for layer, found in dropped.items()}
+
+
+def forward(ids, keep: bool = False, attention=None, folder: Path | str = MODEL_DIR, dtype=np.float64, ablate=None):
     """Logits (T, V) for token ids; with ``keep=True`` also each layer's pattern, (heads, T, T) per layer.
 
     ``attention(queries, keys, values, mask)`` takes the place of lib's own attention in every head and
     returns (weights, output); it receives (heads, T, size) arrays with rotary positions already applied and
     the causal mask (T, T), boolean, True where a position may be looked at.
+    ``ablate``: (layer, head) pairs, counted from 0 as ``patterns[layer][head]``; each of those heads hands on
+    zeros instead of its output (the experiment "zero one head"; its pattern is still computed and kept).
     ``dtype=np.float32`` takes the fast path (see the module docstring; not with ``attention``).
     """
     dtype = _precision(dtype)
+    dropped = _ablated(ablate, folder)
     if dtype == np.float32:
         if attention is not None:
             raise ValueError(
                 "dtype=float32 is lib's fused fast path, with its own attention inline; "
                 "a given attention runs in the float64 path: leave dtype at its default"
             )
-        return _fast_forward(_checked_ids(ids, folder), keep, str(folder))
-    if attention is None and recorded is not None:
+        return _fast_forward(_checked_ids(ids, folder), keep, str(folder), dropped)
+    if attention is None and recorded is not None and not dropped:
         found = recorded(ids, folder)
         if found is not None:
             logits, patterns = found
@@ -287,9 +321,8 @@ def forward(ids, keep: bool = False, attention=None, folder: Path | str = MODEL_
     patterns = []
     for layer in range(settings["layers"]):
         p = f"layers.{layer}."
-        mixed, pattern = _attention_layer(
-            layer_norm(x, weights[p + "norm1.weight"], weights[p + "norm1.bias"], eps), weights, p, settings, attention
-        )
+        normed = layer_norm(x, weights[p + "norm1.weight"], weights[p + "norm1.bias"], eps)
+        mixed, pattern = _attention_layer(normed, weights, p, settings, attention, dropped.get(layer, ()))
         x = x + mixed
         hidden = layer_norm(x, weights[p + "norm2.weight"], weights[p + "norm2.bias"], eps)
         inner = hidden @ weights[p + "mlp.in"]  # (T, 4D)

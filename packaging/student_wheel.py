@@ -15,9 +15,11 @@ and matplotlib come from their index as its dependencies. It holds:
 and nothing of the instructor's side: no ``source/``, ``autograder/``, ``tests/``, ``examples/``, no checks and no
 solution. No answer key either: the graded functions' references live beside the hidden checks
 (``source/<assignment>/reference.py``), and lib computes what students write only fused inside something bigger
-(the model's attention inside its forward pass). The build refuses a file that holds a solution or hidden-test
-marker, and a module that defines, holds or is named after one of a reference's functions (any assignment's
-``reference.py``).
+(the model's rotary positions, scaling, mask and softmax inside one private step of its forward pass, whose
+outputs are no graded function's, nor any part of one: tests/packaging/wheel_scan.py calls every function of the
+installed wheel, private ones too, on the hidden checks' inputs and compares every item of what it returns).
+The build refuses a file that holds a solution or hidden-test marker, and a module that defines, holds or is
+named after one of a reference's functions (any assignment's ``reference.py``).
 
 The wheel is written here with the standard library (a wheel is a zip with three metadata files, PEP 427), not
 by setuptools: no build dependency, no network, and the same bytes on every build of the same tree (fixed file

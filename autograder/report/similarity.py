@@ -22,8 +22,10 @@ are left out: a few lines of a short answer are the same for everyone.
 
 Each student's code is also compared, in the same way, with the answer keys (``key_matches``): the assignment's
 reference, ``source/<assignment>/reference.py`` (``reference_code``: every function it defines, never released,
-never in the student wheel), and the source notebook's solution; a match is listed on its own, with the key it
-matches, not among the pairs of students.
+never in the student wheel), the source notebook's solution, and lib's own source (``lib_code``: every function
+of the course library students install, private ones too, whose model computes attention and rotary positions
+inside its forward pass: a student who copies them from lib's source is copying an answer); a match is listed on
+its own, with the key it matches, not among the pairs of students.
 
 A flag is a reason to look at the two notebooks, not a verdict: short answers that can only be written one way
 match by construction. The threshold was set on near-copies and on independently written solutions
@@ -46,6 +48,7 @@ WINDOW = 8  # fingerprints winnowed per window: every shared stretch of K + WIND
 THRESHOLD = 0.6  # pairs at or above this score are listed
 MINIMUM_CHARACTERS = 200  # of normalised own code, for a submission to be compared at all
 REFERENCE = "(the reference)"  # the assignment's reference.py, compared with every student's as if a student's
+LIB = "(lib's source)"  # every function of the course library the students install, compared the same way
 
 
 @dataclass
@@ -349,3 +352,35 @@ def key_matches(prints: dict, keys: list[Fingerprint], threshold: float = THRESH
         if best is not None and best.score >= threshold:
             found.append(best)
     return sorted(found, key=lambda pair: (-pair.score, pair.a))
+
+
+def lib_code(folder: Path) -> dict:
+    """{module.function: its code} of every function in the ``*.py`` files of ``folder`` (the course library),
+    top-level functions and the methods of classes, in file order; a file that does not parse is left out."""
+    found = {}
+    for path in sorted(Path(folder).glob("*.py")):
+        try:
+            text = path.read_text(encoding="utf-8")
+            tree = ast.parse(text)
+        except (OSError, SyntaxError, ValueError):
+            continue
+        lines = text.splitlines(keepends=True)
+        nodes = [(getattr(node, "name", ""), node) for node in tree.body]
+        nodes += [
+            (f"{node.name}.{member.name}", member)
+            for node in tree.body
+            if isinstance(node, ast.ClassDef)
+            for member in node.body
+            if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        for name, node in nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found[f"{path.stem}.{name}"] = "".join(lines[node.lineno - 1 : node.end_lineno])
+    return found
+
+
+def lib_key(folder: Path, starter: dict) -> Fingerprint:
+    """The fingerprint of the course library's source (``lib_code``), made as ``reference_key`` makes the
+    reference's: every function in one cell."""
+    code = lib_code(folder)
+    return fingerprint(LIB, {LIB: "\n\n".join(code.values())} if code else {}, starter, set(starter))

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from autograder import REPOSITORY
 from autograder.report import similarity
 from autograder.report.course import GradedAssignment, Student, answer_cells, solution_cells
 from autograder.report.mistakes import mistakes_tables
@@ -265,10 +267,17 @@ def timing_tables(graded: GradedAssignment) -> tuple[pd.DataFrame, pd.DataFrame]
 SOLUTION = "(the solution)"  # the source notebook's answers, compared with every student's as if a student's
 
 
+def library_folder(course: Path) -> Path:
+    """The course library the students of ``course`` install: the course folder's lib/, else the repository's."""
+    own = Path(course) / "lib"
+    return own if own.is_dir() else REPOSITORY / "lib"
+
+
 def similar_submissions(graded: GradedAssignment) -> Similar:
     """Pairs of answering students whose answer code is similar (autograder.report.similarity), highest first; and,
-    listed on their own, the students whose code matches an answer key, which a student may have been handed: the
-    assignment's reference (source/<assignment>/reference.py) or the source notebook's answers."""
+    listed on their own, the students whose code matches an answer key, which a student may have been handed or may
+    read: the assignment's reference (source/<assignment>/reference.py), the source notebook's answers, or the
+    course library's own source (the course folder's lib/, else the repository's), which students install."""
     starter, solution = {}, {}
     for notebook in graded.release.values():
         starter.update(answer_cells(notebook))
@@ -285,6 +294,7 @@ def similar_submissions(graded: GradedAssignment) -> Similar:
     keys = [
         similarity.reference_key(graded.course / "source" / graded.name / "reference.py", starter),
         similarity.fingerprint(SOLUTION, {k: v for k, v in solution.items() if k in starter}, starter, set(starter)),
+        similarity.lib_key(library_folder(graded.course), starter),
     ]
     matches = similarity.key_matches(prints, keys)
     return Similar(pairs, shown, prints, len(similarity.comparable(list(prints.values()))), matches)
@@ -310,7 +320,7 @@ def solution_table(similar: Similar) -> pd.DataFrame:
     rows = [
         {
             "student": pair.a,
-            "key": {similarity.REFERENCE: "reference", SOLUTION: "solution"}.get(pair.b, pair.b),
+            "key": {similarity.REFERENCE: "reference", SOLUTION: "solution", similarity.LIB: "lib"}.get(pair.b, pair.b),
             "score": round(pair.score, 3),
             "share_of_student": round(pair.shares[0], 3),
         }

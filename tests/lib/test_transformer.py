@@ -11,7 +11,8 @@ from lib.products import product_texts
 
 # the assignment's reference (never in lib, never released): what a student's attention must equal, and the head
 # statistics' one definition
-reference = assignments.reference(Path(__file__).resolve().parents[2] / "source" / "attention")
+ROOT = Path(__file__).resolve().parents[2]
+reference = assignments.reference(ROOT / "source" / "attention")
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +66,9 @@ def test_another_attention_function_drives_the_model():
         assert mask.dtype == bool and np.array_equal(mask, reference.causal_mask(len(ids)))
         return reference.attention(queries, keys, values, mask)
 
-    np.testing.assert_array_equal(transformer.forward(ids, attention=spy), transformer.forward(ids))
+    # within 1e-12, not bit for bit: lib's own step reads queries and keys already scaled (its rotary table holds
+    # the scaling, lib.transformer._turns), a given attention receives them with the scaling taken back out
+    assert np.abs(transformer.forward(ids, attention=spy) - transformer.forward(ids)).max() < 1e-12
     assert calls == [(4, len(ids), 32)] * 4
 
 
@@ -112,6 +115,13 @@ def test_recorded_head_statistics_are_the_reference_s_on_lib_s_model():
         np.testing.assert_allclose(recorded[key], measured[key], atol=1e-6)
     for key in ("previous_even", "far_even", "markers_even"):
         assert recorded[key] == pytest.approx(measured[key], abs=1e-6)
+    # the record names the definition it was measured with, as recordings/transformer.py writes it: a file that
+    # exists and defines it (it named lib.heads, a module that no longer exists)
+    where, function = recorded["definition"].split(" over ")[0].split()
+    assert (ROOT / where).is_file() and f"def {function}(" in (ROOT / where).read_text()
+    assert recorded["definition"] == (
+        "source/attention/reference.py head_statistics over lib.products.product_texts('validation', 300)"
+    )
 
 
 def test_a_head_favours_the_previous_token():
@@ -139,7 +149,7 @@ def test_forward_asks_the_recorded_hook_only_for_its_own_attention(monkeypatch):
     monkeypatch.setattr(transformer, "recorded", recorded)
     assert np.all(transformer.forward(ids) == 7.0)  # answered by the hook
     assert np.array_equal(transformer.forward(ids), computed)  # the hook said None: computed
-    assert np.array_equal(transformer.forward(ids, attention=reference.attention), computed)
+    assert np.abs(transformer.forward(ids, attention=reference.attention) - computed).max() < 1e-12  # computed
     assert asked == [list(ids), list(ids)]  # never asked when an attention is given
 
 
@@ -175,3 +185,68 @@ def test_the_fast_path_says_what_it_cannot_do():
         transformer.forward(ids, dtype="bfloat")
     with pytest.raises(ValueError, match="longer than"):
         transformer.forward([0] * 161, dtype=np.float32)
+
+
+def test_ablate_zeroes_the_named_heads_output_and_nothing_else(model):
+    """forward(..., ablate=...): the named heads hand on zeros; layers before the first named one are untouched,
+    and zeroing a head is the same as giving the model an attention whose output for that head is zero."""
+    ids = product_texts("validation", 1)[0][0]
+    whole, patterns = transformer.forward(ids, keep=True)
+    assert np.array_equal(transformer.forward(ids, ablate=[]), whole) and np.array_equal(
+        transformer.forward(ids, ablate=None), whole
+    )
+    ablated, ablated_patterns = transformer.forward(ids, keep=True, ablate={(2, 1)})
+    assert np.abs(ablated - whole).max() > 1e-3  # the head mattered to some logit
+    for layer in range(3):  # layers 0..2 read the same input: their patterns are unchanged (the head's own too)
+        np.testing.assert_array_equal(ablated_patterns[layer], patterns[layer])
+    assert np.abs(ablated_patterns[3] - patterns[3]).max() > 0  # the layer after it reads a changed input
+
+    def silenced(queries, keys, values, mask):
+        weights, output = reference.attention(queries, keys, values, mask)
+        if queries.shape == (4, len(ids), 32) and silenced.layer == 2:
+            output = output.copy()
+            output[1] = 0.0
+        silenced.layer += 1
+        return weights, output
+
+    silenced.layer = 0
+    assert np.abs(transformer.forward(ids, attention=silenced) - ablated).max() < 1e-12
+    fast = transformer.forward(ids, dtype=np.float32, ablate={(2, 1)})
+    assert np.abs(fast - ablated).max() < 1e-4  # the fast path zeroes the same head
+    every = transformer.forward(ids, ablate={(layer, head) for layer in range(4) for head in range(4)})
+    assert np.abs(every - whole).max() > 1e-2
+
+
+@pytest.mark.parametrize(
+    "ablate, message",
+    [
+        ({(4, 0)}, r"ablate's pair \(4, 0\) is outside the model: layers 0..3 and heads 0..3"),
+        ([(0, -1)], r"outside the model"),
+        ([3], r"ablate takes \(layer, head\) pairs of integers, counted from 0; got 3"),
+    ],
+)
+def test_ablate_says_which_pair_is_wrong(ablate, message):
+    with pytest.raises(ValueError, match=message):
+        transformer.forward([0, 5, 6], ablate=ablate)
+
+
+def test_copy_cases_and_their_batched_probabilities_are_one_forward_per_case(model):
+    """lib.experiments' copy positions repeat a step of the name; next_token_probability, which runs the cases in
+    padded batches on the fast path, gives what one float64 forward per case gives, heads zeroed or not."""
+    vocabulary = model[1]
+    texts = product_texts("validation", 30)
+    cases = experiments.copy_cases(texts, vocabulary)
+    assert 15 <= len(cases) <= 30 and len({len(ids) for ids, _ in cases}) > 3  # lengths differ: padding is used
+    for ids, following in cases:
+        i = len(ids) - 1
+        assert vocabulary[ids[i]].endswith("</w>") and ids[i] > 0
+        name = ids[1 : ids.index(vocabulary.index(transformer.SEP))]
+        assert any(name[k] == ids[i] and name[k + 1] == following for k in range(len(name) - 1))
+    for zeroed in (None, {(2, 1)}, {(0, 0), (3, 3)}):
+        one_by_one = []
+        for ids, following in cases:
+            logits = transformer.forward(ids, ablate=zeroed)[-1]
+            exps = np.exp(logits - logits.max())
+            one_by_one.append(exps[following] / exps.sum())
+        np.testing.assert_allclose(experiments.next_token_probability(cases, zeroed), one_by_one, rtol=0, atol=1e-5)
+    assert experiments.next_token_probability([]).shape == (0,)

@@ -334,14 +334,15 @@ def test_the_build_refuses_a_module_holding_a_reference_s_name(tmp_path):
 
 def test_no_function_of_the_wheel_computes_a_graded_function(wheel, checks, tmp_path):
     """Every callable of every module of the installed wheel, public or private, is called with each graded
-    function's inputs from the assignment's hidden checks (where its signature takes them): none gives the
-    reference's results. The same search, with the reference planted in the installed lib, finds every graded
-    function (it looks at what a function computes, not at its name)."""
+    function's inputs from the assignment's hidden checks (where its signature takes them, or with the missing
+    arguments filled in): none gives the reference's results, nor any part of them (an item of what it returns, as
+    it is or as a mask; the result's cos or sin). The same search, with the reference planted in the installed lib,
+    finds every graded function (it looks at what a function computes, not at its name)."""
     cases = graded_cases(checks)
     assert {case[0] for case in cases} == set(checks.graded)
     site = install(wheel, tmp_path / "site")
     report = scan(site, cases, tmp_path)
-    assert report["equal"] == [], f"the wheel computes graded functions: {report['equal']}"
+    assert report["equal"] == [], f"the wheel computes graded functions: {report['how']}"
     assert len(report["callables"]) >= 30  # lib's functions were looked at...
     assert "lib.transformer._attention_layer" in report["callables"]
     assert sum(report["called"].values()) >= len(checks.graded)  # ...and called with the checks' inputs where they fit
@@ -350,6 +351,49 @@ def test_no_function_of_the_wheel_computes_a_graded_function(wheel, checks, tmp_
     (tmp_path / "planted").mkdir()
     found = scan(site, cases, tmp_path / "planted")["equal"]
     assert {graded for where, graded in found if where.startswith("lib._tools.")} == set(checks.graded)
+
+
+# lib.transformer's tables as they were before issue 35: each returned a graded answer in part, under a private name
+OLD_TABLES = """
+import functools
+import numpy as np
+
+
+@functools.lru_cache(maxsize=1024)
+def _angles(positions: int, size: int, base: float):
+    frequencies = base ** (-np.arange(0, size, 2) / size)
+    angles = np.arange(positions)[:, None] * frequencies[None, :]
+    return np.cos(angles), np.sin(angles)
+
+
+@functools.lru_cache(maxsize=1024)
+def _fast_tables(positions: int, size: int, base: float):
+    cos, sin = _angles(positions, size, base)
+    hidden = np.triu(np.full((positions, positions), -np.inf, dtype=np.float32), k=1)
+    return cos.astype(np.float32), sin.astype(np.float32), hidden
+"""
+
+
+def test_the_search_finds_a_graded_answer_returned_in_part(wheel, tmp_path):
+    """The private tables lib.transformer had before issue 35, planted in the installed lib: the search finds that
+    one returns rotation_angles' cos and sin and the other, with a head's size and a base filled in, a mask to add
+    whose zeros are causal_mask's, though neither returns a graded answer whole."""
+    cases = graded_cases(assignments.load(COURSE / "positions")) + graded_cases(assignments.load(COURSE / "attention"))
+    site = install(wheel, tmp_path / "site")
+    (site / "lib" / "_old_tables.py").write_text(OLD_TABLES)
+    report = scan(site, cases, tmp_path)
+    found = {tuple(pair) for pair in report["equal"]}
+    assert found == {
+        ("lib._old_tables._angles", "rotation_angles"),
+        ("lib._old_tables._fast_tables", "rotation_angles"),
+        ("lib._old_tables._fast_tables", "causal_mask"),
+    }, report["how"]
+    how = " | ".join(report["how"])
+    assert "lib._old_tables._angles: its result[0] is cos of the result; its result[1] is sin of the result" in how
+    assert (
+        "lib._old_tables._fast_tables: its result[2] == 0 is the result; its result[2] finite is the result; "
+        "called with arguments filled in from FILLERS, of causal_mask"
+    ) in how
 
 
 def test_no_release_holds_the_reference(checks, tmp_path):

@@ -18,7 +18,9 @@ import pytest
 from mutants import MUTANTS
 from nbclient import NotebookClient
 
+from lib import experiments, transformer
 from lib.experiments import recorded_head_statistics
+from lib.products import product_texts
 
 NUMBER = r"(\d+\.\d+)"
 
@@ -78,7 +80,11 @@ def test_section_5_the_copying_head_is_layer_3_head_2(solved):
         f"almost none ({on_from['text'].strip()}) on `from`",
         f"{on_cover[4, 3]:.2f} and {on_cover[4, 4]:.2f} on `cover`",
     )
-    cites(solved, "s7_after", f"section 5's copying head (layer 3 head 2, {on_cover[3, 2]:.2f} on `cover` in the name)")
+    cites(
+        solved,
+        "s7_after",
+        f"section 5's candidate for copying (layer 3 head 2, {on_cover[3, 2]:.2f} on `cover` in the name)",
+    )
 
 
 def test_section_6_the_prediction_follows_the_name(solved):
@@ -177,6 +183,149 @@ def test_section_8_past_the_window_in_every_layer_and_the_markers_per_layer(solv
         f"{even_markers})",
         f"layers 2 and 3 only a little more than an even spread ({markers[1]} and {markers[2]})",
     )
+
+
+# --- what a head is for: the ablations the notebook runs, recomputed on the recorded model ------------------------
+
+
+@pytest.fixture(scope="module")
+def ablations():
+    """The copy positions of the first 100 validation products and the mean P(next token) with heads zeroed,
+    computed here from lib, not read from the notebook."""
+    vocabulary = transformer.load()[1]
+    cases = experiments.copy_cases(product_texts("validation", experiments.COPY_PRODUCTS), vocabulary)
+    return cases, experiments.head_ablations(cases, 4, 4)
+
+
+def followed(name: str, word: str, zeroed=()) -> float:
+    _, vocabulary, _ = transformer.load()
+    index = {token: i for i, token in enumerate(vocabulary)}
+    ids = transformer.product_ids(name, experiments.case_product()["description"], index, 160)
+    logits = transformer.forward(ids, ablate=zeroed)[experiments.copy_position(ids, index)]
+    exps = np.exp(logits - logits.max())
+    return float(exps[index[word + "</w>"]] / exps.sum())
+
+
+SOLD, WITH_SET = experiments.NAMES["name as sold"], experiments.NAMES["name ending in set"]
+
+
+def test_section_6_copying_is_shared_by_several_heads_and_layer_3_head_2_matters_most_for_the_followed_product(
+    solved, ablations
+):
+    cases, measured = ablations
+    printed = solved.printed("s6_heads_run")
+    assert len(cases) >= 50  # many products, not one
+    assert f"copy positions found: {len(cases)} in the first 100 validation products" in printed
+    assert f"mean P(next token), every head working: {measured['whole']:.2f}" in printed
+    rows = re.findall(r"^  layer (\d) zeroed head by head: (.*)   all four heads at once: " + NUMBER, printed, re.M)
+    assert [int(layer) for layer, _, _ in rows] == [1, 2, 3, 4]
+    for layer, heads, whole_layer in rows:  # the notebook prints what lib computes, layer by layer, head by head
+        shown = [float(v) for v in re.findall(r"head \d " + NUMBER, heads)]
+        assert shown == [round(float(v), 2) for v in measured["heads"][int(layer) - 1]], (layer, heads)
+        assert whole_layer == f"{measured['layers'][int(layer) - 1]:.2f}"
+    drops = measured["whole"] - measured["heads"]
+    ranked = sorted(np.ndindex(drops.shape), key=lambda key: -drops[key])
+    assert ranked[:3] == [(2, 1), (1, 2), (0, 1)]  # layer 3 head 2 first, layer 2 head 3, layer 1 head 2 close
+    assert drops[ranked[0]] - drops[ranked[2]] < 0.03 and measured["heads"].min() >= 0.85  # no one head decides
+    assert all(measured["layers"][layer] < measured["heads"][layer].min() for layer in range(4))  # a layer > its heads
+    whole, without = followed(SOLD, "cover"), followed(SOLD, "cover", {(2, 1)})
+    whole_set, without_set = followed(WITH_SET, "set"), followed(WITH_SET, "set", {(2, 1)})
+    assert whole > 0.9 and without < 0.7 and without_set < 0.5  # for this product the head matters a great deal
+    assert f"P(cover) {without:.2f} with the name as sold, P(set) {without_set:.2f}" in printed
+    cites(
+        solved,
+        "s6_heads_after",
+        f"zeroing layer 3 head 2 takes P(cover) from {whole:.2f} to {without:.2f} and P(set), with the name ending "
+        f"in `set`, from {whole_set:.2f} to {without_set:.2f}",
+        f"Over the {len(cases)} copy positions it is the largest single drop ({measured['whole']:.2f} to "
+        f"{measured['heads'][2, 1]:.2f})",
+        f"layer 2 head 3 ({drops[1, 2]:.2f}) and layer 1 head 2 ({drops[0, 1]:.2f}) come close",
+        f"the mean stays at {measured['heads'].min():.2f} or more",
+        f"(layer 1's four heads: {measured['layers'][0]:.2f})",
+        '"the copying head" is too strong a name for layer 3 head 2',
+    )
+    assert "copying head" not in solved.markdown("s7_after").replace("candidate for copying", "")
+
+
+def test_section_6_says_the_catalogue_is_templated(solved):
+    seen = experiments.validation_sentences_in_training()
+    printed = solved.printed("s6_templated")
+    assert seen["share"] > 0.5 and seen["case"]  # most validation sentences were read in training
+    assert f"{seen['seen']:,} of {seen['sentences']:,}, {seen['share']:.2f}" in printed
+    assert "is in training product 10778 ('olive patio furniture cover')" in printed
+    cites(solved, "s5_intro", "the model never trained on this product, though it has read much of its wording")
+    assert "so the model never trained on it" not in solved.markdown("s5_intro")
+    cites(solved, "s6_heads_after", "The stand-in catalogue is made from templates")
+
+
+def test_section_6_no_longer_says_the_next_sections_measure_copying(solved):
+    text = solved.markdown("s6_after")
+    assert "measure the heads over many products" not in text and "how often the model does this" not in text
+    cites(solved, "s6_after", "sections 7 and 8 then measure where the heads look")
+
+
+def test_section_7_the_followed_product_copies_without_layers_1_and_2(solved, ablations):
+    cases, measured = ablations
+    printed = solved.printed("s7_ablate_run")
+    previous = np.asarray(recorded_head_statistics()["previous"])
+    strongest = {(layer, int(previous[layer].argmax())) for layer in (0, 1)}
+    assert strongest == {(0, 0), (1, 2)}
+    assert "zeroed as the strongest: layer 1 head 1, layer 2 head 3" in printed
+    early = {(layer, head) for layer in (0, 1) for head in range(4)}
+    mean_strongest = experiments.next_token_probability(cases, strongest).mean()
+    mean_early = experiments.next_token_probability(cases, early).mean()
+    cover_strongest, set_strongest = followed(SOLD, "cover", strongest), followed(WITH_SET, "set", strongest)
+    cover_early, set_early = followed(SOLD, "cover", early), followed(WITH_SET, "set", early)
+    assert set_early > 0.99 and cover_early > 0.5  # the name is still followed with no attention in layers 1-2
+    assert mean_early < 0.5 < mean_strongest < measured["whole"]  # on average the earlier layers matter
+    assert abs(cover_strongest - followed(SOLD, "cover")) < 0.01 and set_strongest > 0.99
+    for label, mean, cover, set_ in [
+        ("layers 1-2's strongest previous-token heads zeroed", mean_strongest, cover_strongest, set_strongest),
+        ("all of layers 1-2 zeroed", mean_early, cover_early, set_early),
+    ]:
+        assert (
+            f"{label}: mean P(next token) {mean:.2f} at {len(cases)} copy positions; followed product: "
+            f"P(cover) {cover:.2f} with the name as sold, P(set) {set_:.3f}"
+        ) in printed
+    cites(
+        solved,
+        "s7_after",
+        f"from {measured['whole']:.2f} to {mean_strongest:.2f}, and leaves the followed product untouched (P(cover) "
+        f"{cover_strongest:.2f}, P(set) {set_strongest:.3f})",
+        f"costs more on average ({mean_early:.2f})",
+        f"P(set) is {set_early:.3f} with `set` in the name, and P(cover) only falls to {cover_early:.2f}",
+        "the copying there does not need an earlier layer's previous-token head",
+    )
+    drops = measured["whole"] - measured["heads"]
+    assert drops[1, 2] > drops[0, 0] and drops[0, 1] > drops[0, 0]  # "layer 2 head 3 and layer 1 head 2 more"
+    assert "must" not in solved.markdown("s7_intro") and "only a head in an earlier layer" not in solved.markdown(
+        "s7_intro"
+    )
+
+
+def test_section_8_the_extra_marker_weight_sits_on_the_start_marker(solved):
+    printed = solved.printed("s8_run")
+    (even_each,) = re.findall(r"the two markers apart \(an even spread gives each " + NUMBER + r"\)", printed)
+    rows = re.findall(r"^  layer (\d): on <s> " + NUMBER + r"   on <sep> " + NUMBER + "$", printed, re.M)
+    assert [int(row[0]) for row in rows] == [1, 2, 3, 4]
+    start = [float(row[1]) for row in rows]
+    sep = [float(row[2]) for row in rows]
+    recorded = recorded_head_statistics()
+    together = np.asarray(recorded["markers"]).mean(axis=1)
+    for layer in range(4):  # the two parts add up to the recorded marker weight
+        assert abs(start[layer] + sep[layer] - together[layer]) <= 0.011
+    assert f"{recorded['markers_even'] / 2:.2f}" == even_each
+    even = recorded["markers_even"] / 2
+    assert start[0] >= 4 * even and start[3] >= 4 * even and start[1] < even and start[2] < even
+    assert all(1.3 * even <= value <= 2.1 * even for value in sep)
+    cites(
+        solved,
+        "s8_after",
+        f"in layers 1 and 4 the extra sits on `<s>` ({start[0]:.2f} and {start[3]:.2f}, four to five times an even "
+        f"spread's {even_each})",
+        f"`<sep>` gets {min(sep):.2f} to {max(sep):.2f} in every layer",
+    )
+    assert "can't tell the two reasons apart" not in solved.markdown("s8_after")
 
 
 # --- a demo that could reassure a wrong answer says it is wrong ------------------------------------------------

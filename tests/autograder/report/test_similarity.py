@@ -989,3 +989,60 @@ def test_code_copied_from_the_reference_is_listed_with_its_key(starter):
     assert matches["course"].b == "(the solution)" and matches["course"].score == 1.0
     alone = similarity.key_matches({"copier": prints["copier"]}, keys[1:])  # the solution alone misses the copier
     assert alone == []
+
+
+LIB = REPOSITORY / "lib"
+
+
+def test_lib_s_code_is_every_function_of_every_module():
+    code = similarity.lib_code(LIB)
+    assert "transformer._attend" in code and "transformer.forward" in code and "tokenizer.Tokenizer.tokens" in code
+    assert code["transformer._attend"].startswith("def _attend(") and "np.copyto" in code["transformer._attend"]
+    modules = {name.split(".")[0] for name in code}
+    assert modules == {path.stem for path in LIB.glob("*.py") if "def " in path.read_text()}
+    assert similarity.lib_code(LIB / "absent") == {}
+
+
+def copied_from_lib() -> dict:
+    """A student's answer cells filled with the course library's own code (its attention step, its layer, its
+    norms and forward pass), each under a graded function's name, docstrings dropped and every variable renamed."""
+    code = similarity.lib_code(LIB)
+    taken = [
+        "transformer._attend",
+        "transformer._attention_layer",
+        "transformer.layer_norm",
+        "transformer.gelu",
+        "transformer._fast_layer_norm",
+        "transformer.forward",
+        "transformer._fast_forward",
+        "transformer._ablated",
+        "transformer._checked_ids",
+        "experiments.copy_cases",
+        "experiments.next_token_probability",
+        "experiments.copy_position",
+    ]
+    cells = {}
+    for function, name in zip(FUNCTIONS, taken * 2):
+        text = without_docstrings(code[name])
+        original = name.split(".")[-1]
+        cells[function] = text.replace(f"def {original}(", f"def {function}(", 1)
+    return near_copy(cells, "_mine")
+
+
+def test_code_copied_from_lib_is_listed_with_lib_as_its_key(starter):
+    """lib's source is a key as the report makes it (autograder.report.tables.similar_submissions, the course's
+    lib folder): a student who fills the answers with lib's functions is listed with it; the six independent
+    solutions and the course's own are not (they match no key, or the solution)."""
+    keys = [similarity.reference_key(REFERENCE, starter), similarity.lib_key(LIB, starter)]
+    cells = {**solutions(), "lib copier": copied_from_lib()}
+    prints = {name: similarity.fingerprint(name, code, starter, set(starter)) for name, code in cells.items()}
+    matches = {pair.a: pair for pair in similarity.key_matches(prints, keys)}
+    print(f"\nlib matches: { {name: (pair.b, round(pair.score, 3)) for name, pair in matches.items()} }")
+    assert sorted(matches) == ["lib copier"], "the independent solutions and the course's match neither key"
+    assert matches["lib copier"].b == similarity.LIB and matches["lib copier"].score >= similarity.THRESHOLD
+    for name in solutions():
+        assert similarity.compare(prints[name], keys[1], lines=False).score < similarity.THRESHOLD / 2, name
+    from autograder.report.tables import library_folder
+
+    assert library_folder(REPOSITORY / "nowhere") == LIB
+    assert library_folder(REPOSITORY) == LIB  # a course folder with its own lib/ reads that one

@@ -7,6 +7,7 @@ reads what its cells printed and holds the notebook's sentences about the model 
 from __future__ import annotations
 
 import copy
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,7 @@ def solved(tmp_path_factory) -> Solved:
     """The source notebook (its solutions in place) run top to bottom, from a folder outside the repository."""
     notebook = nbformat.read(SOURCE, as_version=4)
     folder = tmp_path_factory.mktemp("solved")
+    shutil.copy(SOURCE.parent / "visible_checks.json", folder)  # the check cells' recorded values (lib.check)
     client = NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}})
     with client.setup_kernel():
         for index, cell in enumerate(notebook.cells):

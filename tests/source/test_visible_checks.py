@@ -236,7 +236,7 @@ def test_each_mistake_positions_checks_name_fails_its_visible_check_with_its_own
 
 @pytest.mark.parametrize("notebook_path", [NOTEBOOK, POSITIONS], ids=["attention", "positions"])
 def test_a_blank_function_is_one_line_naming_its_cell(notebook_path):
-    from autograder.validate import blank_release
+    from autograder.validate.release import blank_release
 
     blank = answer_sources(blank_release(nbformat.read(notebook_path, as_version=4)))
     verdicts = visible_checks(blank, notebook_path)

@@ -185,7 +185,7 @@ def test_nbgrader_s_commands_find_alembic_without_a_path_change(tmp_path, where)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "alembic" not in done.stderr
     released = course / "release" / "positions"
-    assert sorted(path.name for path in released.iterdir()) == ["positions.ipynb"]  # checks.py is never released
+    assert sorted(path.name for path in released.iterdir()) == ["positions.ipynb", "visible_checks.json"]  # checks.py is never released
     assert (
         released.joinpath("positions.ipynb").read_bytes()
         == (REPOSITORY / "release" / "positions" / "positions.ipynb").read_bytes()
@@ -245,7 +245,7 @@ def test_a_failing_line_of_the_instructors_releases_no_answer_key(tmp_path, line
     done = nbgrader_release(course)
     assert "nbgrader_config.py" in done.stderr and "Traceback" in done.stderr, done.stderr[-2000:]
     released = course / "release" / "positions"
-    assert sorted(path.name for path in released.iterdir()) == ["positions.ipynb"]
+    assert sorted(path.name for path in released.iterdir()) == ["positions.ipynb", "visible_checks.json"]
 
 
 def test_the_guard_is_written_once_kept_in_place_and_never_replaces_a_file_of_someone_elses(tmp_path):
@@ -358,7 +358,7 @@ def test_nbgrader_in_a_course_whose_generated_file_names_a_moved_module_stops_an
     assert config.main(["--course", str(course)]) == 0
     done = nbgrader_release(course)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert sorted(path.name for path in (course / "release" / "positions").iterdir()) == ["positions.ipynb"]
+    assert sorted(path.name for path in (course / "release" / "positions").iterdir()) == ["positions.ipynb", "visible_checks.json"]
 
 
 def test_an_instructors_file_naming_a_moved_module_is_refused_with_each_line_and_where_it_is_now(tmp_path, capsys):

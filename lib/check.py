@@ -272,6 +272,21 @@ def blamed(recorded: dict, name: str, namespace: dict, seen=(), how: str = "call
     return None
 
 
+def not_defined(name: str, path: Path | str | None = None) -> str:
+    """What to do about a name a cell needs that no cell has made yet, in one line: a graded function's own cell
+    (under its task's heading, as the notebook names it), or the cells above this one for any other name."""
+    try:
+        cell = facts(path)["functions"].get(name, {}).get("cell")
+    except (CheckFailed, ValueError, KeyError, TypeError, AttributeError):
+        cell = None
+    if cell:
+        return f"{name} is not defined yet: run the cell under '{cell}' first, then this cell again"
+    return (
+        f"{name} is not defined yet: an earlier cell makes it; run the cells above this one first "
+        "(Run > Run All Above Selected Cell), then this cell again"
+    )
+
+
 def check(name: str, function=None, check_id: str | None = None, *, path: Path | str | None = None) -> None:
     """Check graded function ``name`` (``function``, else the one of that name where check is called) on the public
     inputs: one line when it holds, else CheckFailed with one sentence. ``check_id``: which of the function's checks

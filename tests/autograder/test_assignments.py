@@ -163,7 +163,10 @@ def test_both_exports_list_both_assignments(both):
 
 def test_the_release_holds_no_checks_and_the_feedback_names_the_mistake(both):
     course, _, table = both
-    assert sorted(path.name for path in (course / "release" / "positions").iterdir()) == ["positions.ipynb", "visible_checks.json"]
+    assert sorted(path.name for path in (course / "release" / "positions").iterdir()) == [
+        "positions.ipynb",
+        "visible_checks.json",
+    ]
     page = (course / "feedback" / "pairs_interleaved" / "positions" / "positions.html").read_text()
     assert "the pairs are interleaved" in page
     assert (course / "reports" / "positions.html").exists()
@@ -204,7 +207,10 @@ def test_the_course_offers_both_assignments_and_releases_positions_as_committed(
         "release/positions/positions.ipynb is stale: run `.venv/bin/nbgrader generate_assignment positions --force` "
         "from the repository root and commit release/"
     )
-    assert sorted(path.name for path in (REPOSITORY / "release" / "positions").iterdir()) == ["positions.ipynb", "visible_checks.json"]
+    assert sorted(path.name for path in (REPOSITORY / "release" / "positions").iterdir()) == [
+        "positions.ipynb",
+        "visible_checks.json",
+    ]
     text = fresh.decode()
     assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text and "autograder" not in text
 

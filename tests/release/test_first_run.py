@@ -133,6 +133,29 @@ def test_without_the_course_library_the_setup_cell_says_to_install_it(tmp_path):
     assert "pip install" in line and "attention-course-lib" in line and "attention_course_lib-*.whl" in line
 
 
+def test_a_cell_run_before_the_cells_it_needs_says_which_cell_to_run_in_one_line(tmp_path):
+    """issue 35: in a fresh kernel with only the setup run, a demo that needs an earlier demo's variables says to run
+    the cells above, and a call of a graded function whose cell was not run names that cell: one line, no traceback."""
+    shutil.copy(RELEASED.parent / "visible_checks.json", tmp_path)
+    cells = {cell.id: cell for cell in nbformat.read(RELEASED, as_version=4).cells}
+    calls = nbformat.v4.new_code_cell("softmax(np.zeros(3))")
+    unknown = nbformat.v4.new_code_cell("print(variable_no_cell_makes)")
+    notebook = nbformat.v4.new_notebook(cells=[cells["setup"], cells["s2_run"], calls, unknown])
+    NotebookClient(notebook, timeout=60, allow_errors=True).execute(cwd=str(tmp_path))
+    (demo,) = errors(notebook.cells[1])
+    assert demo["ename"] == "NameError" and len(demo["traceback"]) == 1
+    assert demo["traceback"] == [  # section 2's demo needs causal_mask, whose cell was not run
+        "NameError: causal_mask is not defined yet: run the cell under 'Write causal_mask(positions)' first, then this "
+        "cell again"
+    ]
+    (graded,) = errors(notebook.cells[2])
+    assert graded["traceback"] == [
+        "NameError: softmax is not defined yet: run the cell under 'Write softmax(scores)' first, then this cell again"
+    ]
+    (other,) = errors(notebook.cells[3])
+    assert other["traceback"][0].startswith("NameError: variable_no_cell_makes is not defined yet: an earlier cell")
+
+
 def test_named_stubs_fill_the_function_and_where_it_is_asked_for():
     from autograder.notebook.stubs import NamedStubs
 

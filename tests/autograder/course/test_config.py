@@ -185,7 +185,10 @@ def test_nbgrader_s_commands_find_alembic_without_a_path_change(tmp_path, where)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "alembic" not in done.stderr
     released = course / "release" / "positions"
-    assert sorted(path.name for path in released.iterdir()) == ["positions.ipynb", "visible_checks.json"]  # checks.py is never released
+    assert sorted(path.name for path in released.iterdir()) == [
+        "positions.ipynb",
+        "visible_checks.json",
+    ]  # checks.py is never released
     assert (
         released.joinpath("positions.ipynb").read_bytes()
         == (REPOSITORY / "release" / "positions" / "positions.ipynb").read_bytes()
@@ -358,7 +361,10 @@ def test_nbgrader_in_a_course_whose_generated_file_names_a_moved_module_stops_an
     assert config.main(["--course", str(course)]) == 0
     done = nbgrader_release(course)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert sorted(path.name for path in (course / "release" / "positions").iterdir()) == ["positions.ipynb", "visible_checks.json"]
+    assert sorted(path.name for path in (course / "release" / "positions").iterdir()) == [
+        "positions.ipynb",
+        "visible_checks.json",
+    ]
 
 
 def test_an_instructors_file_naming_a_moved_module_is_refused_with_each_line_and_where_it_is_now(tmp_path, capsys):

@@ -6,6 +6,7 @@ The hub's OAuth is replaced by a header naming the user, as in test_app.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import http.cookiejar
 import json
@@ -211,40 +212,47 @@ def test_a_late_day_is_spent_by_its_student_only_and_only_with_the_pages_token(p
     assert status == 200 and "late-day" not in text  # the instructor reads it; only the student spends
 
 
+@contextlib.contextmanager
+def chromium():
+    """Debian's Chromium driven by Playwright (skipped without either), closed on the way out."""
+    from conftest import CHROMIUM, playwright_or_skip
+
+    playwright = playwright_or_skip()
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
 def test_in_chromium_a_student_spends_a_late_day_and_a_classmate_cannot(page, tmp_path):
     """The page in a real browser: ada reads her own due date and late days and spends one with the button (a
     double click spends one); bo, on his own page, rewrites his form to spend ada's late day (his identity, his
     own valid token): refused, and ada's tokens are untouched. Screenshots: late-days-before, late-days-spent,
     late-days-attacker-refused."""
-    from conftest import CHROMIUM, playwright_or_skip
-
-    playwright = playwright_or_skip()
     url, term = page
     shots = tmp_path / "screenshots"
-    with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        try:
-            ada = browser.new_context(extra_http_headers={"X-User": "ada"}).new_page()
-            ada.goto(url)
-            assert "Late days: 2 of 2 left for the term" in ada.inner_text("#due")
-            ada.screenshot(path=str(shots / "late-days-before.png"), full_page=True)
-            ada.dblclick("#late-day button")  # a double click: the second request carries the same count
-            ada.wait_for_selector("#notice")
-            ada.wait_for_load_state("load")
-            assert "Late days: 1 of 2 left" in ada.inner_text("#due")
-            ada.screenshot(path=str(shots / "late-days-spent.png"), full_page=True)
-            bo = browser.new_context(extra_http_headers={"X-User": "bo"}).new_page()
-            bo.goto(url)
-            bo.evaluate(
-                """(target) => { const form = document.querySelector('#late-day');
-                    form.action = target; form.querySelector('[name=seen]').value = '1'; form.submit(); }""",
-                url + "students/ada/late-days/attention",
-            )
-            bo.wait_for_selector("#error")
-            assert "A student spends only their own late days" in bo.inner_text("#reason")
-            bo.screenshot(path=str(shots / "late-days-attacker-refused.png"), full_page=True)
-        finally:
-            browser.close()
+    with chromium() as browser:
+        ada = browser.new_context(extra_http_headers={"X-User": "ada"}).new_page()
+        ada.goto(url)
+        assert "Late days: 2 of 2 left for the term" in ada.inner_text("#due")
+        ada.screenshot(path=str(shots / "late-days-before.png"), full_page=True)
+        ada.dblclick("#late-day button")  # a double click: the second request carries the same count
+        ada.wait_for_selector("#notice")
+        ada.wait_for_load_state("load")
+        assert "Late days: 1 of 2 left" in ada.inner_text("#due")
+        ada.screenshot(path=str(shots / "late-days-spent.png"), full_page=True)
+        bo = browser.new_context(extra_http_headers={"X-User": "bo"}).new_page()
+        bo.goto(url)
+        bo.evaluate(
+            """(target) => { const form = document.querySelector('#late-day');
+                form.action = target; form.querySelector('[name=seen]').value = '1'; form.submit(); }""",
+            url + "students/ada/late-days/attention",
+        )
+        bo.wait_for_selector("#error")
+        assert "A student spends only their own late days" in bo.inner_text("#reason")
+        bo.screenshot(path=str(shots / "late-days-attacker-refused.png"), full_page=True)
     assert term.standing(student="ada", assignment="attention", base=DUE).spent == 1
     assert sorted(path.name for path in shots.iterdir()) == [
         "late-days-attacker-refused.png",
@@ -281,36 +289,29 @@ def test_in_chromium_the_instructor_sets_an_extension_and_a_student_cannot(page,
     """The instructor's extension form in a real browser: prof gives bo 5 hours more and the page says so; bo, on
     his own page, points his late-day form at the extension URL for himself (his identity, his own valid token):
     refused, his due date unchanged. Screenshots: extension-set, extension-attacker-refused."""
-    from conftest import CHROMIUM, playwright_or_skip
-
-    playwright = playwright_or_skip()
     url, term = page
     shots = tmp_path / "screenshots"
-    with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        try:
-            prof = browser.new_context(extra_http_headers={"X-User": "prof"}).new_page()
-            prof.goto(url)
-            prof.fill("form.extend [name=student]", "bo")
-            prof.fill("form.extend [name=hours]", "5")
-            prof.click("form.extend button")
-            prof.wait_for_load_state("load")
-            assert "bo: an extension on attention is set." in prof.inner_text("body")
-            prof.screenshot(path=str(shots / "extension-set.png"), full_page=True)
-            bo = browser.new_context(extra_http_headers={"X-User": "bo"}).new_page()
-            bo.goto(url)
-            bo.evaluate(
-                """(target) => { const form = document.querySelector('#late-day');
-                    for (const [name, value] of [['student', 'bo'], ['hours', '500']]) {
-                        const field = document.createElement('input');
-                        field.type = 'hidden'; field.name = name; field.value = value; form.appendChild(field); }
-                    form.action = target; form.submit(); }""",
-                url + "term/attention",
-            )
-            bo.wait_for_selector("#error")
-            assert "Only an instructor gives extensions." in bo.inner_text("#reason")
-            bo.screenshot(path=str(shots / "extension-attacker-refused.png"), full_page=True)
-        finally:
-            browser.close()
+    with chromium() as browser:
+        prof = browser.new_context(extra_http_headers={"X-User": "prof"}).new_page()
+        prof.goto(url)
+        prof.fill("form.extend [name=student]", "bo")
+        prof.fill("form.extend [name=hours]", "5")
+        prof.click("form.extend button")
+        prof.wait_for_load_state("load")
+        assert "bo: an extension on attention is set." in prof.inner_text("body")
+        prof.screenshot(path=str(shots / "extension-set.png"), full_page=True)
+        bo = browser.new_context(extra_http_headers={"X-User": "bo"}).new_page()
+        bo.goto(url)
+        bo.evaluate(
+            """(target) => { const form = document.querySelector('#late-day');
+                for (const [name, value] of [['student', 'bo'], ['hours', '500']]) {
+                    const field = document.createElement('input');
+                    field.type = 'hidden'; field.name = name; field.value = value; form.appendChild(field); }
+                form.action = target; form.submit(); }""",
+            url + "term/attention",
+        )
+        bo.wait_for_selector("#error")
+        assert "Only an instructor gives extensions." in bo.inner_text("#reason")
+        bo.screenshot(path=str(shots / "extension-attacker-refused.png"), full_page=True)
     assert term.standing(student="bo", assignment="attention", base=DUE).due == DUE + datetime.timedelta(hours=5)
     assert sorted(path.name for path in shots.iterdir()) == ["extension-attacker-refused.png", "extension-set.png"]

@@ -119,8 +119,11 @@ class Scale:
 
 
 def first_beyond(values, limit: int, defaults: tuple):
-    """The first array shape (a tuple) or number in ``values`` past ``limit``, or None."""
+    """The first array shape (a tuple) or number in ``values`` past ``limit``, or None; an array of one integer is
+    that integer (np.zeros(np.array([n])) takes it as a size). Float arrays are values (a masked score of -1e9)."""
     for value in values:
+        if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iu":  # a size as an array
+            value = value.reshape(()).item()
         if isinstance(value, np.ndarray):
             if any(n > limit for n in value.shape):
                 return tuple(int(n) for n in value.shape)

@@ -376,6 +376,8 @@ def test_a_stand_in_on_the_calls_own_sizes_is_computed_and_its_defaults_stay_all
         ("    table(x.shape[0], 2**40)\n    return x + table(*x.shape).sum()\n", "the number 1,099,511,627,776"),
         ("    table(np.zeros((8000, 2)), 8)\n    return x + table(*x.shape).sum()\n", "an array of shape (8000, 2)"),
         ("    table(positions=(3, 5_000_000), size=8)\n    return x + table(*x.shape).sum()\n", "the number 5,000,000"),
+        ("    table(np.array(120_000_000), 8)\n    return x + table(*x.shape).sum()\n", "the number 120,000,000"),
+        ("    table(np.array([3_000_000_000]), 8)\n    return x + table(*x.shape).sum()\n", "the number 3,000,000,000"),
     ],
 )
 def test_a_stand_in_asked_past_the_checks_sizes_is_refused_before_it_is_computed(body, named):
@@ -399,6 +401,8 @@ def test_the_scale_of_a_call_is_its_largest_dimension_or_number():
     assert "an array of shape (201, 3)" in scale.beyond("f", "g", [np.zeros((201, 3))], {})
     assert "the number -201" in scale.beyond("f", "g", [], {"n": -201})
     assert scale.beyond("f", "g", [10000.0], {}, defaults=(10000.0,)) == ""
+    assert scale.beyond("f", "g", [np.array([[-1e9]])], {}) == ""  # a masked score is a value, not a size
+    assert "the number 5,000" in scale.beyond("f", "g", [np.array(5000)], {})  # an integer in an array is a size
     assert Scale.of_call((), {}).limit == 64
 
 

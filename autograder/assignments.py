@@ -6,7 +6,9 @@
 ``checks.py`` defines CHECKS ({grade id: autograder.checks.Check}), and optionally ISOLATE ({graded function:
 the graded functions it may call while it is graded}), stand_in(graded, name) (what such a call computes,
 in the grader's process) and forward_texts() (the texts, as token ids, that its notebook runs the store's model
-on: the grader records their forward passes once per class, autograder.grading.forward) and WRONG_VERSIONS
+on: the grader records their forward passes once per class, autograder.grading.forward), forward_probabilities()
+(the (cases, heads zeroed) queries of lib.experiments.next_token_probability it runs, recorded the same way) and
+WRONG_VERSIONS
 ({name: {"answers": {function: source}, "loses": {check id: points}}}: named wrong answers that
 ``python -m autograder.validate`` grades, each of which must lose the points it says), EQUIVALENT_MUTANTS ({a mutant's
 key: why no input of the task tells it from the reference}: autograder.mutation), TASK_SIZES (the task's constants,
@@ -43,6 +45,7 @@ class AssignmentChecks:
     isolate: dict = field(default_factory=dict)
     stand_in: Callable | None = None
     forward_texts: Callable | None = None  # the texts its notebook runs the store's model on (the forward cache)
+    forward_probabilities: Callable | None = None  # the ablation queries its notebook runs (the forward cache too)
     wrong_versions: dict = field(default_factory=dict)  # WRONG_VERSIONS: named wrong answers (autograder.validate)
     equivalent_mutants: dict = field(default_factory=dict)  # EQUIVALENT_MUTANTS: {mutant's key: why} (validate)
     task_sizes: tuple = ()  # TASK_SIZES: the task's constants, which validate's mutants put in for computed sizes
@@ -132,16 +135,17 @@ def load(folder: Path | str) -> AssignmentChecks:
                 line_of(path, "ISOLATE"),
             )
         _loaded[key] = AssignmentChecks(
-            folder.name,
-            folder,
-            module.CHECKS,
-            getattr(module, "ISOLATE", {}),
-            getattr(module, "stand_in", None),
-            getattr(module, "forward_texts", None),
-            getattr(module, "WRONG_VERSIONS", {}),
-            getattr(module, "EQUIVALENT_MUTANTS", {}),
-            tuple(getattr(module, "TASK_SIZES", ())),
-            getattr(module, "REFERENCES", {}),
+            name=folder.name,
+            folder=folder,
+            checks=module.CHECKS,
+            isolate=getattr(module, "ISOLATE", {}),
+            stand_in=getattr(module, "stand_in", None),
+            forward_texts=getattr(module, "forward_texts", None),
+            forward_probabilities=getattr(module, "forward_probabilities", None),
+            wrong_versions=getattr(module, "WRONG_VERSIONS", {}),
+            equivalent_mutants=getattr(module, "EQUIVALENT_MUTANTS", {}),
+            task_sizes=tuple(getattr(module, "TASK_SIZES", ())),
+            references=getattr(module, "REFERENCES", {}),
         )
     return _loaded[key]
 

@@ -20,7 +20,11 @@ can drive the real model. Weights are stored in the ``x @ W`` convention, the ch
 
 ``recorded`` is a hook: when set, ``forward`` with lib's own attention first asks ``recorded(ids, folder)``
 for passes computed earlier and computes only when it answers None. Nobody needs it to learn or use the model;
-a grader sets it in its kernels so that a class's notebooks share lib's passes.
+a grader sets it in its kernels so that a class's notebooks share lib's passes. ``recorded_probabilities`` is the
+same for ``lib.experiments.next_token_probability`` (the ablation experiment): when set, it is asked
+``recorded_probabilities(cases, dropped, folder)``, ``dropped`` the zeroed heads as ``{layer: (head, ...)}``, for the
+probabilities that function computed before for exactly these cases; here, not in lib.experiments, so that a kernel
+sets it without importing the catalogue's pandas.
 
 ``forward(ids, dtype=np.float32)`` is a second, fast path for throughput: the same model in float32 (the
 weights exactly as stored), with q|k|v in one product and attention written out in place, about 2.5x the
@@ -51,9 +55,11 @@ __all__ = [
     "forward",
     "product_ids",
     "recorded",
+    "recorded_probabilities",
     "PRECISIONS",
 ]
 recorded = None  # (ids, folder) -> (logits, patterns) computed before, or None: see the docstring
+recorded_probabilities = None  # (cases, dropped, folder) -> (cases,) P(next token) computed before, or None
 
 
 @functools.lru_cache(maxsize=None)

@@ -186,8 +186,14 @@ def prepared(course: Path, assignment: Assignment, *, new: int, options: ClassOp
     once), and the forward cache its checks.py declares, built when it pays."""
     if model.available():
         model.cache()
-    declared = assignments.load(course / "source" / assignment.name).forward_texts
-    cache = class_forward_cache(declared, course=course, new=new, wanted=options.forward_cache)
+    declared = assignments.load(course / "source" / assignment.name)
+    cache = class_forward_cache(
+        declared.forward_texts,
+        course=course,
+        new=new,
+        wanted=options.forward_cache,
+        forward_probabilities=declared.forward_probabilities,
+    )
     return dataclasses.replace(assignment, chain=dataclasses.replace(assignment.chain, forward_cache=cache))
 
 

@@ -3,7 +3,9 @@ on, recorded once and mapped by every kernel instead of recomputed (the same num
 kernel's side, what reads them, is autograder.grading.recorded; the cache carries a copy of it.
 
 Which texts is the assignment's knowledge: its checks.py declares ``forward_texts()`` (read through
-autograder.assignments); an assignment that declares none gets no cache. The engine names no assignment.
+autograder.assignments); an assignment that declares none gets no cache. The engine names no assignment. It may
+also declare ``forward_probabilities()``: the (cases, ablate) queries of lib.experiments.next_token_probability
+that its notebook runs (the ablation experiment), recorded with the passes and answered the same way.
 """
 
 from __future__ import annotations
@@ -42,9 +44,12 @@ def forward_cache_home() -> Path:
     return Path(base) / "attention-course" / "forward"
 
 
-def cache_name(texts: list) -> str:
-    """A cache's folder name: the model's digest and the texts' (so two assignments' caches never mix)."""
+def cache_name(texts: list, queries: list = ()) -> str:
+    """A cache's folder name: the model's digest, the texts' and the ablation queries' (so two assignments'
+    caches never mix)."""
     hashed = hashlib.sha256(repr([list(map(int, ids)) for ids in texts]).encode())
+    if queries:
+        hashed.update(repr(probability_keys(queries)).encode())
     hashed.update(Path(recorded.__file__).read_bytes())  # the reader it carries
     return f"{recorded.model_digest(str(transformer.MODEL_DIR))}-{hashed.hexdigest()[:12]}"
 
@@ -65,11 +70,34 @@ del _attention_recorded_passes
 """
 
 
-def write_forward_cache(path: Path | str, texts, folder: Path | str = transformer.MODEL_DIR) -> Path:
+def probability_keys(queries) -> list:
+    """Each (cases, ablate) query's name in a cache's index (recorded.probabilities_key)."""
+    return [
+        recorded.probabilities_key(cases, transformer._ablated(ablate, transformer.MODEL_DIR))
+        for cases, ablate in queries
+    ]
+
+
+def recorded_probabilities(queries) -> dict:
+    """lib.experiments.next_token_probability of each (cases, ablate) query, computed here as a kernel would:
+    {its key: [P, ...]} (a float's JSON text reads back as the same float, to the last bit)."""
+    from lib import experiments  # here: it reads the catalogue (pandas), which only an assignment with queries needs
+
+    found = {}
+    for key, (cases, ablate) in zip(probability_keys(queries), queries):
+        if key not in found:
+            found[key] = [float(p) for p in experiments.next_token_probability(cases, ablate)]
+    return found
+
+
+def write_forward_cache(
+    path: Path | str, texts, folder: Path | str = transformer.MODEL_DIR, queries: list = ()
+) -> Path:
     """Record lib's forward pass (logits and patterns) of each text (token ids) into the folder ``path``:
-    index.json (the model's digest, and where each text starts), logits.npy (every text's logits, one row per
-    token), patterns.npy (every text's (layers, heads, T, T) patterns, flattened one after another), and what a
-    kernel runs to read them (recorded.py, start.py). Written whole, then renamed into place."""
+    index.json (the model's digest, where each text starts, and each ablation query's probabilities),
+    logits.npy (every text's logits, one row per token), patterns.npy (every text's (layers, heads, T, T) patterns,
+    flattened one after another), and what a kernel runs to read them (recorded.py, start.py). Written whole,
+    then renamed into place."""
     path = Path(path)
     index, logits, patterns = {}, [], []
     rows = elements = 0
@@ -87,7 +115,10 @@ def write_forward_cache(path: Path | str, texts, folder: Path | str = transforme
     np.save(building / "patterns.npy", np.concatenate(patterns) if patterns else np.zeros(0))
     shutil.copyfile(recorded.__file__, building / "recorded.py")
     (building / "start.py").write_text(START)
-    (building / "index.json").write_text(json.dumps({"model": recorded.model_digest(str(folder)), "texts": index}))
+    written = {"model": recorded.model_digest(str(folder)), "texts": index}
+    if queries:
+        written["probabilities"] = recorded_probabilities(queries)
+    (building / "index.json").write_text(json.dumps(written))
     try:
         os.replace(building, path)  # whole, or not at all
     except OSError:  # another writer finished first: keep theirs
@@ -114,22 +145,28 @@ def prune(home: Path, keep: Path) -> None:
 
 
 def shared_forward_cache(
-    forward_texts: Callable[[], list] | None, *, course: Path | None = None, build: bool = True
+    forward_texts: Callable[[], list] | None,
+    *,
+    course: Path | None = None,
+    build: bool = True,
+    forward_probabilities: Callable[[], list] | None = None,
 ) -> str | None:
     """The folder of lib's forward passes of ``forward_texts()`` (the assignment's declared texts, token ids),
-    written by write_forward_cache. One per model and texts, shared by every course and run of
-    this user (forward_cache_home()). None when the assignment declares no texts, the store's model is
-    missing, or none is built yet and ``build`` is False. One process builds at a time (a lock); the others
-    wait and use it. Half-written caches, and caches unused for FORWARD_CACHE_KEPT_DAYS, are removed; so is
-    the copy that earlier versions kept in the course's .grading/forward/."""
+    and of its ablation queries ``forward_probabilities()`` when declared, written by write_forward_cache. One per
+    model, texts and queries, shared by every course and run of this user (forward_cache_home()). None when the
+    assignment declares no texts, the store's model is missing, or none is built yet and ``build`` is False. One
+    process builds at a time (a lock); the others wait and use it. Half-written caches, and caches unused for
+    FORWARD_CACHE_KEPT_DAYS, are removed; so is the copy that earlier versions kept in the course's
+    .grading/forward/."""
     if course is not None:
         shutil.rmtree(Path(course) / LEDGER / "forward", ignore_errors=True)
     if forward_texts is None or not model.available():
         return None
     texts = forward_texts()
+    queries = forward_probabilities() if forward_probabilities is not None else []
     home = forward_cache_home()
     home.mkdir(parents=True, exist_ok=True)
-    path = home / cache_name(texts)
+    path = home / cache_name(texts, queries)
     with open(home / ".lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when the process ends however
         prune(home, keep=path)
@@ -137,13 +174,18 @@ def shared_forward_cache(
             if not build:
                 return None
             shutil.rmtree(path, ignore_errors=True)
-            write_forward_cache(path, texts)
+            write_forward_cache(path, texts, queries=queries)
         os.utime(path / "index.json")  # its last use: what FORWARD_CACHE_KEPT_DAYS counts from
     return str(path)
 
 
 def class_forward_cache(
-    forward_texts: Callable[[], list] | None, *, course: Path, new: int, wanted: bool | None
+    forward_texts: Callable[[], list] | None,
+    *,
+    course: Path,
+    new: int,
+    wanted: bool | None,
+    forward_probabilities: Callable[[], list] | None = None,
 ) -> str | None:
     """The forward cache for a run grading ``new`` submissions (ClassOptions.forward_cache): none when
     ``wanted`` is False; built if missing when ``wanted`` is True, or when None and the class has
@@ -151,7 +193,8 @@ def class_forward_cache(
     the one already built, if any."""
     if wanted is False:
         return None
-    return shared_forward_cache(forward_texts, course=course, build=wanted is True or new >= FORWARD_CACHE_FROM)
+    build = wanted is True or new >= FORWARD_CACHE_FROM
+    return shared_forward_cache(forward_texts, course=course, build=build, forward_probabilities=forward_probabilities)
 
 
 def on_this_machine(wanted: str | None, source: Path) -> str | None:
@@ -166,9 +209,12 @@ def on_this_machine(wanted: str | None, source: Path) -> str | None:
     if (Path(wanted) / "index.json").exists():
         return wanted
     try:
-        texts = assignments.load(Path(source)).forward_texts
+        declared = assignments.load(Path(source))
     except Exception:  # noqa: BLE001 - the kernel then computes the passes itself, as without a cache
         return None
-    if texts is None or not model.available() or cache_name(texts()) != Path(wanted).name:
+    texts, probabilities = declared.forward_texts, declared.forward_probabilities
+    if texts is None or not model.available():
         return None
-    return shared_forward_cache(texts, build=True)
+    if cache_name(texts(), probabilities() if probabilities else []) != Path(wanted).name:
+        return None
+    return shared_forward_cache(texts, build=True, forward_probabilities=probabilities)

@@ -8,8 +8,10 @@ arrays (private copy-on-write mappings of the files, so a text costs nothing unt
 This module is what does it inside the kernel, where nothing of the grader exists: it imports only the standard
 library, NumPy and lib. The forward cache carries a copy of it (``recorded.py``) and a start file (``start.py``)
 that the kernel runs when it starts (IPython's ``exec_files``); ``install`` sets ``lib.transformer.recorded``, the
-hook lib's ``forward`` asks before computing. Nothing else changes: for other texts, another model, or whenever a
-student's ``attention`` is given, ``forward`` computes.
+hook lib's ``forward`` asks before computing, and ``lib.transformer.recorded_probabilities``, the hook that
+lib.experiments' ``next_token_probability`` asks (the ablation experiment: each case's P(next token) with some heads
+zeroed). Nothing else changes: for other texts, other cases or zeroed heads, another model, or whenever a
+student's ``attention`` is given, lib computes.
 """
 
 from __future__ import annotations
@@ -45,6 +47,27 @@ def model_settings(folder: str) -> dict:
 def text_key(ids) -> str:
     """The name of one text (its token ids) in a cache's index."""
     return hashlib.sha256(np.asarray(ids, dtype=np.int64).tobytes()).hexdigest()[:24]
+
+
+def probabilities_key(cases, dropped) -> str:
+    """The name of one ablation query (lib.experiments.next_token_probability's cases, each (ids, next id), and the
+    zeroed heads as ``{layer: (head, ...)}``) in a cache's index."""
+    hashed = hashlib.sha256()
+    for ids, following in cases:
+        hashed.update(np.asarray(ids, dtype=np.int64).tobytes())
+        hashed.update(np.asarray([-1, following], dtype=np.int64).tobytes())  # -1: no id, so no two cases run together
+    hashed.update(json.dumps(sorted((int(layer), list(map(int, heads))) for layer, heads in dropped.items())).encode())
+    return hashed.hexdigest()[:24]
+
+
+@functools.lru_cache(maxsize=4)
+def recorded_probabilities(path: str, digest: str) -> dict:
+    """The ablation queries recorded in the cache at ``path`` for the model ``digest``: {key: [P, ...]}, else {}."""
+    try:
+        index = json.loads((Path(path) / "index.json").read_text())
+        return index.get("probabilities", {}) if index.get("model") == digest else {}
+    except (OSError, ValueError, AttributeError):
+        return {}
 
 
 @functools.lru_cache(maxsize=4)
@@ -102,11 +125,27 @@ class RecordedPasses:
         return logits, list(patterns)
 
 
+class RecordedProbabilities:
+    """``lib.transformer.recorded_probabilities`` for the cache in ``path``: ``(cases, dropped, folder)`` -> the
+    (cases,) probabilities recorded for exactly these cases, zeroed heads and model, as a fresh array, or None to
+    compute."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+
+    def __call__(self, cases, dropped, folder) -> np.ndarray | None:
+        found = recorded_probabilities(str(self.path), model_digest(str(folder))).get(probabilities_key(cases, dropped))
+        if found is None or len(found) != len(cases):
+            return None
+        return np.array(found, dtype=np.float64)
+
+
 def install(path: Path | str | None = None) -> RecordedPasses | None:
-    """Answer lib's forward passes from the cache at ``path`` (default: $ATTENTION_FORWARD_CACHE); nothing
-    when neither names a folder."""
+    """Answer lib's forward passes and its ablation queries from the cache at ``path`` (default:
+    $ATTENTION_FORWARD_CACHE); nothing when neither names a folder."""
     path = path or os.environ.get(FORWARD_CACHE)
     if not path or not Path(path).is_dir():
         return None
     transformer.recorded = RecordedPasses(path)
+    transformer.recorded_probabilities = RecordedProbabilities(path)
     return transformer.recorded

@@ -39,6 +39,7 @@ from autograder.checks import (
     scalar,
 )
 from autograder.coverage import MODEL_SIZES, Cover, Size, values
+from lib import experiments, transformer
 from lib.products import product_texts
 
 ref = assignments.reference(Path(__file__).parent)  # reference.py: the answer key, loaded here, never released
@@ -50,6 +51,25 @@ def forward_texts() -> list:
     """The texts (token ids) every notebook runs the store's model on: the grader records lib's forward passes of
     them once per class (autograder.grading.forward), and each kernel maps them instead of recomputing them."""
     return [ids for ids, _ in product_texts("validation", CACHED_TEXTS)]
+
+
+ABLATION_TEXTS = 100  # section 6 finds its copy positions in the first 100 validation products
+
+
+def forward_probabilities() -> list:
+    """The ablation queries every notebook runs (lib.experiments.next_token_probability's (cases, heads zeroed)):
+    section 6's table (every head, each head alone, each layer's four) and section 7's two sets of early heads. The
+    grader records them with the forward passes; each kernel reads them instead of recomputing them."""
+    vocabulary, settings = transformer.load()[1], transformer.load()[2]["settings"]
+    layers, heads = settings["layers"], settings["heads"]
+    cases = experiments.copy_cases(product_texts("validation", ABLATION_TEXTS), vocabulary)
+    previous = experiments.recorded_head_statistics()["previous"]  # (layers, heads), as section 7 reads it
+    zeroed = [None]
+    zeroed += [{(layer, head)} for layer in range(layers) for head in range(heads)]
+    zeroed += [{(layer, head) for head in range(heads)} for layer in range(layers)]
+    zeroed += [{(layer, int(previous[layer].argmax())) for layer in (0, 1)}]  # layers 1-2's strongest previous-token
+    zeroed += [{(layer, head) for layer in (0, 1) for head in range(heads)}]  # all of layers 1-2
+    return [(cases, heads_zeroed) for heads_zeroed in zeroed]
 
 
 # graded function -> its reference in reference.py, when the names differ (the yardstick, and what a stand-in

@@ -152,7 +152,8 @@ def test_the_kernel_reads_the_class_forward_cache_and_cannot_change_it(tmp_path,
     folder = tmp_path / "autograded" / "ada" / "attention"
     folder.mkdir(parents=True)
     ids = product_texts("validation", 1)[0][0]
-    cache = forward.write_forward_cache(tmp_path / "forward", [ids])
+    case = [(list(map(int, ids[:5])), int(ids[5]))]  # one ablation query: P(ids[5]) after ids[:5], head (1, 2) zeroed
+    cache = forward.write_forward_cache(tmp_path / "forward", [ids], queries=[(case, {(1, 2)})])
     before = {path.name: path.read_bytes() for path in cache.iterdir()}
     config = Config()
     if given_by == "configuration":  # what grade_submission writes into its private folder's nbgrader_config.py
@@ -166,6 +167,9 @@ sys.path.insert(0, {str(tmp_path)!r})
 from lib import transformer
 cached = transformer.recorded is not None and transformer.recorded({list(map(int, ids))}, transformer.MODEL_DIR)
 cached = cached is not None and cached is not False
+answers = transformer.recorded_probabilities
+asked = answers and answers({case}, {{1: (2,)}}, transformer.MODEL_DIR)
+queried = asked is not None and asked is not False and len(asked) == 1
 left = sorted(name for name in globals() if "attention_recorded" in name)  # the start file leaves no name
 logits = transformer.forward({list(map(int, ids))})
 logits[:] = 0.0                                   # its own copy
@@ -175,7 +179,7 @@ try:
 except OSError:
     wrote = "refused"
 where = os.environ["ATTENTION_FORWARD_CACHE"]
-print(json.dumps({{"where": where, "cached": cached, "write": wrote, "left": left}}))
+print(json.dumps({{"where": where, "cached": cached, "queried": queried, "write": wrote, "left": left}}))
 """
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)])
     NotebookClient(
@@ -186,7 +190,7 @@ print(json.dumps({{"where": where, "cached": cached, "write": wrote, "left": lef
         resources={"metadata": {"path": str(folder)}},
     ).execute()
     seen = json.loads(notebook.cells[0].outputs[0]["text"])
-    assert seen == {"where": "/run/attention/forward", "cached": True, "write": "refused", "left": []}
+    assert seen == {"where": "/run/attention/forward", "cached": True, "queried": True, "write": "refused", "left": []}
     assert {path.name: path.read_bytes() for path in cache.iterdir()} == before
 
 

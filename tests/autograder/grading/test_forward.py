@@ -164,7 +164,7 @@ def test_the_forward_cache_is_shared_per_model_and_built_only_for_a_class_it_pay
     long-unused caches and the course-local copy of earlier versions are removed."""
     built = []
 
-    def fake_write(path, texts, folder=None):  # the real one takes ~20 s: what is decided is all that is tested here
+    def fake_write(path, texts, folder=None, queries=()):  # the real one takes ~20 s: what is decided is tested here
         built.append(path)
         path.mkdir()
         (path / "index.json").write_text("{}")
@@ -208,8 +208,8 @@ def test_a_worker_of_another_machine_builds_the_named_cache_there_once(tmp_path,
     worker of that machine, from the assignment's checks.py; a cache of another model is not taken for it."""
     built = []
 
-    def fake_write(path, texts, folder=None):
-        built.append((path, texts))
+    def fake_write(path, texts, folder=None, queries=()):
+        built.append((path, texts, queries))
         path.mkdir()
         (path / "index.json").write_text("{}")
         return path
@@ -222,18 +222,30 @@ def test_a_worker_of_another_machine_builds_the_named_cache_there_once(tmp_path,
     (source / "checks.py").write_text(
         "from autograder.checks import Check\n\n"
         "CHECKS = {'check_f': Check('check_f', 'f', 1, lambda rng: [], ())}\n\n\n"
-        "def forward_texts():\n    return [[1, 2, 3], [4, 5]]\n"
+        "def forward_texts():\n    return [[1, 2, 3], [4, 5]]\n\n\n"
+        "def forward_probabilities():\n    return [([([1, 2], 3)], {(0, 1)})]\n"
     )
     (source / "week1.ipynb").write_text("{}")
-    texts = [[1, 2, 3], [4, 5]]
-    coordinators = tmp_path / "coordinator-home" / forward.cache_name(texts)  # not on this machine
+    texts, queries = [[1, 2, 3], [4, 5]], [([([1, 2], 3)], {(0, 1)})]
+    coordinators = tmp_path / "coordinator-home" / forward.cache_name(texts, queries)  # not on this machine
     here = forward.on_this_machine(str(coordinators), source)
-    assert here == str(tmp_path / "worker-home" / forward.cache_name(texts))
+    assert here == str(tmp_path / "worker-home" / forward.cache_name(texts, queries))
     assert forward.on_this_machine(str(coordinators), source) == here  # the next submission: built once
-    assert [texts for _, texts in built] == [texts]
+    assert [(texts, queries) for _, texts, queries in built] == [(texts, queries)]  # the passes and the queries
+    assert forward.on_this_machine(str(tmp_path / "coordinator-home" / forward.cache_name(texts)), source) is None
     coordinators.mkdir(parents=True)
     (coordinators / "index.json").write_text("{}")
     assert forward.on_this_machine(str(coordinators), source) == str(coordinators)  # a shared disk: used as it is
     other = tmp_path / "coordinator-home" / "another-model-0123456789ab"
     assert forward.on_this_machine(str(other), source) is None and len(built) == 1
     assert forward.on_this_machine(None, source) is None
+
+
+def test_a_caches_name_also_names_its_ablation_queries():
+    cases = [([1, 2, 3], 4), ([1, 5], 6)]
+    plain = forward.cache_name([[1, 2, 3]])
+    with_queries = forward.cache_name([[1, 2, 3]], [(cases, None)])
+    assert with_queries != plain and with_queries.rsplit("-", 1)[0] == plain.rsplit("-", 1)[0]
+    assert forward.cache_name([[1, 2, 3]], [(cases, {(0, 1)})]) != with_queries
+    assert forward.cache_name([[1, 2, 3]], [(cases, [(0, 1)])]) == forward.cache_name([[1, 2, 3]], [(cases, {(0, 1)})])
+    assert forward.cache_name([[1, 2, 3]], [(cases[:1], None)]) != with_queries

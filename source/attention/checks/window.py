@@ -9,8 +9,10 @@ from autograder.checks import (
     ATOL,
     Call,
     Check,
+    Shaped,
     checks_by_id,
     close,
+    compare,
     describe_call,
     diagnose,
     largest_difference,
@@ -238,37 +240,23 @@ def far_back_markers(out):
     return None
 
 
-def marker_calls(rng):
-    calls = [Call("marker_weight", pattern_case(rng, 8, 16)) for _ in range(2)]
-    pattern, sep, queries = calls[0].args
-    again = causal_pattern(rng, pattern.shape[0], pattern.shape[-1])  # the first shape again, other values
-    return [
-        *calls,
-        Call("marker_weight", (again, sep, queries.copy())),
-        Call("marker_weight", window_pattern_case(rng)),
-        *designed_patterns(rng, "marker_weight"),
-    ]
+def a_text_pattern(rng, heads, positions, sep, queries):
+    """(pattern, sep, queries) of a designed text (TEXT_PATTERN): a causal pattern and its description positions."""
+    return causal_pattern(rng, heads, positions), sep, np.arange(sep + 1, positions)
 
 
-def marker_values(out):
-    for number in out.numbers():
-        pattern, sep, queries = out.calls[number].args
-        actual, expected = out.value(number), ref.marker_weight(pattern, sep, queries)
-        if not close(actual, expected, out.tolerance(number)):
-            return diagnose(
-                actual,
-                [
-                    (
-                        "counts only <s> (position 0): add the weight on <sep> (position sep)",
-                        lambda: pattern[:, queries, 0],
-                    ),
-                    ("counts only <sep>: add the weight on <s> (position 0)", lambda: pattern[:, queries, sep]),
-                ],
-                f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from pattern[:, i, 0] +"
-                " pattern[:, i, sep]",
-                out.tolerance(number),
-            )
-    return None
+MARKER = compare(  # the simple tier: marker_weight against the reference, its two mistakes named
+    "check_marker_weight",
+    ref.marker_weight,
+    points=1,
+    inputs={"values": Shaped(a_text_pattern, TEXT_PATTERN), "past the model's window": window_pattern_case},
+    mistakes={
+        "counts only <s> (position 0): add the weight on <sep> (position sep)": lambda pattern, sep, queries: pattern[
+            :, queries, 0
+        ],
+        "counts only <sep>: add the weight on <s> (position 0)": lambda pattern, sep, queries: pattern[:, queries, sep],
+    },
+)
 
 
 SPAN_COVERS = {
@@ -332,42 +320,31 @@ def even_far_values(out):
     return None
 
 
-def even_marker_calls(rng):
-    sep, end = int(rng.integers(2, 7)), int(rng.integers(12, 30))
-    shifted = int(rng.integers(8, 40))
-    return [
-        Call("even_marker_weight", (np.arange(sep + 1, end),)),
-        Call("even_marker_weight", (np.arange(sep + 1, end) + shifted,)),  # the same shape, other positions
-        Call("even_marker_weight", (np.arange(sep + 1, window_size(rng)),)),
-        *[Call("even_marker_weight", (queries,), drawn=drawn) for _, queries, drawn in designed_spans(rng)],
-    ]
+def description_span(rng, sep, end, queries):
+    """The description positions sep + 1 .. end - 1 of a designed text (SPAN_COVERS)."""
+    return (np.arange(sep + 1, end),)
 
 
-def even_marker_values(out):
-    for number in out.numbers():
-        message = even_marker_mistake(out, number)
-        if message:
-            return message
-    return None
+def span_past_the_window(rng):
+    """The description positions of a text as long as the model's window, or longer."""
+    return (np.arange(int(rng.integers(2, 7)) + 1, window_size(rng)),)
 
 
-def even_marker_mistake(out, number):
-    queries = out.arg(number)
-    actual, expected = out.value(number), ref.even_marker_weight(queries)
-    return mistake(
-        out,
-        number,
-        actual,
-        expected,
-        [
-            (
-                "one marker's weight: there are two markers, <s> and <sep>, each with 1 / (i + 1)",
-                lambda: 1 / (queries + 1),
-            ),
-            ("divided by i: position i sees i + 1 positions (0..i)", lambda: 2 / queries),
-        ],
-        f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from 2 / (i + 1)",
-    )
+EVEN_MARKER = compare(  # the simple tier: even_marker_weight against the reference, its two mistakes named
+    "check_even_marker_weight",
+    ref.even_marker_weight,
+    points=1,
+    inputs={
+        "values": Shaped(description_span, SPAN_COVERS["sep, end"]),
+        "past the model's window": span_past_the_window,
+    },
+    mistakes={
+        "one marker's weight: there are two markers, <s> and <sep>, each with 1 / (i + 1)": lambda queries: (
+            1 / (queries + 1)
+        ),
+        "divided by i: position i sees i + 1 positions (0..i)": lambda queries: 2 / queries,
+    },
+)
 
 
 CHECKS = checks_by_id(
@@ -397,7 +374,7 @@ CHECKS = checks_by_id(
         ),
         PATTERN_TEXT_COVERS,
     ),
-    Check("check_marker_weight", "marker_weight", 1, marker_calls, (("values", marker_values),), PATTERN_TEXT_COVERS),
+    MARKER,
     Check(
         "check_even_far_back_weight",
         "even_far_back_weight",
@@ -406,12 +383,5 @@ CHECKS = checks_by_id(
         (("values", even_far_values),),
         SPAN_COVERS,
     ),
-    Check(
-        "check_even_marker_weight",
-        "even_marker_weight",
-        1,
-        even_marker_calls,
-        (("values", even_marker_values),),
-        SPAN_COVERS,
-    ),
+    EVEN_MARKER,
 )

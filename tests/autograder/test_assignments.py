@@ -23,6 +23,7 @@ from hostile import FORGES_STEPS, PATCHES
 from nbgrader.api import Gradebook
 
 from autograder import assignments, sandbox, validate
+from autograder.checks import Compared
 from autograder.course.run import release_notebook
 from autograder.course.table import show
 from autograder.hub.launch import course_assignments
@@ -337,3 +338,5 @@ def test_the_attention_assignment_s_checks_are_its_package():
     assert len(loaded.checks) == 16 and sum(check.points for check in loaded.checks.values()) == 29
     modules = {path.stem for path in assignments.checks_files(folder)}
     assert {"__init__", "weights", "mask", "scaling", "heads", "previous", "window", "production"} <= modules
+    simple = {check_id for check_id, check in loaded.checks.items() if isinstance(check, Compared)}
+    assert simple == {"check_marker_weight", "check_even_far_back_weight", "check_even_marker_weight"}

@@ -269,55 +269,53 @@ SPAN_COVERS = {
 }
 
 
-def designed_spans(rng) -> list[tuple[int, np.ndarray, dict]]:
-    """(sep, the description positions sep + 1 .. end - 1, drawn) of the designed texts (sep odd, even and 1, texts
-    odd and even in length, as short as one description token)."""
-    return [(d["sep"], np.arange(d["sep"] + 1, d["end"]), d) for d in designed(rng, SPAN_COVERS, "sep, end")]
+def spread(sep, queries, denominator=1, **knobs) -> np.ndarray:
+    """An even pattern's far-back weight with far_back_rule's knobs (a known mistake): count / (i + denominator)."""
+    return far_back_rule(queries, sep, int(queries.max()) + 1, **knobs).sum(1) / (queries + denominator)
 
 
-def even_far_calls(rng):
+def designed_span(rng, sep, end, queries):
+    """(sep, the description positions sep + 1 .. end - 1) of a designed text (SPAN_COVERS)."""
+    return sep, np.arange(sep + 1, end)
+
+
+def scattered_positions(rng):
+    """(sep, six description positions picked apart from each other), some past a short text's end."""
+    sep, end = int(rng.integers(2, 7)), int(rng.integers(15, 41))
+    return sep, np.sort(rng.choice(np.arange(sep + 1, 2 * end), 6, replace=False))
+
+
+def sep_past_the_window(rng):
+    """(sep, the description positions of a text as long as the model's window, or longer)."""
     sep = int(rng.integers(2, 7))
-    end = int(rng.integers(15, 41))
-    subset = np.sort(rng.choice(np.arange(sep + 1, end), size=6, replace=False))
-    other = int(rng.integers(2, 7))
-    return [
-        Call("even_far_back_weight", (sep, np.arange(sep + 1, end))),
-        Call("even_far_back_weight", (sep + 1, subset)),
-        Call("even_far_back_weight", (other, np.sort(rng.choice(np.arange(other + 1, 2 * end), 6, replace=False)))),
-        Call("even_far_back_weight", (sep, np.arange(sep + 1, window_size(rng)))),
-        *[Call("even_far_back_weight", (at, queries), drawn=drawn) for at, queries, drawn in designed_spans(rng)],
-    ]
+    return sep, np.arange(sep + 1, window_size(rng))
 
 
-def even_far_values(out):
-    for number in out.numbers():
-        sep, queries = out.calls[number].args
-        actual, expected = out.value(number), ref.even_far_back_weight(sep, queries)
-        if close(actual, expected, out.tolerance(number)):
-            continue
-
-        def spread(denominator=1, **knobs):
-            return lambda: far_back_rule(queries, sep, int(queries.max()) + 1, **knobs).sum(1) / (queries + denominator)
-
-        return diagnose(
-            actual,
-            [
-                ("counted positions 5 or more back (i - j > 4): 4 back is far too (i - j >= 4)", spread(strict=True)),
-                (
-                    "counted the markers (positions 0 and sep): leave them out of the count",
-                    spread(markers=(False, False)),
-                ),
-                ("counted <sep>: leave out both markers, positions 0 and sep", spread(markers=(True, False))),
-                (
-                    "counted <s> (position 0): leave out both markers, positions 0 and sep",
-                    spread(markers=(False, True)),
-                ),
-                ("divided by i: position i sees i + 1 positions (0..i)", spread(denominator=0)),
-            ],
-            f"{describe_call(out.calls[number])}: {largest_difference(actual, expected)} from count / (i + 1)",
-            out.tolerance(number),
-        )
-    return None
+EVEN_FAR_BACK = compare(  # the simple tier: even_far_back_weight against the reference, its five mistakes named
+    "check_even_far_back_weight",
+    ref.even_far_back_weight,
+    points=1,
+    inputs={
+        "values": Shaped(designed_span, SPAN_COVERS["sep, end"]),
+        "scattered description positions": scattered_positions,
+        "past the model's window": sep_past_the_window,
+    },
+    mistakes={
+        "counted positions 5 or more back (i - j > 4): 4 back is far too (i - j >= 4)": lambda sep, queries: spread(
+            sep, queries, strict=True
+        ),
+        "counted the markers (positions 0 and sep): leave them out of the count": lambda sep, queries: spread(
+            sep, queries, markers=(False, False)
+        ),
+        "counted <sep>: leave out both markers, positions 0 and sep": lambda sep, queries: spread(
+            sep, queries, markers=(True, False)
+        ),
+        "counted <s> (position 0): leave out both markers, positions 0 and sep": lambda sep, queries: spread(
+            sep, queries, markers=(False, True)
+        ),
+        "divided by i: position i sees i + 1 positions (0..i)": lambda sep, queries: spread(sep, queries, 0),
+    },
+)
 
 
 def description_span(rng, sep, end, queries):
@@ -375,13 +373,6 @@ CHECKS = checks_by_id(
         PATTERN_TEXT_COVERS,
     ),
     MARKER,
-    Check(
-        "check_even_far_back_weight",
-        "even_far_back_weight",
-        1,
-        even_far_calls,
-        (("values", even_far_values),),
-        SPAN_COVERS,
-    ),
+    EVEN_FAR_BACK,
     EVEN_MARKER,
 )

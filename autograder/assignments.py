@@ -1,4 +1,6 @@
-"""An assignment is a folder, found by name: its source notebook(s) and its hidden checks, ``checks.py``.
+"""An assignment is a folder, found by name: its source notebook(s) and its hidden checks, ``checks.py`` or a
+package ``checks/`` (its ``__init__.py`` defines what checks.py would, its modules import each other relatively:
+``from .softmax import SOFTMAX``).
 
     checks = assignments.load(course / "source" / "attention")
     checks.checks["check_softmax"], checks.graded, checks.isolate, checks.stand_in("attention", "softmax")
@@ -31,6 +33,7 @@ from types import ModuleType
 from typing import Callable
 
 CHECKS_FILE = "checks.py"
+CHECKS_PACKAGE = "checks"  # or a package of that name: checks/__init__.py and its modules, loaded the same way
 REFERENCE_FILE = "reference.py"  # the graded functions' references, beside checks.py, never released
 FILL_IN = "TO FILL IN"  # the marker of each place left to the instructor: the scaffold writes it, validate finds it
 
@@ -85,16 +88,85 @@ _loaded: dict[tuple, AssignmentChecks] = {}
 _modules: dict[tuple, ModuleType] = {}
 
 
+def checks_path(folder: Path | str) -> Path:
+    """Where the assignment's checks are: ``checks.py``, else the package ``checks/`` when it has an __init__.py
+    (``checks.py`` when neither is there, the name an error message gives)."""
+    folder = Path(folder)
+    package = folder / CHECKS_PACKAGE
+    if not (folder / CHECKS_FILE).is_file() and (package / "__init__.py").is_file():
+        return package
+    return folder / CHECKS_FILE
+
+
+def has_checks(folder: Path | str) -> bool:
+    path = checks_path(folder)
+    return path.is_dir() or path.is_file()
+
+
+def checks_files(folder: Path | str) -> list[Path]:
+    """The Python files of the assignment's checks: checks.py alone, or the package's __init__.py then its other
+    modules in path order ([] when there are none)."""
+    path = checks_path(folder)
+    if path.is_dir():
+        init = path / "__init__.py"
+        return [init, *sorted(p for p in path.rglob("*.py") if p != init and "__pycache__" not in p.parts)]
+    return [path] if path.is_file() else []
+
+
+def checks_changed(folder: Path | str) -> int:
+    """The latest modification time (ns) of the checks' files: a cache key that changes when any of them does."""
+    return max((path.stat().st_mtime_ns for path in checks_files(folder)), default=0)
+
+
+def in_checks(filename: str | Path, folder: Path | str) -> bool:
+    """Whether a file (a traceback frame's) is one of the assignment's checks' files."""
+    resolved = Path(filename).resolve()
+    return any(resolved == path.resolve() for path in checks_files(folder))
+
+
+def checks_line(folder: Path | str, *needles: str) -> tuple[Path, int] | None:
+    """(file, line) of the first line of the checks' files holding the first needle found (in the order given)."""
+    files = [(path, path.read_text(encoding="utf-8").splitlines()) for path in checks_files(folder)]
+    for needle in needles:
+        for path, lines in files:
+            for number, line in enumerate(lines, start=1):
+                if needle in line:
+                    return path, number
+    return None
+
+
+def checks_text(folder: Path | str) -> str:
+    """The checks' source, every file of it one after the other."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in checks_files(folder))
+
+
+def _digest(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def _module(path: Path, role: str) -> ModuleType:
-    """The file ``path`` as a module named after its folder, its role and its content, loaded once per version."""
-    key = (str(path), hashlib.sha256(path.read_bytes()).hexdigest())
+    """The file ``path`` (or the package of which it is the __init__.py) as a module named after its folder, its
+    role and its content, loaded once per version (a package's version: all of its files)."""
+    package = path.name == "__init__.py"
+    files = checks_files(path.parent.parent) if package else [path]
+    key = (str(path), _digest(files))
     if key in _modules:
         return _modules[key]
-    module_name = f"autograder_assignment_{path.parent.name}_{role}{key[1][:12]}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    folder = path.parent.parent if package else path.parent
+    module_name = f"autograder_assignment_{folder.name}_{role}{key[1][:12]}"
+    locations = [str(path.parent)] if package else None
+    spec = importlib.util.spec_from_file_location(module_name, path, submodule_search_locations=locations)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module  # dataclasses and pickling look a module up by name
-    spec.loader.exec_module(module)
+    sys.modules[module_name] = module  # dataclasses and pickling look a module up by name; a package's modules too
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        for name in [name for name in sys.modules if name == module_name or name.startswith(module_name + ".")]:
+            del sys.modules[name]
+        raise
     _modules[key] = module
     return module
 
@@ -114,17 +186,18 @@ def reference(folder: Path | str) -> ModuleType:
 
 
 def load(folder: Path | str) -> AssignmentChecks:
-    """The checks of the assignment in ``folder`` (loaded once per version of its checks.py)."""
+    """The checks of the assignment in ``folder`` (loaded once per version of its checks.py or checks/)."""
     folder = Path(folder).resolve()
-    path = folder / CHECKS_FILE
-    if not path.is_file():
+    path = checks_path(folder)
+    if not has_checks(folder):
         raise NoChecks(
             f"{path} does not exist: an assignment's hidden checks live beside its source notebook, in "
-            f"source/<assignment>/{CHECKS_FILE}"
+            f"source/<assignment>/{CHECKS_FILE} (or a package source/<assignment>/{CHECKS_PACKAGE}/)"
         )
-    key = (str(path), hashlib.sha256(path.read_bytes()).hexdigest())
+    entry = path / "__init__.py" if path.is_dir() else path
+    key = (str(path), _digest(checks_files(folder)))
     if key not in _loaded:
-        module = _module(path, "")
+        module = _module(entry, "")
         if not isinstance(getattr(module, "CHECKS", None), dict) or not module.CHECKS:
             raise NoChecks(f"{path} defines no CHECKS (a dict of grade id -> autograder.checks.Check)")
         if getattr(module, "ISOLATE", None) and not callable(getattr(module, "stand_in", None)):
@@ -132,7 +205,7 @@ def load(folder: Path | str) -> AssignmentChecks:
                 f"{path} names ISOLATE but defines no function stand_in(graded, name): define it, returning what "
                 "runs in place of the student's own function while another is graded (the reference's: "
                 "return getattr(ref, name)), or remove ISOLATE",
-                line_of(path, "ISOLATE"),
+                line_of(entry, "ISOLATE"),
             )
         _loaded[key] = AssignmentChecks(
             name=folder.name,
@@ -151,13 +224,13 @@ def load(folder: Path | str) -> AssignmentChecks:
 
 
 def names(source: Path) -> list[str]:
-    """The assignments in a source folder: its subfolders holding a notebook and a checks.py."""
+    """The assignments in a source folder: its subfolders holding a notebook and a checks.py (or checks/)."""
     if not source.is_dir():
         return []
     return sorted(
         folder.name
         for folder in source.iterdir()
-        if folder.is_dir() and (folder / CHECKS_FILE).is_file() and any(folder.glob("*.ipynb"))
+        if folder.is_dir() and has_checks(folder) and any(folder.glob("*.ipynb"))
     )
 
 

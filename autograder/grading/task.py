@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder import REPOSITORY
+from autograder import REPOSITORY, assignments
 from autograder.verdicts import Blank
 
 if TYPE_CHECKING:  # the chain imports the feedback, which reads digest from here
@@ -71,8 +71,9 @@ def grader_files() -> list[Path]:
     """Every file whose change grades everyone again (see GRADING_ENTRIES), in path order."""
     seen: set[str] = set()
     todo = list(GRADING_ENTRIES)
-    for checks in sorted(REPOSITORY.glob("source/*/checks.py")):
-        todo += sorted(imported_modules(checks, ""))
+    for folder in sorted(REPOSITORY.glob("source/*/")):
+        for checks in assignments.checks_files(folder):  # checks.py, or the modules of checks/
+            todo += sorted(imported_modules(checks, ""))
     while todo:
         module = todo.pop()
         if module in seen:
@@ -156,7 +157,7 @@ def folder_files(folder: Path) -> dict:
     return {
         path.relative_to(folder).as_posix(): path.read_bytes()
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and not path.is_symlink() and ".ipynb_checkpoints" not in path.parts
+        if path.is_file() and not path.is_symlink() and not {".ipynb_checkpoints", "__pycache__"} & set(path.parts)
     }
 
 

@@ -66,9 +66,9 @@ COURSE_ID = "attention"
 # interrupted and the rest of the notebook still runs. The hidden checks have their own limits (answer_grading).
 CELL_TIMEOUT = 60
 KERNEL_STARTUP = 120  # seconds for the sandboxed kernel to start
-# An assignment's hidden checks and its reference live beside its source notebook (source/<assignment>/checks.py,
-# reference.py: autograder.assignments): never released
-IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "checks.py", "reference.py"]
+# An assignment's hidden checks and its reference live beside its source notebook (source/<assignment>/checks.py or
+# the package checks/, reference.py: autograder.assignments): never released (nbgrader ignores a folder by its name)
+IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "checks.py", "checks", "reference.py"]
 
 # nbgrader's own sanitising steps, with two fixes: a duplicated grade cell no longer fails the submission, and a
 # cell whose nbgrader flags were changed (grade: false on a test cell) is restored instead of failing it; its

@@ -103,8 +103,8 @@ def read_notebook(path: Path, received: datetime.datetime | None = None) -> nbfo
 
 @lru_cache(maxsize=8)
 def assignment_checks(source: Path, changed: int):
-    """The assignment's checks (checks.py), loaded once per worker process while checks.py stays the same
-    (``changed``: its modification time in ns, part of the key so an edited checks.py is loaded again)."""
+    """The assignment's checks (checks.py or checks/), loaded once per worker process while they stay the same
+    (``changed``: their latest modification time in ns, part of the key so edited checks are loaded again)."""
     return assignments.load(source)
 
 
@@ -137,7 +137,7 @@ def check_answers(
     ``seed``: the inputs' (default: fresh; an appeal's re-run gives the verdict's own, to draw the same inputs);
     ``timeout``: the CPU seconds of all the checks, the class run's (the course's checks_budget; None: TIMEOUT).
     Raises NotCheckedYet when the clock (``wall``) cut a check: the service's reason, not the student's."""
-    checks = assignment_checks(source, modified(source / "checks.py"))
+    checks = assignment_checks(source, assignments.checks_changed(source))
     source_notebook = next(source.glob("*.ipynb"))
     scale = cell_points(source_notebook, modified(source_notebook))
     timeout = TIMEOUT if timeout is None else float(timeout)

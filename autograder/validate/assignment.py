@@ -71,7 +71,7 @@ def validate_assignment(
     notebook_name = f"{layout.notebook}.ipynb"
     notebook = nbformat.read(folder / notebook_name, as_version=4)
     seed_list = tuple(range(max(1, int(seeds))))
-    checks_path = folder / assignments.CHECKS_FILE
+    checks_path = assignments.checks_path(folder)
     unfilled = fill_in_findings(notebook, notebook_name, checks_path)
     try:
         checks = assignments.load(folder)
@@ -79,7 +79,7 @@ def validate_assignment(
         raise
     except Exception as error:  # noqa: BLE001 - the instructor's checks.py: said with its place, not a traceback
         report = Report(layout.name, seed_list, findings=[*unfilled, load_finding(error, checks_path)])
-        if wrong is not None or "WRONG_VERSIONS" in checks_path.read_text(encoding="utf-8"):
+        if wrong is not None or "WRONG_VERSIONS" in assignments.checks_text(folder):
             report.notes.append("the wrong versions were not tried: checks.py cannot be imported")
         report.seconds = time.monotonic() - started
         return report
@@ -110,9 +110,7 @@ def validate_assignment(
                 )
     committed = Path(release) if release is not None else source.parent / "release" / layout.name
     if check_release and committed.is_dir():
-        report.findings += released_folder_findings(
-            committed, folder / assignments.CHECKS_FILE, notebook, notebook_name
-        )
+        report.findings += released_folder_findings(committed, assignments.checks_path(folder), notebook, notebook_name)
     wrongs, invalid = declared_wrong(checks, solution)
     wrongs += notebook_wrong(wrong) if wrong is not None else []
     report.findings += invalid

@@ -16,7 +16,7 @@ from autograder.checks import (
     Unavailable,
 )
 from autograder.validate.findings import Finding
-from autograder.validate.notebook import DEFINES, closest, line_of, raise_place, raised_in
+from autograder.validate.notebook import DEFINES, closest, raise_place, raised_in
 
 SOLUTION, BLANK = "solution", "blank"
 # --- grading -----------------------------------------------------------------------------------------------
@@ -47,7 +47,7 @@ def replaced(solution: list[str], answers: dict) -> tuple[list[str], list[str]]:
 
 def declared_wrong(checks: assignments.AssignmentChecks, solution: list[str]) -> tuple[list[Wrong], list[Finding]]:
     versions, findings = [], []
-    place = f"{checks.folder / assignments.CHECKS_FILE}:{wrong_line(checks)}"
+    place = wrong_place(checks)
     for name, spec in (checks.wrong_versions or {}).items():
         answers = spec.get("answers") if isinstance(spec, dict) else None
         if not isinstance(answers, dict) or not answers:
@@ -80,9 +80,12 @@ def counted(points: float) -> str:
     return f"{points:g} point" + ("" if points == 1 else "s")
 
 
-def wrong_line(checks: assignments.AssignmentChecks) -> int:
-    text = (checks.folder / assignments.CHECKS_FILE).read_text(encoding="utf-8")
-    return line_of(text, "WRONG_VERSIONS") or 1
+def wrong_place(checks: assignments.AssignmentChecks) -> str:
+    """file:line where the checks define WRONG_VERSIONS (else line 1 of their first file)."""
+    found = assignments.checks_line(checks.folder, "WRONG_VERSIONS")
+    if found is None:
+        return f"{(assignments.checks_files(checks.folder) or [assignments.checks_path(checks.folder)])[0]}:1"
+    return f"{found[0]}:{found[1]}"
 
 
 def notebook_wrong(folder: Path) -> list[Wrong]:
@@ -97,7 +100,7 @@ def notebook_wrong(folder: Path) -> list[Wrong]:
 def planned(checks: assignments.AssignmentChecks, seeds) -> tuple[list[str], list[Finding]]:
     """The checks whose calls can be drawn under every seed, and a finding for each one whose calls(rng) raises."""
     usable, findings = [], []
-    checks_path = checks.folder / assignments.CHECKS_FILE
+    checks_path = assignments.checks_path(checks.folder)
     for check_id, check in checks.checks.items():
         for seed in seeds:
             try:
@@ -122,7 +125,7 @@ def judge_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[Fin
     """Each judge run again on the solution's results: one that raises (other than Broken or Unavailable) is the
     instructor's error, named with its place in checks.py."""
     found = {}
-    checks_path = checks.folder / assignments.CHECKS_FILE
+    checks_path = assignments.checks_path(checks.folder)
     for seed, outputs in kept.items():
         for check_id, out in outputs.items():
             for name, judge in checks.checks[check_id].properties:

@@ -13,7 +13,7 @@ from autograder.checks import (
     describe_call,
 )
 from autograder.validate.findings import Finding
-from autograder.validate.notebook import checks_place, line_of, raise_place
+from autograder.validate.notebook import checks_place, raise_place
 from autograder.verdicts import Named, named_after
 
 
@@ -25,7 +25,7 @@ def mistake_findings(checks: assignments.AssignmentChecks, kept: dict) -> list[F
     earlier one being tried first (``mistake-shadowed``). A call on which the reference itself raises is left out
     (reference_findings names it)."""
     found = {}
-    checks_path = checks.folder / assignments.CHECKS_FILE
+    checks_path = assignments.checks_path(checks.folder)
     for seed, outputs in kept.items():
         for check_id, out in outputs.items():
             check = checks.checks[check_id]
@@ -93,8 +93,7 @@ def mistake_id_findings(checks: assignments.AssignmentChecks) -> list[Finding]:
     (verdicts.named_after: those words, lowercase letters only, eight at most): the report would count them as one
     mistake. The same words in two checks (the fix after the colon worded for each) are one mistake on purpose, and
     a message Named with its own id keeps it: neither is reported."""
-    checks_path = checks.folder / assignments.CHECKS_FILE
-    text = checks_path.read_text(encoding="utf-8")
+    checks_path = assignments.checks_path(checks.folder)
     named: dict = {}  # {id: {the words before the colon: (the first message with them, its check)}}
     for check_id, check in checks.checks.items():
         for message, _ in check.mistakes if isinstance(check, Compared) else ():
@@ -105,11 +104,12 @@ def mistake_id_findings(checks: assignments.AssignmentChecks) -> list[Finding]:
     for mistake, said in named.items():
         (first, first_check), *others = said.values()
         for message, check_id in others:
-            line = next(filter(None, (line_of(text, message[:most]) for most in (len(message), 60, 40))), None)
+            cuts = (len(message), 60, 40)
+            line = next(filter(None, (assignments.checks_line(checks.folder, message[:most]) for most in cuts)), None)
             findings.append(
                 Finding(
                     "mistake-ids-collide",
-                    f"{checks_path}:{line}" if line else checks_place(checks_path, check_id),
+                    f"{line[0]}:{line[1]}" if line else checks_place(checks_path, check_id),
                     f"the mistakes {first[:60]!r} ({first_check}) and {message[:60]!r} ({check_id}) both get the id "
                     f"{mistake!r}, so the class's report counts them as one mistake: make their words before the "
                     "colon differ in letters within the first eight words (the id is made of them; numbers and signs "

@@ -63,10 +63,12 @@ def line_of(text: str, needle: str) -> int | None:
 
 
 def checks_place(checks_path: Path, check_id: str) -> str:
-    """checks.py:line of a check id's first quoted mention (else of CHECKS)."""
-    text = checks_path.read_text(encoding="utf-8")
-    number = line_of(text, f'"{check_id}"') or line_of(text, f"'{check_id}'") or line_of(text, "CHECKS") or 1
-    return f"{checks_path}:{number}"
+    """file:line of a check id's first quoted mention in the checks (checks.py, or a module of checks/), else of
+    CHECKS (else line 1 of checks.py or checks/__init__.py)."""
+    found = assignments.checks_line(checks_path.parent, f'"{check_id}"', f"'{check_id}'", "CHECKS")
+    if found is None:
+        return f"{checks_path / '__init__.py' if checks_path.is_dir() else checks_path}:1"
+    return f"{found[0]}:{found[1]}"
 
 
 def closest(name: str, names) -> str:
@@ -77,7 +79,7 @@ def closest(name: str, names) -> str:
 def static_findings(checks: assignments.AssignmentChecks, notebook, notebook_name: str) -> list[Finding]:
     """The notebook against checks.py (ids, points, functions) and the hidden-tests blocks: nothing is run."""
     findings = []
-    checks_path = checks.folder / assignments.CHECKS_FILE
+    checks_path = assignments.checks_path(checks.folder)
     cells = test_cells(notebook)
     solution = "\n".join(answer_sources(notebook))
     for grade_id in cells:
@@ -196,7 +198,9 @@ def fill_in_findings(notebook, notebook_name: str, checks_path: Path) -> list[Fi
         for number, line in enumerate(cell.source.splitlines(), start=1):
             if FILL_IN in line:
                 found(f"{notebook_name}, cell {cell_name(cell, index)}, line {number}", line)
-    for path in sorted(checks_path.parent.glob("*.py"), key=lambda path: (path != checks_path, path.name)):
+    package = assignments.checks_files(checks_path.parent) if checks_path.is_dir() else []
+    beside = sorted(checks_path.parent.glob("*.py"), key=lambda path: (path != checks_path, path.name))
+    for path in package + beside:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if FILL_IN in line:
                 found(f"{path}:{number}", line)
@@ -205,8 +209,10 @@ def fill_in_findings(notebook, notebook_name: str, checks_path: Path) -> list[Fi
 
 def load_finding(error: Exception, checks_path: Path) -> Finding:
     """Why checks.py cannot be imported, at its place (the line of a syntax error, else the frame in checks.py)."""
-    if isinstance(error, (SyntaxError, assignments.ChecksMistake)) and error.lineno:
-        place = f"{checks_path}:{error.lineno}"
+    if isinstance(error, SyntaxError) and error.lineno and error.filename:
+        place = f"{error.filename}:{error.lineno}"
+    elif isinstance(error, assignments.ChecksMistake) and error.lineno:
+        place = f"{checks_path / '__init__.py' if checks_path.is_dir() else checks_path}:{error.lineno}"
     else:
         place = raise_place(error, checks_path)
     return Finding(
@@ -291,15 +297,22 @@ def visible_findings(notebook, folder: Path, notebook_name: str, timeout: int = 
     return findings
 
 
+def of_path(filename: str, path: Path) -> bool:
+    """Whether a frame's file is ``path``, or a file inside it when ``path`` is a folder (a package of checks)."""
+    resolved, path = Path(filename).resolve(), path.resolve()
+    return resolved == path or (path.is_dir() and path in resolved.parents)
+
+
 def raised_in(error: BaseException, path: Path) -> bool:
-    """Whether ``error`` was raised by code of the file ``path`` (its innermost frame there)."""
+    """Whether ``error`` was raised by code of the file ``path`` (its innermost frame there; a folder: in it)."""
     frames = traceback.extract_tb(error.__traceback__)
-    return bool(frames) and Path(frames[-1].filename).resolve() == path.resolve()
+    return bool(frames) and of_path(frames[-1].filename, path)
 
 
 def raise_place(error: BaseException, checks_path: Path) -> str:
-    """file:line of the innermost frame of checks.py where ``error`` was raised (else the innermost frame)."""
+    """file:line of the innermost frame of the checks (checks.py, or a module of checks/) where ``error`` was raised
+    (else the innermost frame)."""
     frames = traceback.extract_tb(error.__traceback__)
-    mine = [frame for frame in frames if Path(frame.filename).resolve() == checks_path.resolve()]
+    mine = [frame for frame in frames if of_path(frame.filename, checks_path)]
     frame = (mine or frames)[-1]
     return f"{frame.filename}:{frame.lineno}"

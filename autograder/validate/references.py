@@ -144,7 +144,7 @@ def mutant_findings(checks: assignments.AssignmentChecks, usable: list, seeds: i
     counts}, a finding per mutant that earns full points on a seed and is not in EQUIVALENT_MUTANTS, per marked one
     that is not made or is killed, and per reference function that loses points on its own checks here)."""
     reference_path = checks.folder / assignments.REFERENCE_FILE
-    checks_path = checks.folder / assignments.CHECKS_FILE
+    checks_path = assignments.checks_path(checks.folder)
     if not reference_path.is_file():
         return {}, []
     module = assignments.reference(checks.folder)

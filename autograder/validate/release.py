@@ -162,11 +162,22 @@ def release_code(released, label: str) -> dict[str, str]:
     }
 
 
+def hidden_name(secret: Path) -> str:
+    """How the release's ignore list names a hidden file: checks.py, reference.py, or its package checks/."""
+    return f"{assignments.CHECKS_PACKAGE}/" if secret.parent.name == assignments.CHECKS_PACKAGE else secret.name
+
+
+def hidden_what(secret: Path) -> str:
+    name = assignments.CHECKS_FILE if secret.parent.name == assignments.CHECKS_PACKAGE else secret.name
+    return WHAT_IS_HIDDEN.get(name, "instructor-only")
+
+
 def released_folder_findings(folder: Path, checks_path: Path, source_notebook, notebook_name: str) -> list[Finding]:
     """A committed release folder (release/<assignment>/): its notebook, and no copy of checks.py or of the
     reference (reference.py) in it."""
     findings = []
-    hidden = [path for path in (checks_path, checks_path.parent / assignments.REFERENCE_FILE) if path.is_file()]
+    candidates = [*assignments.checks_files(checks_path.parent), checks_path.parent / assignments.REFERENCE_FILE]
+    hidden = [path for path in candidates if path.is_file()]
     for path in sorted(folder.rglob("*")):
         if not (path.is_file() and path.suffix == ".py"):
             continue
@@ -176,8 +187,8 @@ def released_folder_findings(folder: Path, checks_path: Path, source_notebook, n
                     Finding(
                         "release-holds-hidden",
                         str(path),
-                        f"the release holds a copy of {secret} ({WHAT_IS_HIDDEN.get(secret.name, 'instructor-only')}):"
-                        f" delete it; nbgrader's CourseDirectory.ignore keeps {secret.name} out of a release it makes",
+                        f"the release holds a copy of {secret} ({hidden_what(secret)}): delete it; nbgrader's "
+                        f"CourseDirectory.ignore keeps {hidden_name(secret)} out of a release it makes",
                     )
                 )
     code = {}

@@ -23,6 +23,7 @@ from hostile import FORGES_STEPS, PATCHES
 from nbgrader.api import Gradebook
 
 from autograder import assignments, sandbox, validate
+from autograder.checks import Compared
 from autograder.course.run import release_notebook
 from autograder.course.table import show
 from autograder.hub.launch import course_assignments
@@ -259,3 +260,83 @@ def test_validate_finds_no_authoring_mistake_in_positions(capsys):
     printed = capsys.readouterr().out
     assert "positions: no authoring mistake found" in printed
     assert printed.splitlines()[-3].split() == ["total", "5", "5", "0", "3", "4.5"]
+
+
+# --- an assignment's checks as a package (checks/) --------------------------------------------------------------
+
+PACKAGE_INIT = """from autograder.checks import Call, Check
+
+from .judges import holds
+
+CHECKS = {"check_twice": Check("check_twice", "twice", 1, lambda rng: [Call("twice", (1.0,))], (("values", holds),))}
+"""
+
+
+def package_assignment(folder: Path, judged: str = "return None") -> Path:
+    """A folder whose checks are a package: checks/__init__.py importing its judge from checks/judges.py."""
+    (folder / "checks").mkdir(parents=True)
+    (folder / "twice.ipynb").write_text("{}", encoding="utf-8")
+    (folder / "checks" / "__init__.py").write_text(PACKAGE_INIT, encoding="utf-8")
+    (folder / "checks" / "judges.py").write_text(f"def holds(out):\n    {judged}\n", encoding="utf-8")
+    return folder
+
+
+def test_checks_may_be_a_package_loaded_as_checks_py_is(tmp_path):
+    folder = package_assignment(tmp_path / "twice")
+    loaded = assignments.load(folder)
+    assert list(loaded.checks) == ["check_twice"] and loaded.graded == ("twice",)
+    assert loaded.checks["check_twice"].properties[0][1](None) is None
+    assert assignments.checks_path(folder) == folder / "checks"
+    assert assignments.checks_files(folder) == [folder / "checks" / "__init__.py", folder / "checks" / "judges.py"]
+    assert assignments.names(tmp_path) == ["twice"]
+    assert assignments.checks_line(folder, "def holds") == (folder / "checks" / "judges.py", 1)
+    assert assignments.in_checks(folder / "checks" / "judges.py", folder)
+
+
+def test_a_change_in_any_module_of_the_package_loads_it_again(tmp_path):
+    folder = package_assignment(tmp_path / "twice")
+    first = assignments.load(folder)
+    (folder / "checks" / "judges.py").write_text("def holds(out):\n    return 'wrong'\n", encoding="utf-8")
+    again = assignments.load(folder)
+    assert again is not first
+    assert again.checks["check_twice"].properties[0][1](None) == "wrong"
+    assert first.checks["check_twice"].properties[0][1](None) is None  # the first version's modules are its own
+
+
+def test_checks_py_beside_a_package_is_what_is_loaded(tmp_path):
+    folder = package_assignment(tmp_path / "twice")
+    (folder / "checks.py").write_text(PACKAGE_INIT.replace("from .judges import holds", "holds = print"))
+    assert assignments.checks_path(folder) == folder / "checks.py"
+    assert assignments.checks_files(folder) == [folder / "checks.py"]
+
+
+def test_a_folder_with_neither_has_no_checks_and_says_both_names(tmp_path):
+    folder = tmp_path / "empty"
+    (folder / "checks").mkdir(parents=True)  # a folder without __init__.py is no package
+    with pytest.raises(assignments.NoChecks, match=r"checks\.py .*checks/"):
+        assignments.load(folder)
+    assert assignments.names(tmp_path) == []
+
+
+def test_a_module_of_the_package_that_raises_is_named_at_its_line(tmp_path):
+    from autograder.validate.notebook import checks_place, load_finding
+
+    folder = package_assignment(tmp_path / "twice")
+    (folder / "checks" / "judges.py").write_text("x = 1\nraise ValueError('typo')\n", encoding="utf-8")
+    with pytest.raises(ValueError) as raised:
+        assignments.load(folder)
+    finding = load_finding(raised.value, assignments.checks_path(folder))
+    assert finding.kind == "checks-cannot-load"
+    assert finding.place == f"{folder / 'checks' / 'judges.py'}:2"
+    assert checks_place(assignments.checks_path(folder), "check_twice") == f"{folder / 'checks' / '__init__.py'}:5"
+
+
+def test_the_attention_assignment_s_checks_are_its_package():
+    folder = ASSIGNMENTS / "attention"
+    assert assignments.checks_path(folder) == folder / "checks"
+    loaded = assignments.load(folder)
+    assert len(loaded.checks) == 16 and sum(check.points for check in loaded.checks.values()) == 29
+    modules = {path.stem for path in assignments.checks_files(folder)}
+    assert {"__init__", "weights", "mask", "scaling", "heads", "previous", "window", "production"} <= modules
+    simple = {check_id for check_id, check in loaded.checks.items() if isinstance(check, Compared)}
+    assert simple == {"check_marker_weight", "check_even_far_back_weight", "check_even_marker_weight"}

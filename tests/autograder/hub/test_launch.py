@@ -95,7 +95,7 @@ def test_prepare_makes_accounts_private_homes_the_exchange_and_the_course(open_s
     assert owner(course) == "instructor" and mode(course) == 0o700
     assert {owner(path) for path in course.rglob("*")} == {"instructor"}
     assert (course / "source" / "attention" / "attention.ipynb").is_file()
-    assert (course / "source" / "attention" / "checks.py").is_file()  # the instructor's side: graded here
+    assert (course / "source" / "attention" / "checks" / "__init__.py").is_file()  # the instructor's side: graded here
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
@@ -509,7 +509,7 @@ def attack_from_a_terminal(
     other = max(entry.name for entry in inbound.iterdir() if entry.name.startswith(f"{victim}+attention+"))
     ports = [course_hub.api_port, course_hub.proxy_api_port]
     ports += [server_port(server_of(course_hub, "instructor")), server_port(server_of(course_hub, victim))]
-    arguments = [inbound, other, course / "source" / "attention" / "checks.py"]
+    arguments = [inbound, other, course / "source" / "attention" / "checks" / "__init__.py"]
     arguments += [course_hub.state / "hub" / "jupyterhub_cookie_secret", ",".join(map(str, ports)), course_hub.port]
     arguments += [home / "attention" / "attention.ipynb"]
     command = (
@@ -735,7 +735,7 @@ def attacks_across_origins(course_hub: hub.Hub, teacher, pages: dict, course: Pa
     """student3's page against the instructor's JupyterLab (framed) and against student1's (a popup), each in the
     victim's own logged-in browser; the same page on the instructor's origin shows what the origin boundary stops."""
     evil = f"{course_hub.user_url('student3')}evil"
-    checks_file = f"{course_hub.user_url('instructor')}api/contents/attention/source/attention/checks.py"
+    checks_file = f"{course_hub.user_url('instructor')}api/contents/attention/source/attention/checks/__init__.py"
     terminals = f"{course_hub.user_url('instructor')}api/terminals"
     outcomes = {}
     # the instructor opens the link a student sent: the Lab framed, checks.py read, a terminal opened?

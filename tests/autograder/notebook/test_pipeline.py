@@ -251,3 +251,19 @@ def test_check_metadata_says_what_nbgraders_check_cell_metadata_says(broken):
     ours, theirs = (metadata_verdict(step(), new_notebook(cells=cells)) for step in (CheckMetadata, CheckCellMetadata))
     assert ours == theirs
     assert (ours == "valid") == (broken is None), ours
+
+
+def test_nbgrader_releases_neither_checks_py_nor_a_package_of_checks(tmp_path):
+    """nbgrader's own walk of an assignment's folder (what generate_assignment copies), with the course's ignore list:
+    the notebook's data file goes out, checks.py, every module of a checks/ package and reference.py do not."""
+    from nbgrader.utils import find_all_files
+
+    from autograder.notebook.pipeline import IGNORED
+
+    folder = tmp_path / "attention"
+    (folder / "checks" / "deeper").mkdir(parents=True)
+    for name in ("checks.py", "reference.py", "visible_checks.json", "checks/__init__.py", "checks/mask.py"):
+        (folder / name).write_text("x = 1\n")
+    (folder / "checks" / "deeper" / "more.py").write_text("x = 1\n")
+    released = {Path(path).relative_to(folder).as_posix() for path in find_all_files(str(folder), IGNORED)}
+    assert released == {"visible_checks.json"}

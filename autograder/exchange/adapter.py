@@ -26,25 +26,16 @@ import datetime
 import os
 import pwd
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from autograder.exchange import snapshot
-from autograder.exchange.inbound import Entry, NotTheirs, read_name
+from autograder.exchange.inbound import Entry, NotTheirs, Submit, read_name
+from autograder.exchange.ngshare import NgShare, token_from
 from autograder.settings import ExchangeService
 
 MOST_ENTRIES = snapshot.Limits().entries  # files and folders one submission may hold
-
-
-@dataclass(frozen=True)
-class Submit:
-    key: str  # the Submit's name: student+assignment+timestamp+random (the service keeps it as its attempt's key)
-    student: str
-    assignment: str
-    stated: datetime.datetime  # the time its name states (the student wrote it: never used to time it)
-    observed: datetime.datetime  # when the exchange received it (naive UTC), by the exchange's own record
-    folder: Path  # where its files lie for the grader (the inbound's folder, or the exchange's private copy)
+__all__ = ["Exchange", "Folder", "NgShare", "Submit", "open_exchange"]
 
 
 class Exchange(Protocol):
@@ -148,8 +139,6 @@ def open_exchange(chosen: ExchangeService, *, folder: Path, course_id: str, copi
     an ngshare exchange keeps its private copies of the Submits (default: beside the folder, made private)."""
     if chosen.kind == "folder":
         return Folder(Path(folder) / "inbound")
-    from autograder.exchange.ngshare import NgShare, token_from
-
     return NgShare(
         chosen.url,
         token_from(chosen.token_env),

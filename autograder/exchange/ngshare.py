@@ -29,8 +29,7 @@ import urllib.request
 from pathlib import Path, PurePosixPath
 
 from autograder.exchange import snapshot
-from autograder.exchange.adapter import MOST_ENTRIES, Submit
-from autograder.exchange.inbound import Entry, parse_timestamp, read_name, shown_name
+from autograder.exchange.inbound import Entry, Submit, parse_timestamp, read_name, shown_name
 
 STAMP = "timestamp.txt"  # nbgrader's record of a Submit's time, which only the exchange writes here
 EVERY = 1.0  # seconds: ngshare is asked for its Submits at most this often
@@ -63,7 +62,7 @@ class NgShare:
         *,
         course_id: str,
         copies: Path,
-        limits: snapshot.Limits = snapshot.Limits(entries=MOST_ENTRIES),
+        limits: snapshot.Limits = snapshot.Limits(),
         every: float = EVERY,
     ):
         self.url, self.token, self.course_id = url.rstrip("/") + "/", token, course_id
@@ -232,7 +231,7 @@ def judged(name: str, files, limits: snapshot.Limits) -> list[tuple[PurePosixPat
         if path in taken or path in folders or parents & taken.keys():
             raise snapshot.Refused(f"{name}: {shown} is given twice (as two files, or as a file and a folder)")
         try:
-            content = base64.b64decode(item["content"])
+            content = base64.b64decode("".join(item["content"].split()), validate=True)  # ngshare's lines of 76
         except (binascii.Error, ValueError):
             raise snapshot.Refused(f"{name}: {shown} is not base64 content (ngshare's encoding)") from None
         total += len(content)

@@ -34,11 +34,11 @@ from nbgrader.utils import check_mode
 
 from autograder.exchange import snapshot
 from autograder.exchange.adapter import MOST_ENTRIES, Exchange, Folder, account_id, open_exchange
-from autograder.exchange.inbound import Entry, read_name, shown_name
+from autograder.exchange.inbound import Entry, NotTheirs, read_name, shown_name
 from autograder.settings import ExchangeService
 from autograder.term import Term
 
-__all__ = ["MOST_ENTRIES", "OwnCollect", "account_id", "refusal"]
+__all__ = ["MOST_ENTRIES", "NotTheirs", "OwnCollect", "account_id", "refusal"]
 
 
 def refusal(submission: Path, student: str) -> str | None:

@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test train install install-dev install-train install-cluster install-hub hub clean sandbox student-wheel
+.PHONY: demo test train install install-dev install-train install-cluster install-exchange install-hub hub clean sandbox student-wheel
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,17 @@ install-dev: $(VENV)/.installed-dev
 # the course on Kubernetes and dask-gateway (autograder.cluster, autograder.grading.gateway; their tests skip without it)
 install-cluster: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[cluster]'
+
+# ngshare (the `exchange` extra), the exchange service of a hub on Kubernetes, in .exchange/venv: an environment of its
+# own, with SQLAlchemy below 2 (see pyproject.toml), which tests/autograder/exchange/test_ngshare.py runs it from
+EXCHANGE_VENV := .exchange/venv
+$(EXCHANGE_VENV)/.installed: pyproject.toml
+	test -x $(EXCHANGE_VENV)/bin/python || $(PYTHON) -m venv $(EXCHANGE_VENV)
+	$(EXCHANGE_VENV)/bin/python -m pip install --quiet "sqlalchemy<2" $$($(PYTHON) -c "import tomllib; \
+	print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['exchange']))")
+	touch $@
+
+install-exchange: $(EXCHANGE_VENV)/.installed
 
 # torch, for re-training the store's model and for the training test (skipped without it)
 install-train: $(VENV)/.installed

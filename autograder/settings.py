@@ -4,6 +4,7 @@ policy and the due date.
     settings = CourseSettings.read(course)          # read(course, db=url): a --db given on a command line wins
     settings.db, settings.cell_timeout, settings.notebook_budget, settings.checks_budget, settings.policy
     settings.due("attention")                       # the policy's due date, else the gradebook's
+    settings.exchange                               # which exchange the Submits come through (c.ExchangeService.*)
 
 The course's configuration is nbgrader's: the course folder's nbgrader_config.py (the instructor's), which loads
 autograder_config.py (what the project generates, autograder.course.config) first. It is read here as nbgrader reads
@@ -28,8 +29,8 @@ from pathlib import Path
 import sqlalchemy
 from nbgrader.api import Assignment
 from sqlalchemy.engine import make_url
-from traitlets import TraitError
-from traitlets.config import Config, PyFileConfigLoader
+from traitlets import Enum, TraitError, Unicode
+from traitlets.config import Config, Configurable, PyFileConfigLoader
 
 from autograder import REPOSITORY
 from autograder.policy import InstantChecks
@@ -40,6 +41,27 @@ GENERATED_FILE = "autograder_config.py"  # the project's: written again by every
 CHAIN_FILE = REPOSITORY / "nbgrader_config.py"  # the grading chain, which the generated file loads
 PENALTIES = ("none", "zero")  # nbgrader's LateSubmissionPlugin.penalty_method
 log = logging.getLogger("autograder.settings")
+
+
+EXCHANGES = ("folder", "ngshare")  # nbgrader's exchange folder on one machine; the ngshare service (Kubernetes)
+
+
+class ExchangeService(Configurable):
+    """Which exchange a course's Submits come through (``c.ExchangeService.*`` in nbgrader_config.py), for the
+    grading service and Collect alike (autograder.exchange.adapter): nbgrader's folder on one machine, or an ngshare
+    service (a JupyterHub service, the exchange of a hub on Kubernetes)."""
+
+    kind = Enum(EXCHANGES, "folder", help="'folder': nbgrader's exchange folder; 'ngshare': an ngshare service").tag(
+        config=True
+    )
+    url = Unicode(
+        "",
+        help="ngshare's API, e.g. http://hub:8000/services/ngshare/ (its JupyterHub service URL; only for 'ngshare')",
+    ).tag(config=True)
+    token_env = Unicode(
+        "JUPYTERHUB_API_TOKEN",
+        help="The environment variable holding the hub token of the instructor's account (never the token itself)",
+    ).tag(config=True)
 
 
 class SettingsError(ValueError):
@@ -137,6 +159,22 @@ def checked_late_days(config: Config, source: Path) -> LateDays:
     return rule
 
 
+def checked_exchange(config: Config, source: Path) -> ExchangeService:
+    """The course's exchange (c.ExchangeService.*); SettingsError naming the line for a value or name it cannot
+    take."""
+    checked_names(config, source, ExchangeService, "the exchange")
+    try:
+        exchange = ExchangeService(config=config)
+    except TraitError as error:
+        raise SettingsError(f"{source}: a c.ExchangeService value is not allowed: {error}") from None
+    if exchange.kind == "ngshare" and not exchange.url.startswith(("http://", "https://")):
+        raise SettingsError(
+            f"{source}: c.ExchangeService.kind = 'ngshare' needs c.ExchangeService.url, ngshare's API (its "
+            f"JupyterHub service URL, e.g. 'http://hub:8000/services/ngshare/'); it is {exchange.url!r}"
+        )
+    return exchange
+
+
 def checked_policy(config: Config, source: Path) -> InstantChecks:
     """The instant checks' policy in ``config``; SettingsError naming the line for a value or name it cannot take."""
     checked_names(config, source, InstantChecks, "the policy")
@@ -209,6 +247,9 @@ class CourseSettings:
     # (c.SurvivingExecute.idle_timeout; 0: no limit); None: the chain's default (notebook.kernel.IDLE_LIMIT)
     late_days: LateDays = dataclasses.field(default_factory=LateDays)  # the course's late days (c.LateDays.*)
     late_penalty: str | None = None  # c.LateSubmissionPlugin.penalty_method ("none", "zero"); None: nbgrader's
+    exchange: ExchangeService = dataclasses.field(
+        default_factory=ExchangeService
+    )  # where Submits come from (c.ExchangeService.*)
 
     @classmethod
     def read(cls, course: Path, *, db: str | None = None) -> CourseSettings:
@@ -240,6 +281,7 @@ class CourseSettings:
             )
         policy = checked_policy(config, course / INSTRUCTOR_FILE)
         late_days = checked_late_days(config, course / INSTRUCTOR_FILE)
+        exchange = checked_exchange(config, course / INSTRUCTOR_FILE)
         penalty = config.LateSubmissionPlugin.get("penalty_method") if "LateSubmissionPlugin" in config else None
         if penalty is not None and penalty not in PENALTIES:
             raise SettingsError(
@@ -257,6 +299,7 @@ class CourseSettings:
             idle_timeout=None if idle is None else float(idle),
             late_days=late_days,
             late_penalty=penalty,
+            exchange=exchange,
         )
 
     def has_gradebook(self) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from autograder.students import RULE as ID_RULE
 from autograder.students import is_valid as valid_id
@@ -49,6 +50,16 @@ class Unread:
 class NotTheirs(str):
     """A refusal saying the submission is not the named student's own (another account made it, or no account
     of that name exists, or it is not a folder): shown to the instructor only, never on that student's pages."""
+
+
+@dataclass(frozen=True)
+class Submit:
+    key: str  # the Submit's name: student+assignment+timestamp+random (the service keeps it as its attempt's key)
+    student: str
+    assignment: str
+    stated: datetime.datetime  # the time its name states (the student wrote it: never used to time it)
+    observed: datetime.datetime  # when the exchange received it (naive UTC), by the exchange's own record
+    folder: Path  # where its files lie for the grader (the inbound's folder, or the exchange's private copy)
 
 
 def shown_name(raw: bytes, most: int = 200) -> str:

@@ -9,6 +9,8 @@ names is only logged ("cheating attempt?") and collected all the same.
 
 ``OwnCollect`` is nbgrader's documented plugin point for this (``c.ExchangeFactory.collect``):
 
+- the Submits are read through the course's exchange (``autograder.exchange.adapter``, chosen by
+  ``c.ExchangeService.kind``: nbgrader's folder, or an ngshare service), the grading service's reader too;
 - every inbound name is read by ``autograder.exchange.inbound.read_name``, the service's reader: a hostile name is
   refused on its own, with its reason in the instructor's log, and never stops the others;
 - a submission is refused, with its reason, when it is not a plain folder owned by the account of the student it
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import pwd
 from pathlib import Path, PurePosixPath
 
 from nbgrader.api import Gradebook, MissingEntry
@@ -32,30 +33,19 @@ from nbgrader.exchange.default.collect import ExchangeCollect, groupby
 from nbgrader.utils import check_mode
 
 from autograder.exchange import snapshot
+from autograder.exchange.adapter import MOST_ENTRIES, Exchange, Folder, account_id, open_exchange
 from autograder.exchange.inbound import Entry, NotTheirs, read_name, shown_name
+from autograder.settings import ExchangeService
 from autograder.term import Term
 
-MOST_ENTRIES = snapshot.Limits().entries  # files and folders one submission may hold
-
-
-def account_id(name: str) -> int | None:
-    try:
-        return pwd.getpwnam(name).pw_uid
-    except KeyError:
-        return None
+__all__ = ["MOST_ENTRIES", "NotTheirs", "OwnCollect", "account_id", "refusal"]
 
 
 def refusal(submission: Path, student: str) -> str | None:
     """Why ``submission`` (a folder of the inbound) cannot be collected as ``student``'s, or None (a NotTheirs
-    when it is not that student's own). Reads the folder as ``snapshot.copy`` would, copying nothing."""
-    uid = account_id(student)
-    if uid is None:
-        return NotTheirs(f"{submission.name}: no account {student!r} on this machine")
-    try:
-        snapshot.scan(Path(submission), owner=uid, student=student, limits=snapshot.Limits(entries=MOST_ENTRIES))
-    except snapshot.Refused as refused:
-        return refused.reason
-    return None
+    when it is not that student's own): the folder exchange's rule (autograder.exchange.adapter.Folder.refusal)."""
+    limits = snapshot.Limits(entries=MOST_ENTRIES)
+    return Folder(Path(submission).parent, limits).refusal(Path(submission), student)
 
 
 class OwnCollect(ExchangeCollect):
@@ -65,11 +55,13 @@ class OwnCollect(ExchangeCollect):
         if self.coursedir.course_id == "":
             self.fail("No course id specified. Re-run with --course flag.")
         self.course_path = os.path.join(self.root, self.coursedir.course_id)
-        self.inbound_path = os.path.join(self.course_path, "inbound")
-        if not os.path.isdir(self.inbound_path):
-            self.fail(f"Course not found: {self.inbound_path}")
-        if not check_mode(self.inbound_path, read=True, execute=True):
-            self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
+        self.exchange = self.open_exchange()
+        self.inbound_path = str(self.exchange.inbound)
+        if isinstance(self.exchange, Folder):
+            if not os.path.isdir(self.inbound_path):
+                self.fail(f"Course not found: {self.inbound_path}")
+            if not check_mode(self.inbound_path, read=True, execute=True):
+                self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gradebook:
             try:
                 self.duedate = gradebook.find_assignment(self.coursedir.assignment_id).duedate
@@ -78,20 +70,27 @@ class OwnCollect(ExchangeCollect):
         self.term_standings = self.read_standings()  # read once, before any Submit is chosen
         inbound = Path(self.inbound_path)
         accepted = []
-        for entry in self.entries(inbound):
-            why = refusal(inbound / entry.name, entry.student)
+        for entry in self.entries():
+            why = self.exchange.refusal(inbound / entry.name, entry.student)
             if why is None:
                 accepted.append({"username": entry.student, "filename": entry.name, "timestamp": entry.stated})
             else:
                 self.log.error("Not collected: %s", why)
         self.src_records = [self.choose(group) for group in groupby(accepted, lambda r: r["username"]).values()]
 
-    def entries(self, inbound: Path) -> list[Entry]:
-        """The inbound's Submits of this assignment (of the one student asked for, if any), each name read alone:
+    def open_exchange(self) -> Exchange:
+        """The course's exchange as its configuration chooses (c.ExchangeService.*, the course's settings'
+        autograder.settings.ExchangeService, read from the configuration nbgrader loaded for this command)."""
+        chosen = ExchangeService(config=self.config)
+        copies = Path(self.coursedir.root) / "ngshare-copies"  # an ngshare course's private copies: the instructor's
+        return open_exchange(chosen, folder=Path(self.course_path), course_id=self.coursedir.course_id, copies=copies)
+
+    def entries(self) -> list[Entry]:
+        """The exchange's Submits of this assignment (of the one student asked for, if any), each name read alone:
         a name that is not a Submit's is logged with its reason (unless it names another assignment)."""
         assignment, student = self.coursedir.assignment_id, self.coursedir.student_id
         found = []
-        for raw in sorted(os.listdir(os.fsencode(inbound))):
+        for raw in sorted(self.exchange.names()):
             entry = read_name(raw)
             if isinstance(entry, Entry):
                 if entry.assignment == assignment and (not student or fnmatch.fnmatchcase(entry.student, student)):
@@ -174,14 +173,10 @@ class OwnCollect(ExchangeCollect):
                 self.log.info("%s: %s %s", what, student, assignment)
 
     def do_copy(self, src, dest, log=None) -> bool:
-        """``src`` copied to ``dest`` by ``snapshot.collect``; False (logged "Not collected: ...") when refused."""
-        student = Path(src).name.split("+", 1)[0]
-        uid = account_id(student)
+        """``src`` (a Submit's folder in the inbound) copied to ``dest`` by the exchange (snapshot.collect: whole or
+        not at all); False (logged "Not collected: ...") when refused."""
         try:
-            if uid is None:
-                raise snapshot.Refused(NotTheirs(f"{Path(src).name}: no account {student!r} on this machine"))
-            limits = snapshot.Limits(entries=MOST_ENTRIES)
-            snapshot.collect(Path(src), Path(dest), owner=uid, limits=limits, keep=self.keep())
+            self.exchange.collect(Path(src).name, Path(dest), keep=self.keep())
         except snapshot.Refused as refused:
             self.log.error("Not collected: %s", refused.reason)
             return False

@@ -49,11 +49,11 @@ from tornado import ioloop, web
 from autograder import assignments, sandbox, students
 from autograder.attempts import WAITING, Attempt, Attempts, utcnow
 from autograder.course.config import find_alembic
+from autograder.exchange.adapter import Folder, open_exchange
 from autograder.grading.dispatch import usable_workers
 from autograder.grading.gateway import GatewayAccess
 from autograder.grading.scheduler import SchedulerAccess, connect
 from autograder.grading.task import GradingError
-from autograder.hub import collect
 from autograder.policy import explain
 from autograder.service.appeals import (
     MOST_OPEN,
@@ -878,19 +878,22 @@ def make_checkers(options: ServiceOptions) -> Checkers:
     appeals = Appeals(db)  # the students' requests for a review, beside the attempts
     send = lms_sender(options, lambda assignment: live[assignment].current)
     memory = ProbeMemory(options.course)  # passing probes remembered: a restart with nothing changed skips them
+    # the course's exchange (c.ExchangeService.*: nbgrader's folder, or ngshare), one for every assignment
+    exchange = open_exchange(live[names[0]].settings.exchange, folder=options.exchange, course_id=options.exchange.name)
+    own = options.own_submissions_only or not isinstance(exchange, Folder)  # ngshare: the hub proves who, files judged
 
     def checker(name: str) -> Checker:
         if name not in live:  # an assignment added while the service runs
             live[name] = LiveSettings(options.course, name, db=options.db)
         made = Checker(
             source=source_root / name,
-            inbound=options.exchange / "inbound",
+            exchange=exchange,
             store=store.scoped(name),
             policy=live[name].policy(),
             settings=live[name],
             students=students,
             slots=options.workers,
-            admit=collect.refusal if options.own_submissions_only else None,
+            admit=exchange.refusal if own else None,
             checked=send,
             probe=authoring_trouble,
             memory=memory,

@@ -20,7 +20,12 @@ DESCRIPTION = "The grading service: a JupyterHub service that checks each Submit
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.service", description=DESCRIPTION)
     parser.add_argument("--course", type=Path, required=True, help="the instructor's course folder")
-    parser.add_argument("--exchange", type=Path, required=True, help="the exchange's folder of this course")
+    parser.add_argument(
+        "--exchange",
+        type=Path,
+        required=True,
+        help="the exchange's folder of this course (with ngshare: where the service keeps its private copies)",
+    )
     parser.add_argument(
         "--assignment",
         action="append",

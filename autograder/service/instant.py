@@ -34,16 +34,16 @@ from __future__ import annotations
 import datetime
 import logging
 import os
-import stat
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.attempts import Attempt, Attempts, utcnow
-from autograder.exchange.inbound import Entry, NotTheirs, read_name, shown_name
+from autograder.exchange.adapter import Exchange, Folder, Submit
+from autograder.exchange.inbound import NotTheirs, shown_name
 from autograder.policy import InstantChecks
-from autograder.service.checking import WALL, NotCheckable, NotCheckedYet, changed_at, check_notebook, warm_up
+from autograder.service.checking import WALL, NotCheckable, NotCheckedYet, check_notebook, warm_up
 from autograder.service.checking import check_answers as check_answers  # one check, by its older name here
 
 log = logging.getLogger("autograder.service.instant")
@@ -61,16 +61,6 @@ CUT_AGAIN = 2  # times a check the service's clock cut is started again before i
 
 
 @dataclass(frozen=True)
-class Submit:
-    key: str  # the inbound folder's name: student+assignment+timestamp+random
-    student: str
-    assignment: str
-    stated: datetime.datetime  # the time its name states (the student wrote it: never used to time it)
-    observed: datetime.datetime  # the folder's (or its notebook's) change time, the later one (UTC)
-    folder: Path
-
-
-@dataclass(frozen=True)
 class Refused:
     """An inbound entry that is not a Submit the service checks: shown to the instructor only, with why."""
 
@@ -80,40 +70,18 @@ class Refused:
     unknown: str = ""  # the student it names, when the only reason is that they are not (yet) in the class
 
 
-def examine(inbound: Path, raw: bytes, assignment: str, notebook: str) -> Submit | str | None:
-    """One entry of an inbound folder, judged alone: a Submit of ``assignment``, else why it is not one (a
-    sentence), or None when it is another assignment's. Never follows a link; reads the folder's metadata only."""
-    entry = read_name(raw)
-    if not isinstance(entry, Entry):
-        return None if entry.assignment not in (None, assignment) else entry.reason
-    if entry.assignment != assignment:
-        return None
-    name, student, stated = entry.name, entry.student, entry.stated
-    folder = inbound / name
-    try:
-        status = os.lstat(folder)
-    except OSError as error:
-        return f"it cannot be examined ({error.strerror})"
-    if stat.S_ISLNK(status.st_mode):
-        return "it is a symbolic link, not a folder"
-    if not stat.S_ISDIR(status.st_mode):
-        return "it is not a folder (a file, a pipe or a device)"
-    observed = changed_at(status)
-    try:
-        observed = max(observed, changed_at(os.lstat(folder / notebook)))
-    except OSError:  # no notebook (yet), or a folder the grader cannot enter: the check says so
-        pass
-    return Submit(name, student, assignment, stated, observed, folder)
+def examine(exchange: Exchange | Path, raw: bytes, assignment: str, notebook: str) -> Submit | str | None:
+    """One entry of an exchange (an inbound folder: nbgrader's folder exchange), judged alone by the exchange
+    (autograder.exchange.adapter): a Submit of ``assignment``, else why it is not one, or None: another's."""
+    exchange = Folder(exchange) if isinstance(exchange, Path) else exchange
+    return exchange.examine(raw, assignment, notebook)
 
 
 def inbound_submits(inbound: Path, assignment: str, notebook: str = "") -> list[Submit]:
     """The Submits of ``assignment`` in an exchange's inbound folder, first received first (other entries,
     and entries that are not Submits, left out)."""
-    try:
-        names = os.listdir(os.fsencode(inbound))
-    except FileNotFoundError:
-        return []
-    found = [examine(Path(inbound), raw, assignment, notebook or f"{assignment}.ipynb") for raw in names]
+    exchange = Folder(Path(inbound))
+    found = [examine(exchange, raw, assignment, notebook or f"{assignment}.ipynb") for raw in exchange.names()]
     submits = [submit for submit in found if isinstance(submit, Submit)]
     return sorted(submits, key=lambda submit: (submit.observed, submit.key))
 
@@ -212,7 +180,7 @@ class Checker:
         self,
         *,
         source: Path,
-        inbound: Path,
+        inbound: Path | None = None,
         store: Attempts,
         policy: InstantChecks,
         students,
@@ -225,8 +193,10 @@ class Checker:
         memory=None,
         digest=None,
         term=None,
+        exchange: Exchange | None = None,
     ):
-        self.source, self.inbound, self.store, self.policy = Path(source), Path(inbound), store, policy
+        self.exchange = exchange if exchange is not None else Folder(Path(inbound))  # where Submits come from
+        self.source, self.inbound, self.store, self.policy = Path(source), self.exchange.inbound, store, policy
         self.term = term  # each student's own due date (autograder.term.Term); None: the assignment's
         self.settings = settings
         self.admit, self.checked, self.wall = admit, checked, wall
@@ -260,15 +230,14 @@ class Checker:
         """The inbound's entries (names as bytes), or None when it has not changed since the last listing: its
         modification time is the same and that listing began RACY seconds after it (so a change in the same
         tick of the clock is not missed); listed at least every RELIST seconds all the same."""
-        try:
-            status = os.stat(self.inbound)
-        except FileNotFoundError:
+        marker = self.exchange.marker()  # (stamp, when it last changed), None: no inbound yet
+        if marker is None:
             return set()
-        stamp, clock = (status.st_ino, status.st_mtime_ns), time.time()
-        settled = self.listed_at - status.st_mtime > RACY
+        (stamp, changed), clock = marker, time.time()
+        settled = self.listed_at - changed > RACY
         if stamp == self.stamp and settled and clock - self.listed_at < RELIST:
             return None
-        names = set(os.listdir(os.fsencode(self.inbound)))
+        names = self.exchange.names()
         self.stamp, self.listed_at = stamp, clock
         return names
 
@@ -290,7 +259,7 @@ class Checker:
         submits: list[Submit] = []
         for raw in names:
             try:
-                found = examine(self.inbound, raw, self.assignment, self.notebook)
+                found = examine(self.exchange, raw, self.assignment, self.notebook)
             except Exception as error:  # one entry never stops the round
                 log.warning("inbound entry %s could not be examined", shown_name(raw), exc_info=True)
                 found = f"it could not be examined ({type(error).__name__})"
@@ -545,7 +514,7 @@ class Checker:
                 check_notebook,
                 source=self.source,
                 notebook_path=self.inbound / attempt.key / self.notebook,
-                received=attempt.submitted,
+                received=attempt.submitted if self.exchange.settles else None,  # else a copy only the grader wrote
                 wall=self.wall,
                 timeout=self.checks_budget(),
             )

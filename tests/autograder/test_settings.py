@@ -324,3 +324,23 @@ def test_the_class_run_twice_keeps_the_line_and_grades_with_the_courses_cell_lim
     assert limits == [45, 45]
     assert run.db == sqlite_url(course.absolute()) and run.summary.skipped == ["ada"]
     assert run.table.loc["ada", "auto"] == "29 / 29"
+
+
+def test_the_exchange_is_the_courses_and_a_line_it_cannot_take_is_refused_naming_it(tmp_path):
+    course = tmp_path / "course"
+    prepare(course)
+    instructor = course / INSTRUCTOR_FILE
+    original = instructor.read_text()
+    assert CourseSettings.read(course).exchange.kind == "folder"  # nbgrader's folder exchange, as on one machine
+    instructor.write_text(original + "c.ExchangeService.kind = 'ngshare'\nc.ExchangeService.url = 'http://hub/ng/'\n")
+    chosen = CourseSettings.read(course).exchange
+    assert (chosen.kind, chosen.url, chosen.token_env) == ("ngshare", "http://hub/ng/", "JUPYTERHUB_API_TOKEN")
+    for line, expected in [
+        ("c.ExchangeService.kind = 'ngshare'", "c.ExchangeService.kind = 'ngshare' needs c.ExchangeService.url"),
+        ("c.ExchangeService.kind = 'nbexchange'", "a c.ExchangeService value is not allowed"),
+        ("c.ExchangeService.urll = 'http://hub/'", "did you mean c.ExchangeService.url?"),
+    ]:
+        instructor.write_text(original + line + "\n")
+        with pytest.raises(SettingsError) as refused:
+            CourseSettings.read(course)
+        assert expected in str(refused.value) and str(instructor) in str(refused.value)

@@ -163,6 +163,7 @@ def test_the_extras_are_read_from_pyproject():
         "kubespawner": "cluster",
         "yaml": "cluster",
         "dask_gateway": "cluster",
+        "ngshare": "exchange",
     }
 
 

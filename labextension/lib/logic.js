@@ -13,13 +13,20 @@ export const WAITING = 2000; // while the newest Submit waits for a checker
 export const SOON = 1000; // for a while after a click on Submit
 export const SOON_FOR = 120000;
 export const GAVE_UP = 120000; // after an error (the service restarting, the hub busy): ask again this much later
+export const TOAST = 140; // characters a JupyterLab notification shows (it cuts the rest, with "…")
 
 /* What the notification says of the newest Submit, its status first, then the score, the functions that lost
    points and how the hidden checks were cut short, if they were (a toast shows 140 characters; the checks page, one
-   click away, has the rest). A queued Submit says when it is checked: the service's words carry the time ("queued:
+   click away, has the rest; so when the student's own due date and late days follow, the verdict is cut to leave
+   them in view). A queued Submit says when it is checked: the service's words carry the time ("queued:
    checked when your window reopens, at 14:05 UTC"). */
 export function describe(answer) {
-  return verdict(answer) + ownDue(answer);
+  const said = verdict(answer);
+  const due = ownDue(answer);
+  if (!due || said.length + due.length <= TOAST) {
+    return said + due;
+  }
+  return said.slice(0, TOAST - due.length - 1).trimEnd() + '…' + due; // the verdict cut, the due date kept in view
 }
 
 function verdict(answer) {

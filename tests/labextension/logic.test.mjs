@@ -16,6 +16,7 @@ import {
   kind,
   nextDelay,
   SOON,
+  TOAST,
   toldKey,
   validationLead,
   validationSentence,
@@ -201,4 +202,16 @@ test("the student's own due date and late days follow the verdict when the cours
   assert.equal(ownDue({ due: '2026-12-16T05:00:00Z', late_days_left: 0 }), ' Due 2026-12-16 05:00 UTC, 0 late days left.');
   assert.equal(ownDue({ due: null, late_days_left: 2 }), '');
   assert.equal(ownDue(answer({})), ''); // a service without the course's term
+});
+
+test('a long verdict is cut so that the notification still shows the due date and late days', () => {
+  const lost = ['attention', 'causal_mask', 'softmax', 'split_heads'].map(f => ({ function: f, points: '0 of 4' }));
+  const long = { ...answer({ score: 12, lost }), due: '2026-12-16T05:00:00Z', late_days_left: 3 };
+  const said = describe(long);
+  assert.equal(said.length, TOAST);
+  assert.ok(said.endsWith('… Due 2026-12-16 05:00 UTC, 3 late days left.'), said);
+  assert.ok(said.startsWith('attention, your Submit of 14:02:11 UTC: checked, 12 points. Lost points: attention'), said);
+  const short = { ...answer({}), due: '2026-12-16T05:00:00Z', late_days_left: 3 };
+  assert.ok(!describe(short).includes('…') && describe(short).length < TOAST); // whole when it fits
+  assert.equal(describe(answer({ score: 12, lost })).length > TOAST, true); // no due date: nothing cut here
 });

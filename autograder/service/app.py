@@ -426,7 +426,9 @@ def instructor_values(checkers: Checkers) -> dict:
     """What the instructor's page shows: each assignment's part (assignment_summary), by name, and the inbound's
     entries that are no Submit checked here."""
     refused_count, refused = checkers.refused_entries(SHOWN_REFUSED)
+    term = next((checker.term for checker in checkers if checker.term is not None), None)
     return {
+        "late_days": None if term is None else {"tokens": term.rule.tokens, "grants": term.grants()},
         "assignments": [assignment_summary(checker) for checker in checkers],
         "names": checkers.names,
         "refused_count": refused_count,
@@ -610,6 +612,32 @@ class Extend(Page):
         self.render_page("instructor.html.j2", notice=notice, **instructor_values(checkers))
 
 
+class Grant(Page):
+    """``term`` (POST, instructors only, with the page's XSRF token): a student's late days for the term, as
+    ``python -m autograder.course.term grant`` sets them (``student``, ``tokens``)."""
+
+    @web.authenticated
+    def post(self):
+        self.check_xsrf_cookie()
+        if not self.is_instructor(self.get_current_user()):
+            raise web.HTTPError(403, "only an instructor grants late days")
+        checkers = self.app["checkers"]
+        term = next((checker.term for checker in checkers if checker.term is not None), None)
+        if term is None:
+            raise web.HTTPError(404, "this course has no term here")
+        student, given = self.get_body_argument("student", "").strip(), self.get_body_argument("tokens", "").strip()
+        try:
+            try:
+                tokens = int(given)
+            except ValueError:
+                raise TermError(f"{given[:20]!r} is not a whole number of late days") from None
+            term.grant(student=student, tokens=tokens)
+            notice = f"{student}: {tokens} late days for the term."
+        except TermError as error:
+            notice = f"Nothing changed: {error}."
+        self.render_page("instructor.html.j2", notice=notice, **instructor_values(checkers))
+
+
 class AppealAsk(Page):
     """``students/<id>/appeals/<assignment>`` (POST): the student asks for a review of one verdict line of one of
     their checked Submits, with a sentence (``attempt``, ``check``, ``text``); theirs only, with the page's XSRF
@@ -786,6 +814,7 @@ def make_app(options: ServiceOptions, checkers: Checkers | Checker) -> web.Appli
             (url_path_join(prefix, "students", r"([^/]+)", "late-days", r"([^/]+)"), LateDay),
             (url_path_join(prefix, "students", r"([^/]+)", "appeals", r"([^/]+)"), AppealAsk),
             (url_path_join(prefix, "appeals"), AppealQueue),
+            (url_path_join(prefix, "term"), Grant),
             (url_path_join(prefix, "term", r"([^/]+)"), Extend),
             (url_path_join(prefix, "appeals", r"([^/]+)", r"(rerun|decide)"), AppealAction),
             (url_path_join(prefix, "students", r"([^/]+)", "feedback"), FeedbackPage),

@@ -13,16 +13,37 @@ export const WAITING = 2000; // while the newest Submit waits for a checker
 export const SOON = 1000; // for a while after a click on Submit
 export const SOON_FOR = 120000;
 export const GAVE_UP = 120000; // after an error (the service restarting, the hub busy): ask again this much later
+export const TOAST = 140; // characters a JupyterLab notification shows (it cuts the rest)
 
 /* What the notification says of the newest Submit, its status first, then the score, the functions that lost
-   points and how the hidden checks were cut short, if they were (a toast shows 140 characters; the checks page, one
-   click away, has the rest). A queued Submit says when it is checked: the service's words carry the time ("queued:
-   checked when your window reopens, at 14:05 UTC"). */
+   points and how the hidden checks were cut short, if they were, then the student's own due date and late days
+   when the course has them. A toast shows TOAST characters (JupyterLab cuts the rest), and the checks page, one
+   click away, has everything; so a message too long says less, in this order, until it fits: without how the
+   checks were cut short, naming fewer functions ("and 2 more", never fewer than one), the due date without its year, without
+   the late days, and last the verdict alone (cut by JupyterLab). A queued Submit says when it is checked: the
+   service's words carry the time ("queued: checked when your window reopens, at 14:05 UTC"). */
 export function describe(answer) {
-  return verdict(answer) + ownDue(answer);
+  if (!ownDue(answer)) {
+    return verdict(answer);
+  }
+  const lost = (answer.newest.lost || []).length;
+  const tries = [[lost, true, ownDue(answer)]];
+  for (let named = lost; named >= 1; named -= 1) {
+    tries.push([named, false, ownDue(answer)]);
+  }
+  const one = Math.min(lost, 1);
+  tries.push([one, false, ownDue(answer, { year: false })]);
+  tries.push([one, false, ownDue({ ...answer, late_days_left: null }, { year: false })]);
+  for (const [named, ends, due] of tries) {
+    const said = verdict(answer, named, ends) + due;
+    if (said.length <= TOAST) {
+      return said;
+    }
+  }
+  return verdict(answer, lost, true);
 }
 
-function verdict(answer) {
+function verdict(answer, named = Infinity, withEnds = true) {
   const newest = answer.newest;
   const head = `${newest.assignment || answer.assignment}, your Submit of ${newest.received}`;
   if (newest.status !== 'done') {
@@ -34,19 +55,21 @@ function verdict(answer) {
   if (newest.lost.length === 0) {
     return `${head}: checked, ${newest.score} points, every function passes.`;
   }
-  const lost = newest.lost.map(item => `${item.function} ${item.points}`).join(', ');
-  const ends = newest.ends || []; // how the hidden checks were cut short (a service before ends: none)
+  const shown = newest.lost.slice(0, named).map(item => `${item.function} ${item.points}`);
+  const more = newest.lost.length - shown.length;
+  const lost = shown.join(', ') + (more > 0 ? ` and ${more} more` : '');
+  const ends = (withEnds && newest.ends) || []; // how the hidden checks were cut short (a service before ends: none)
   const cut = ends.length > 0 ? ` Cut short: ${ends[0]}.` : '';
   return `${head}: checked, ${newest.score} points. Lost points: ${lost}.${cut}`;
 }
 
 /* The student's own due date (an extension, late days spent) and late days left, when the course has them
    (api/latest's due, ISO in UTC, and late_days_left; a service without the course's term sends neither). */
-export function ownDue(answer) {
+export function ownDue(answer, { year = true } = {}) {
   if (!answer.due) {
     return '';
   }
-  const when = answer.due.replace('T', ' ').slice(0, 16);
+  const when = answer.due.replace('T', ' ').slice(year ? 0 : 5, 16);
   const left = answer.late_days_left;
   const days = typeof left === 'number' ? `, ${left} late day${left === 1 ? '' : 's'} left` : '';
   return ` Due ${when} UTC${days}.`;

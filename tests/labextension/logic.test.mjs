@@ -16,6 +16,7 @@ import {
   kind,
   nextDelay,
   SOON,
+  TOAST,
   toldKey,
   validationLead,
   validationSentence,
@@ -201,4 +202,40 @@ test("the student's own due date and late days follow the verdict when the cours
   assert.equal(ownDue({ due: '2026-12-16T05:00:00Z', late_days_left: 0 }), ' Due 2026-12-16 05:00 UTC, 0 late days left.');
   assert.equal(ownDue({ due: null, late_days_left: 2 }), '');
   assert.equal(ownDue(answer({})), ''); // a service without the course's term
+});
+
+test('a message too long for the toast names fewer functions, then shortens the due date: never cut mid-word', () => {
+  const lost = ['attention', 'causal_mask', 'softmax', 'split_heads'].map(f => ({ function: f, points: '0 of 4' }));
+  const due = { due: '2026-12-16T05:00:00Z', late_days_left: 3 };
+  const ends = ['stopped: attention waited 2 s without computing (sleep, input or a lock?)'];
+  assert.equal(
+    describe({ ...answer({ score: 12, lost, ends }), ...due }),
+    'attention, your Submit of 14:02:11 UTC: checked, 12 points. Lost points: attention 0 of 4 and 3 more. ' +
+      'Due 12-16 05:00 UTC, 3 late days left.'
+  );
+  const one = [{ function: 'attention', points: '4.4 of 8' }];
+  assert.equal(
+    describe({ ...answer({ score: '25.4 / 29', lost: one, received: '14:29:37 UTC' }), ...due }),
+    'attention, your Submit of 14:29:37 UTC: checked, 25.4 / 29 points. Lost points: attention 4.4 of 8. ' +
+      'Due 12-16 05:00 UTC, 3 late days left.'
+  );
+  const long = name => ({
+    ...answer({ score: '125.75 / 129.5', lost: [{ function: name, points: '14.25 of 18.5' }] }),
+    ...due
+  });
+  assert.equal(
+    describe(long('a_longer_name')),
+    'attention, your Submit of 14:02:11 UTC: checked, 125.75 / 129.5 points. Lost points: ' +
+      'a_longer_name 14.25 of 18.5. Due 12-16 05:00 UTC.'
+  );
+  const longest = 'a_function_with_a_name_far_longer_than_most'; // not even the date fits: the verdict alone
+  assert.equal(
+    describe(long(longest)),
+    `attention, your Submit of 14:02:11 UTC: checked, 125.75 / 129.5 points. Lost points: ${longest} 14.25 of 18.5.`
+  );
+  for (const said of [describe({ ...answer({ score: 12, lost, ends }), ...due })]) {
+    assert.ok(said.length <= TOAST, said);
+  }
+  const whole = describe(answer({ score: 12, lost, ends })); // no due date: the verdict whole (JupyterLab cuts it)
+  assert.ok(whole.endsWith(`split_heads 0 of 4. Cut short: ${ends[0]}.`), whole);
 });

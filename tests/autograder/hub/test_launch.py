@@ -3,7 +3,9 @@ driven in Debian's Chromium through Playwright, on a course of two assignments (
 both in Formgrader; three students fetch, validate and submit attention (complete, a typical mistake, blank), and one
 of them positions too, each Submit checked by its own assignment's checks in the grading service; collect; grade
 with autograder.course.classroom on what nbgrader collected; hand-grade in Formgrader; regenerate and release
-feedback; each student fetches it and reads their verdicts.
+feedback; each student fetches it and reads their verdicts; then the course's term and a review (term_and_appeals):
+student2's extension and late days set on the instructor's page, shown in student2's Lab and checks page and spent
+there, a review asked, graded again and decided on the hub's pages, and student3 refused on each of student2's.
 
 The browser test needs chromium, Playwright, JupyterHub and configurable-http-proxy (CI installs them: .ci/run);
 without one it is skipped with the reason. Screenshots are saved under the test's temporary folder
@@ -38,6 +40,7 @@ SUBMISSIONS = REPOSITORY / "examples" / "submissions"
 # what each student hands in: the example submissions' notebooks, as if each had written them in JupyterLab
 HANDED_IN = {"student1": "full_solution", "student2": "mask_after_softmax", "student3": "blank_release"}
 WRITTEN = ["answer_scaling_prediction", "answer_read_a_head", "answer_copy_prediction", "answer_mask_after_softmax"]
+LATE_DAYS = 2  # the course's late days for the term (c.LateDays.tokens): what student1 and student3 have
 HAND_SCORES = {"answer_scaling_prediction": 1, "answer_read_a_head": 1, "answer_copy_prediction": 0.5,
                "answer_mask_after_softmax": 1}  # fmt: skip
 
@@ -581,6 +584,7 @@ def test_the_round_trip_in_a_browser(tmp_path, open_state):
             "\nc.InstantChecks.attempts = 2  # per hour: student1's third Submit waits\n"
             "c.InstantChecks.check_after_due = True  # every Submit here is late (see due above)\n"
             "c.InstantChecks.after_due = 'verdicts'\n"
+            f"c.LateDays.tokens = {LATE_DAYS}  # each student's for the term (student2 is granted their own)\n"
         )
     started = time.monotonic()
     course_hub = hub.Hub(state, students, port=hub.free_port())
@@ -894,7 +898,7 @@ def instant_checks(pages: dict, course_hub: hub.Hub, shots: Shots) -> None:
     shots.phase("instant checks")
 
 
-def positions_beside_attention(pages: dict, teacher, course_hub: hub.Hub, shots: Shots) -> None:
+def positions_beside_attention(pages: dict, teacher, course_hub: hub.Hub, course: Path, shots: Shots) -> None:
     """The course's second assignment: student1 fetches positions in the Assignment List, writes it (the example's
     solution saved in place), and Submits; the notification in their Lab names positions and its points, and the
     service's page shows positions' section beside attention's, each with its own Submits and points. student2's
@@ -909,9 +913,12 @@ def positions_beside_attention(pages: dict, teacher, course_hub: hub.Hub, shots:
     shots(lab, "student1-positions-fetched")
     began = time.monotonic()
     submit(lab, "positions")
-    message = lab_notification(lab, "checked, 5 / 5 points, every function passes").inner_text()
+    toast = lab_notification(lab, "checked, 5 / 5 points, every function passes")
+    message = toast.locator(".jp-toast-message").inner_text()
     in_lab = time.monotonic() - began
     assert message.startswith("positions, your Submit of"), message
+    due = gradebook_due(course, "positions")  # student1's own: the class's, and the course's late days
+    assert message.endswith(f"Due {due:%Y-%m-%d %H:%M} UTC, {LATE_DAYS} late days left."), message
     shots(lab, "student1-lab-positions-verdict")
     checks = lab.context.new_page()
     waited = shown_within(checks, service, "Your latest checked Submit: 5 / 5 points")
@@ -952,6 +959,321 @@ def positions_beside_attention(pages: dict, teacher, course_hub: hub.Hub, shots:
     shots(page, "instructor-checks-of-both-assignments", full_page=True)
     page.close()
     shots.phase("positions beside attention")
+
+
+def gradebook_due(course: Path, assignment: str) -> datetime.datetime | None:
+    """``assignment``'s due date in the course's gradebook (naive UTC, as nbgrader keeps it)."""
+    import sqlalchemy as sa
+
+    with sa.create_engine(read_only(course)).connect() as connection:
+        found = connection.exec_driver_sql("SELECT duedate FROM assignment WHERE name = ?", (assignment,)).scalar()
+    return None if found is None else datetime.datetime.fromisoformat(str(found))
+
+
+def read_only(course: Path) -> str:
+    """The course database's URL, opened read only: the test (root) reads it, and every file of it stays the
+    instructor's (a write as root would leave a journal the service cannot write)."""
+    return f"sqlite:///file:{course / 'gradebook.db'}?mode=ro&uri=true"
+
+
+def cell_grade(course: Path, student: str, check: str) -> tuple[float | None, float | None]:
+    """(automatic score, manual score) of ``student``'s check cell ``check`` of attention in nbgrader's gradebook."""
+    import sqlalchemy as sa
+
+    query = """SELECT grade.auto_score, grade.manual_score FROM grade
+        JOIN submitted_notebook ON submitted_notebook.id = grade.notebook_id
+        JOIN submitted_assignment ON submitted_assignment.id = submitted_notebook.assignment_id
+        JOIN assignment ON assignment.id = submitted_assignment.assignment_id
+        JOIN base_cell ON base_cell.id = grade.cell_id
+        WHERE submitted_assignment.student_id = ? AND assignment.name = 'attention' AND base_cell.name = ?"""
+    with sa.create_engine(read_only(course)).connect() as connection:
+        (row,) = connection.exec_driver_sql(query, (student, check)).all()
+    return tuple(row)
+
+
+def feedback_score(text: str) -> float:
+    """The score a feedback page states in its header ("Score: 25.8 / 33; 25.8 of 29 automatic, 4 to grade")."""
+    return float(re.search(r"Score: ([\d.]+) / 33; ", text)[1])
+
+
+def tried_in_windows(page, asks: dict) -> dict:
+    """What each of ``asks`` ({what: (url, fields)}) comes to when ``page`` posts it as a form of its own, all at once,
+    each into a window of its own (with the page's session and XSRF cookie, as the person's browser sends them; a
+    script of the service's page may not fetch, by its CSP): {what: (status, the refusal's sentence)}."""
+    opened, names = len(page.context.pages), {f"try-{number}": what for number, what in enumerate(asks)}
+    page.evaluate(
+        """(asks) => asks.forEach(([name, url, fields]) => {
+            const form = document.createElement('form');
+            form.method = 'post'; form.action = url; form.target = name;
+            for (const [key, value] of Object.entries(fields)) {
+                const field = document.createElement('input');
+                field.type = 'hidden'; field.name = key; field.value = value; form.append(field);
+            }
+            document.body.append(form); form.submit();
+        })""",
+        [[name, *asks[what]] for name, what in names.items()],
+    )
+    deadline = time.monotonic() + 60
+    while len(page.context.pages) < opened + len(asks):
+        assert time.monotonic() < deadline, f"{len(page.context.pages) - opened} of {len(asks)} windows opened"
+        page.wait_for_timeout(100)
+    outcomes = {}
+    for window in page.context.pages[opened:]:
+        window.wait_for_selector("p.check")
+        what = names[window.evaluate("() => window.name")]
+        status = re.fullmatch(r"\((\d{3})\)", window.locator("p.check").last.inner_text())
+        reason = window.locator("#reason")
+        outcomes[what] = (int(status[1]) if status else 200, reason.inner_text() if reason.count() else "")
+        window.close()
+    return {what: outcomes[what] for what in asks}
+
+
+def read_refused(page, url: str) -> tuple[int, str]:
+    """(status, the refusal's sentence) of ``url`` opened in a new window of ``page``'s browser."""
+    window = page.context.new_page()
+    answer = window.goto(url)
+    reason = window.locator("#reason")
+    said = (answer.status, reason.inner_text() if reason.count() else "")
+    window.close()
+    return said
+
+
+# what student2 writes when asking for a review: markup and script, which every page must show as text
+HOSTILE = 'My mask is right <img src=x onerror="window.pwned=1"><script>window.pwned=2</script> & so "is" this'
+EXTENSION_HOURS, GRANTED = 72, 3  # what the instructor gives student2
+
+
+def term_and_appeals(pages: dict, teacher, course_hub: hub.Hub, course: Path, shots: Shots) -> None:
+    """The course's term and appeals on the hub, on the grading service's pages as the hub serves them (its OAuth, its
+    XSRF cookies, its origin): the instructor gives student2 an extension and late days on their page; student2's
+    notification (after a new Submit) and checks page show student2's own due date and late days, student1's the
+    class's; student2 spends a late day from two windows at once (one is spent); student2 asks for a review of a
+    verdict line with a hostile sentence; student3 tries student2's late days, review and extension with student3's
+    own session and XSRF token (each refused, nothing of student2's changed); the instructor's queue shows the
+    sentence as text, grades it again in one click and shows the difference check by check, decides with points and
+    a comment; student2 reads the decision, and the changed score reaches the gradebook and the feedback page (made
+    again at once, released again in Formgrader). Each step of the review is timed and printed."""
+    from autograder.attempts import Attempts
+    from autograder.service.appeals import Appeals, cell_scale
+    from autograder.term import LateDays, Term
+
+    service, db = course_hub.service_url(), read_only(course)
+    term, appeals, store = Term(db, rule=LateDays(tokens=LATE_DAYS)), Appeals(db), Attempts(db, "attention")
+    base = gradebook_due(course, "attention")
+    own = base + datetime.timedelta(hours=EXTENSION_HOURS)  # student2's due date once extended
+    # --- the instructor: student2's extension and late days, on the instructor's page ----------------------------
+    page = teacher.context.new_page()
+    page.goto(service)
+    extend = page.locator("#assignment-attention form.extend")
+    extend.locator("[name=student]").fill("student2")
+    extend.locator("[name=hours]").fill(str(EXTENSION_HOURS))
+    extend.locator("button").click()
+    page.wait_for_selector("#notice:has-text('student2: an extension on attention is set.')")
+    page.fill("form.grant [name=student]", "student2")
+    page.fill("form.grant [name=tokens]", str(GRANTED))
+    page.click("form.grant button")
+    page.wait_for_selector(f"#notice:has-text('student2: {GRANTED} late days for the term.')")
+    assert page.locator("#grants tr").all_inner_texts()[1:] == [f"student2\t{GRANTED}"]
+    rows = [row.split("\t") for row in page.locator("#term-attention tr").all_inner_texts()[1:]]
+    assert rows == [["student2", f"{own:%Y-%m-%d %H:%M} UTC", "an extension", f"{GRANTED} of {GRANTED}"]], rows
+    shots(page, "instructor-extension-and-late-days-set", full_page=True)
+    page.close()
+    standing = term.standing(student="student2", assignment="attention", base=base)
+    assert (standing.due, standing.granted, standing.spent) == (own, GRANTED, 0), standing
+    # --- student2 Submits again: the notification tells their own due date and late days -------------------------
+    lab = pages["student2"]
+    lab.goto(f"{course_hub.user_url('student2')}lab")
+    on_lab(lab, "student2")
+    open_assignment_list(lab)
+    began = time.monotonic()
+    submit(lab)
+    told = lab_notification(lab, "Lost points:").locator(".jp-toast-message").inner_text()
+    in_lab = time.monotonic() - began
+    assert told.startswith("attention, your Submit of"), told
+    # (the year is left out where the toast's 140 characters need it: labextension/lib/logic.js)
+    assert re.search(rf"Due (\d{{4}}-)?{own:%m-%d %H:%M} UTC, {GRANTED} late days left\.$", told), told
+    shots(lab, "student2-lab-own-due-date-and-late-days")
+    # student1's page: the class's due date and the course's late days (student1's notification said them too)
+    mine = pages["student1"]
+    mine.goto(service)
+    said = mine.inner_text("#assignment-attention .term")
+    assert f"Your due date: {base:%Y-%m-%d %H:%M} UTC." in said and "(an extension)" not in said, said
+    assert f"Late days: {LATE_DAYS} of {LATE_DAYS} left for the term (0 spent on attention)" in said, said
+    # --- student2's checks page: their own due date and late days; a late day spent from two windows at once ------
+    checks = lab.context.new_page()
+    shown_within(checks, service, f"Your due date: {own:%Y-%m-%d %H:%M} UTC (an extension).")
+    said = checks.inner_text("#assignment-attention .term")
+    assert f"Late days: {GRANTED} of {GRANTED} left for the term (0 spent on attention)" in said, said
+    shots(checks, "student2-checks-own-due-date-and-late-days", full_page=True)
+    opened = len(checks.context.pages)
+    checks.evaluate(
+        """() => { const form = document.querySelector('#assignment-attention form[id^=late-day]');
+            for (const name of ['spend-1', 'spend-2']) { form.target = name; form.submit(); } }"""
+    )
+    deadline = time.monotonic() + 60
+    while len(checks.context.pages) < opened + 2:
+        assert time.monotonic() < deadline, "the two windows of the late-day form did not open"
+        checks.wait_for_timeout(100)
+    windows = checks.context.pages[opened:]
+    for window in windows:
+        window.wait_for_selector("#notice")
+    notices = sorted(window.inner_text("#notice") for window in windows)
+    moved = own + datetime.timedelta(hours=LateDays().hours)
+    assert notices == [
+        "No late day spent on attention: already done: 1 late days are spent on attention.",
+        f"One late day spent on attention: your due date is now {moved:%Y-%m-%d %H:%M} UTC.",
+    ], notices
+    shots(windows[0], "student2-late-day-spent-from-two-windows", full_page=True)
+    for window in windows:
+        window.close()
+    standing = term.standing(student="student2", assignment="attention", base=base)
+    assert (standing.due, standing.spent, standing.left) == (moved, 1, GRANTED - 1), standing
+    checks.goto(service)
+    said = checks.inner_text("#assignment-attention .term")
+    assert f"Your due date: {moved:%Y-%m-%d %H:%M} UTC (an extension and 1 late day)." in said, said
+    assert f"Late days: {GRANTED - 1} of {GRANTED} left for the term (1 spent on attention)" in said, said
+    shots.phase("extension and late days")
+    # --- student2 asks for a review of a verdict line, with a hostile sentence -------------------------------------
+    timings = {}
+    line = checks.locator("#assignment-attention table.verdicts tr.lost").first
+    check = line.locator(".check").inner_text().strip()
+    line.locator("details.appeal summary").click()
+    line.locator("textarea").fill(HOSTILE)
+    began = time.monotonic()
+    line.locator("form.appeal button").click()
+    checks.wait_for_selector(f"#notice:has-text('Your review of {check} is asked')")
+    timings["asked"] = time.monotonic() - began
+    asked = checks.locator("#assignment-attention ul.appeals li").first
+    assert "open: waiting for the instructor" in asked.inner_text() and HOSTILE in asked.inner_text()
+    assert asked.locator("img, script").count() == 0 and checks.evaluate("typeof window.pwned") == "undefined"
+    shots(checks, "student2-review-asked", full_page=True)
+    (appeal,) = appeals.select(student="student2")
+    attempts = store.select(student="student2")
+    assert (appeal.check, appeal.text, appeal.status, appeal.attempt) == (check, HOSTILE, "open", attempts[-1].id)
+    # --- student3 tries student2's late days, review and extension, with student3's own session and token -------
+    attacker = pages["student3"]
+    attacker.goto(service)
+    token = attacker.locator("#assignment-attention form[id^=late-day] [name=_xsrf]").get_attribute("value")
+    before = (term.standing(student="student2", assignment="attention", base=base), appeals.get(appeal.id))
+    before += (term.standing(student="student3", assignment="attention", base=base), len(attempts), term.grants())
+    theirs = f"{service}students/student2/"
+    asks = {
+        "spend student2's late day": (f"{theirs}late-days/attention", {"seen": "1"}),
+        "ask a review in student2's name": (
+            f"{theirs}appeals/attention",
+            {"attempt": str(appeal.attempt), "check": check, "text": "mine now"},
+        ),
+        "ask a review of student2's Submit": (
+            f"{service}students/student3/appeals/attention",
+            {"attempt": str(appeal.attempt), "check": check, "text": "x"},
+        ),
+        "extend student2": (f"{service}term/attention", {"student": "student2", "hours": "500"}),
+        "extend themselves": (f"{service}term/attention", {"student": "student3", "hours": "500"}),
+        "grant themselves late days": (f"{service}term", {"student": "student3", "tokens": "100"}),
+        "grade student2's review again": (f"{service}appeals/{appeal.id}/rerun", {}),
+        "decide student2's review": (f"{service}appeals/{appeal.id}/decide", {"points": "0", "comment": "no"}),
+    }
+    outcomes = tried_in_windows(attacker, {what: (url, {"_xsrf": token, **form}) for what, (url, form) in asks.items()})
+    reads = {"read student2's checks": theirs.rstrip("/"), "read student2's feedback": f"{theirs}feedback/attention"}
+    for what, url in (reads | {"read the queue": f"{service}appeals"}).items():
+        outcomes[what] = read_refused(attacker, url)
+    print(f"student3's tries: {json.dumps(outcomes)}")
+    sentences = {
+        "spend student2's late day": "A student spends only their own late days.",
+        "ask a review in student2's name": "A student asks for reviews of their own verdicts only.",
+        "ask a review of student2's Submit": "A student asks for reviews of their own submits only.",
+        "extend student2": "Only an instructor gives extensions.",
+        "extend themselves": "Only an instructor gives extensions.",
+        "grant themselves late days": "Only an instructor grants late days.",
+        "grade student2's review again": "Only an instructor re-runs or decides an appeal.",
+        "decide student2's review": "Only an instructor re-runs or decides an appeal.",
+        "read student2's checks": "A student sees only their own attempts.",
+        "read student2's feedback": "A student sees only their own feedback.",
+        "read the queue": "The appeals' queue is the instructors'.",
+    }
+    assert outcomes == {what: (403, sentence) for what, sentence in sentences.items()}, outcomes
+    # and in the browser: student3 points their own late-day form at student2's
+    attacker.evaluate(
+        """(target) => { const form = document.querySelector('#assignment-attention form[id^=late-day]');
+            form.action = target; form.submit(); }""",
+        f"{theirs}late-days/attention",
+    )
+    attacker.wait_for_selector("#error")
+    assert attacker.inner_text("#reason") == "A student spends only their own late days."
+    shots(attacker, "student3-refused-student2s-late-day")
+    after = (term.standing(student="student2", assignment="attention", base=base), appeals.get(appeal.id))
+    after += (term.standing(student="student3", assignment="attention", base=base),)
+    after += (len(store.select(student="student2")), term.grants())
+    assert after == before, (before, after)  # nothing of student2's (nor student3's own term) changed
+    shots.phase("student3 tried student2's")
+    # --- the instructor: the queue, the grade again, the decision ------------------------------------------------
+    queue = teacher.context.new_page()
+    began = time.monotonic()
+    queue.goto(service)
+    queue.click("#reviews a")
+    section = queue.locator(f"#appeal-{appeal.id}")
+    section.wait_for()
+    timings["in the queue"] = time.monotonic() - began
+    assert f"student2, attention, {check}: open: waiting for the instructor" in section.locator("h2").inner_text()
+    assert section.locator("q.text").inner_text() == HOSTILE and section.locator("q.text *").count() == 0
+    assert queue.evaluate("typeof window.pwned") == "undefined"
+    shots(queue, "instructor-review-queue", full_page=True)
+    began = time.monotonic()
+    section.locator("form.rerun button").click()
+    queue.wait_for_selector(f"#appeal-{appeal.id} table.differences", timeout=600_000)
+    timings["graded again"] = time.monotonic() - began
+    assert re.search(rf"Appeal {appeal.id} graded again in \d+\.\d s$", queue.inner_text("#notice"))
+    section = queue.locator(f"#appeal-{appeal.id}")
+    table = [row.split("\t") for row in section.locator("table.differences tr").all_inner_texts()[1:]]
+    marks = section.locator("table.differences tr").evaluate_all("(rows) => rows.slice(1).map((r) => r.className)")
+    checks_before = [v.check for v in attempts[-1].verdicts]
+    assert [row[0] for row in table] == checks_before, table  # check by check, in the Submit's order
+    assert all(mark.startswith("full") for mark in marks), (marks, table)  # the same notebook, the same seed
+    assert marks[checks_before.index(check)] == "full appealed", marks
+    shots(queue, "instructor-review-graded-again", full_page=True)
+    worth = cell_scale(course / "source" / "attention")[check]
+    automatic, _ = cell_grade(course, "student2", check)
+    feedback = course / "feedback" / "student2" / "attention" / "attention.html"
+    was = feedback_score(feedback.read_text())
+    section.locator("form.decide [name=points]").fill(f"{worth:g}")
+    section.locator("form.decide [name=comment]").fill("Agreed <b>in part</b>: full points")
+    began = time.monotonic()
+    section.locator("form.decide button").click()
+    queue.wait_for_selector(f"#appeal-{appeal.id} p.decision")
+    timings["decided"] = time.monotonic() - began
+    notice = queue.inner_text("#notice")
+    assert f"decided: {check} of student2 is now {worth:g} / {worth:g} in the gradebook" in notice, notice
+    assert "feedback page of student2 made again" in notice, notice
+    shots(queue, "instructor-review-decided", full_page=True)
+    queue.close()
+    # --- student2 reads the decision; the gradebook and the feedback page have the new score --------------------
+    began = time.monotonic()
+    shown_within(checks, service, f"decided: {check} is now worth {worth:g} points")
+    timings["shown to the student"] = time.monotonic() - began
+    said = checks.inner_text("#assignment-attention ul.appeals")
+    assert "The instructor: " in said and "Agreed <b>in part</b>: full points" in said, said
+    assert checks.locator("#assignment-attention ul.appeals b").count() == 0
+    shots(checks, "student2-review-decided", full_page=True)
+    assert cell_grade(course, "student2", check) == (automatic, worth)
+    now = feedback_score(feedback.read_text())
+    assert now == pytest.approx(was + worth - automatic), (was, now, "the feedback page was not made again")
+    teacher.goto(f"{course_hub.user_url('instructor')}formgrader/manage_assignments")
+    sent = formgrader_action(teacher, "release-feedback", "Successfully released feedback")
+    assert "student2" in sent, sent
+    checks.goto(service)
+    checks.click("#assignment-attention [id^='feedback'] a")
+    checks.wait_for_load_state()
+    assert feedback_score(checks.inner_text("body")) == pytest.approx(now)  # as released again
+    shots(checks, "student2-feedback-after-the-review")
+    checks.close()
+    total = sum(timings.values())
+    print(
+        f"appeal round trip on the hub: {'; '.join(f'{what} {s:.1f} s' for what, s in timings.items())}; "
+        f"{total:.1f} s in all; student2's Submit told in the Lab {in_lab:.0f} s after it"
+    )
+    for closing in (term, appeals, store):
+        closing.close()
+    shots.phase("reviewed")
 
 
 def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None:
@@ -1062,7 +1384,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
         submit(page)
     shots.phase("validated and submitted")
     instant_checks(pages, course_hub, shots)
-    positions_beside_attention(pages, teacher, course_hub, shots)
+    positions_beside_attention(pages, teacher, course_hub, course, shots)
     # --- student3 attacks from a terminal of their own server: the other submissions, the course, the network ----
     inbound = course_hub.state / "exchange" / "attention" / "inbound"
     # student1's last Submit of attention
@@ -1196,6 +1518,7 @@ def round_trip(browser, course_hub: hub.Hub, course: Path, shots: Shots) -> None
             page.locator("pre:has-text('FAIL')").first.scroll_into_view_if_needed()
         shots(page, f"{student}-feedback")
     shots.phase("feedback read")
+    term_and_appeals(pages, teacher, course_hub, course, shots)
 
 
 def test_make_hub_starts_the_course_and_ctrl_c_leaves_nothing_running(open_state):

@@ -285,6 +285,33 @@ def test_the_instructor_sets_an_extension_on_their_page_and_a_student_cannot(pag
     assert term.standing(student="bo", assignment="attention", base=DUE).due == DUE
 
 
+def test_the_instructor_grants_late_days_on_their_page_and_a_student_cannot(page):
+    url, term = page
+    origin = url.split("/services/")[0]
+    prof, bo = Browser("prof"), Browser("bo")
+    status, text = prof.open(url)
+    assert status == 200 and "Each student has 2 (<code>c.LateDays.tokens</code>)." in text
+    assert 'id="grants"' not in text
+    action = re.search(r'<form class="grant" method="post" action="([^"]+)">', text)[1]
+    token = re.search(r'<form class="grant"[^>]*><input type="hidden" name="_xsrf" value="([^"]+)"', text)[1]
+    assert action == "/services/grading/term"
+    status, text = prof.open(origin + action, {"_xsrf": token, "student": "bo", "tokens": "5"})
+    assert status == 200 and "bo: 5 late days for the term." in text
+    assert "<tr><td>bo</td><td>5</td></tr>" in text and "but for those\nbelow" in text
+    assert term.standing(student="bo", assignment="attention", base=DUE).left == 5
+    status, text = prof.open(origin + action, {"_xsrf": token, "student": "bo", "tokens": "two"})
+    assert "Nothing changed: &#39;two&#39; is not a whole number of late days." in text
+    status, text = prof.open(origin + action, {"_xsrf": token, "student": "bo", "tokens": "5000"})
+    assert "Nothing changed: tokens = 5000: a whole number from 0 to 1000." in text
+    status, text = prof.open(origin + action, {"_xsrf": token, "student": "<b>x", "tokens": "2"})
+    assert "Nothing changed: &#39;&lt;b&gt;x&#39; is not a student id" in text and "<b>x" not in text
+    _, fields = form_of(bo.open(url)[1])  # bo's own valid token: still not an instructor
+    status, text = bo.open(origin + action, {"_xsrf": fields["_xsrf"], "student": "bo", "tokens": "900"})
+    assert status == 403 and "Only an instructor grants late days." in text
+    assert prof.open(origin + action, {"student": "bo", "tokens": "900"})[0] == 403  # no token
+    assert term.grants() == {"bo": 5}
+
+
 def test_in_chromium_the_instructor_sets_an_extension_and_a_student_cannot(page, tmp_path):
     """The instructor's extension form in a real browser: prof gives bo 5 hours more and the page says so; bo, on
     his own page, points his late-day form at the extension URL for himself (his identity, his own valid token):

@@ -1,10 +1,16 @@
 """The course's settings, read in one place from its folder: the gradebook's URL, the limits, the instant checks'
 policy and the due date.
 
-    settings = CourseSettings.read(course)          # read(course, db=url): a --db given on a command line wins
-    settings.db, settings.cell_timeout, settings.notebook_budget, settings.checks_budget, settings.policy
-    settings.due("attention")                       # the policy's due date, else the gradebook's
-    settings.exchange                               # which exchange the Submits come through (c.ExchangeService.*)
+    course = Course.read(folder)                    # read(folder, db=url): a --db given on a command line wins
+    course.db, course.settings.cell_timeout, course.settings.policy, course.source("attention")
+    course.settings.due("attention")                # the policy's due date, else the gradebook's
+    course.settings.exchange                        # which exchange the Submits come through (c.ExchangeService.*)
+
+A command reads the course once, into a ``Course`` (its folder, its settings, its gradebook, the folders the
+stages read), when it starts (the class run, the grading service, the hub, the report, the LMS export and the LTI
+tool, the term and appeals commands), and hands that value to every stage: no stage below the commands reads the
+settings itself (tests/autograder/test_architecture.py keeps it so). Which file holds what, and every setting with
+its default: docs/configuration.md.
 
 The course's configuration is nbgrader's: the course folder's nbgrader_config.py (the instructor's), which loads
 autograder_config.py (what the project generates, autograder.course.config) first. It is read here as nbgrader reads
@@ -12,9 +18,9 @@ it, so the class command, the grading service, the LMS export and the LTI tool s
 and Formgrader see, and none of them holds a default of its own: the gradebook is the database
 ``c.CourseDirectory.db_url`` names, else the course's gradebook.db.
 
-A reader that runs for weeks (the grading service) holds a LiveSettings: the files are read again when one of them
-changes, and the gradebook's due date each time the policy is asked for, so a changed policy or due date applies
-without a restart.
+A reader that runs for weeks (the grading service) holds a LiveSettings, made from the Course read at its start: the
+files are read again when one of them changes, and the gradebook's due date each time the policy is asked for, so a
+changed policy or due date applies without a restart.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from traitlets.config import Config, Configurable, PyFileConfigLoader
 from autograder import REPOSITORY
 from autograder.policy import InstantChecks
 from autograder.term import LateDays, Term
+from autograder.timeouts import CHECKS_BUDGET, IDLE_TIMEOUT
 
 INSTRUCTOR_FILE = "nbgrader_config.py"  # the instructor's: written once when missing, never again
 GENERATED_FILE = "autograder_config.py"  # the project's: written again by every run, loaded first by the other
@@ -87,7 +94,7 @@ class OwnLines(PyFileConfigLoader):
 
 class CourseLines(PyFileConfigLoader):
     """The course's configuration files as nbgrader reads them, but for the repository's grading chain: it sets
-    none of the settings read here (the cell limit's default aside, CELL_TIMEOUT where the chain is built), and
+    none of the settings read here (the limits' defaults are autograder.timeouts'), and
     loading it imports the whole chain into the reader (the service, the LMS export, the LTI tool)."""
 
     def load_subconfig(self, fname, path=None):
@@ -235,16 +242,17 @@ class CourseSettings:
 
     course: Path
     db: str  # the gradebook's URL (and the grading service's attempts, beside it)
-    cell_timeout: int | None  # seconds per cell in the student's kernel (c.SurvivingExecute.timeout); None: the chain's
-    # default (autograder.notebook.pipeline.CELL_TIMEOUT)
+    cell_timeout: (
+        int | None
+    )  # seconds per cell in the student's kernel (c.SurvivingExecute.timeout); None: timeouts.CELL_TIMEOUT
     policy: InstantChecks  # the instant checks' policy (c.InstantChecks.*), its due date as written (maybe none)
     stamps: tuple = ()  # the files' stamps when read (file_stamps)
     notebook_budget: int | None = None  # the notebook's wall-clock seconds in the student's kernel, every cell
-    # together (c.SurvivingExecute.notebook_timeout); None: the chain's default (notebook.kernel.NOTEBOOK_BUDGET)
+    # together (c.SurvivingExecute.notebook_timeout); None: timeouts.NOTEBOOK_BUDGET
     checks_budget: float | None = None  # CPU seconds for all of a notebook's hidden checks
-    # (c.ExternalVerdicts.timeout); None: the chain's default (autograder.answers.budget.TIMEOUT)
+    # (c.ExternalVerdicts.timeout); None: timeouts.CHECKS_BUDGET
     idle_timeout: float | None = None  # seconds a cell of the student's kernel may wait without computing or printing
-    # (c.SurvivingExecute.idle_timeout; 0: no limit); None: the chain's default (notebook.kernel.IDLE_LIMIT)
+    # (c.SurvivingExecute.idle_timeout; 0: no limit); None: timeouts.IDLE_TIMEOUT
     late_days: LateDays = dataclasses.field(default_factory=LateDays)  # the course's late days (c.LateDays.*)
     late_penalty: str | None = None  # c.LateSubmissionPlugin.penalty_method ("none", "zero"); None: nbgrader's
     exchange: ExchangeService = dataclasses.field(
@@ -271,13 +279,14 @@ class CourseSettings:
             raise SettingsError(
                 f"{course / INSTRUCTOR_FILE}: c.SurvivingExecute.idle_timeout = {idle!r} is not a number of seconds: "
                 "write the seconds a cell may wait without computing or printing, 0 or more (0: no limit; the "
-                "default: 5)"
+                f"default: {IDLE_TIMEOUT:g})"
             )
         checks = config.ExternalVerdicts.get("timeout") if "ExternalVerdicts" in config else None
         if checks is not None and (isinstance(checks, bool) or not isinstance(checks, (int, float)) or checks <= 0):
             raise SettingsError(
                 f"{course / INSTRUCTOR_FILE}: c.ExternalVerdicts.timeout = {checks!r} is not a number of seconds: "
-                "write the CPU seconds all of a notebook's hidden checks may use, a number above 0 (the default: 120)"
+                "write the CPU seconds all of a notebook's hidden checks may use, a number above 0 "
+                f"(the default: {CHECKS_BUDGET:g})"
             )
         policy = checked_policy(config, course / INSTRUCTOR_FILE)
         late_days = checked_late_days(config, course / INSTRUCTOR_FILE)
@@ -320,15 +329,54 @@ class CourseSettings:
         return InstantChecks(config=self.policy.config, due=due.isoformat() if due else "")
 
 
+@dataclass(frozen=True)
+class Course:
+    """One course, read once by the command that serves it (``Course.read``) and handed to every stage: its folder,
+    its settings, its gradebook and the folders nbgrader's layout gives each stage (the stages ask this value for
+    them instead of reading the settings again)."""
+
+    folder: Path  # the course folder, absolute
+    settings: CourseSettings  # read from the folder's configuration (settings.course == folder)
+
+    @classmethod
+    def read(cls, folder: Path, *, db: str | None = None) -> Course:
+        """The course in ``folder``; ``db``: a gradebook named on a command line, over the configuration's.
+        SettingsError when a file cannot be read or a value is not allowed."""
+        settings = CourseSettings.read(folder, db=db)
+        return cls(settings.course, settings)
+
+    @property
+    def db(self) -> str:
+        """The gradebook's URL (the grading service's attempts, the term's tables and the appeals beside it)."""
+        return self.settings.db
+
+    def source(self, assignment: str) -> Path:
+        """source/<assignment>/: the assignment's notebook, checks.py and reference.py (never released)."""
+        return self.folder / "source" / assignment
+
+    def release(self, assignment: str) -> Path:
+        """release/<assignment>/: the student version, made by nbgrader generate_assignment."""
+        return self.folder / "release" / assignment
+
+    def submitted(self, student: str, assignment: str) -> Path:
+        return self.folder / "submitted" / student / assignment
+
+    def autograded(self, student: str, assignment: str) -> Path:
+        return self.folder / "autograded" / student / assignment
+
+    def feedback(self, student: str, assignment: str) -> Path:
+        return self.folder / "feedback" / student / assignment
+
+
 class LiveSettings:
     """The course's settings as they are now, for the grading service: ``policy()`` reads the files again when
     one changed (its modification time or size) and the gradebook's due date each time, and returns the same
     object while nothing changed. A file that cannot be read keeps the last settings in force, and ``error`` says
     why (the instructor's page shows it) until the file is corrected. The gradebook stays the one read first."""
 
-    def __init__(self, course: Path, assignment: str, *, db: str | None = None):
+    def __init__(self, course: Course, assignment: str):
         self.assignment = assignment
-        self.settings = CourseSettings.read(course, db=db)
+        self.settings = course.settings
         self.dates = GradebookDates(self.settings.db)
         self.error, self.failed_stamps = "", None
         self.due = self.settings.due(assignment, self.dates)
@@ -337,6 +385,11 @@ class LiveSettings:
     @property
     def db(self) -> str:
         return self.settings.db
+
+    @property
+    def course(self) -> Course:
+        """The course with the settings in force now (its gradebook the one read first)."""
+        return Course(self.settings.course, self.settings)
 
     def reread(self) -> bool:
         """The files read again if one changed since; returns whether the settings changed."""

@@ -77,9 +77,10 @@ def main() -> int:
         options.limit, options.load = 2, min(options.load, 1)
 
     from autograder import assignments
-    from autograder.answers.budget import CALL_LIMIT, TIMEOUT
+    from autograder.answers.budget import CALL_LIMIT
     from autograder.answers.grading import grade_answers
     from autograder.service.checking import WALL, NotCheckedYet, check_answers
+    from autograder.timeouts import CHECKS_BUDGET
 
     checks = assignments.load(SOURCE)
     stop = multiprocessing.Event()
@@ -98,7 +99,7 @@ def main() -> int:
                 service = None
             service_seconds.append(time.monotonic() - began)
             began = time.monotonic()
-            graded = grade_answers(checks, sources, seed=options.seed, timeout=TIMEOUT, call_limit=CALL_LIMIT)
+            graded = grade_answers(checks, sources, seed=options.seed, timeout=CHECKS_BUDGET, call_limit=CALL_LIMIT)
             class_seconds.append(time.monotonic() - began)
             if service is None:
                 print(f"{name}: not checked yet by the service (its clock)")

@@ -9,7 +9,7 @@
 A sleeping notebook is the full solution with SLEEPING_CELLS extra cells that each sleep an hour: each would be
 cut at the cell's limit (60 s), so without a budget for the whole notebook it holds a worker for 15 minutes. The
 kernel is stopped when its first sleeping cell has waited the idle limit without computing or printing
-(autograder.notebook.kernel.IDLE_LIMIT, 5 s, or a course's c.SurvivingExecute.idle_timeout; here --idle), and in any
+(autograder.timeouts.IDLE_TIMEOUT, 5 s, or a course's c.SurvivingExecute.idle_timeout; here --idle), and in any
 case when the notebook's wall-clock budget is spent (NOTEBOOK_BUDGET, or c.SurvivingExecute.notebook_timeout; here
 --budget; --idle 0 measures the budget alone). The hidden checks run outside the kernel, so a sleeper still gets the
 full solution's points.
@@ -132,7 +132,8 @@ def main(argv=None) -> int:
     from autograder.course.table import kernel_notes
     from autograder.grading import dispatch
     from autograder.grading.ledger import entries
-    from autograder.notebook.kernel import IDLE_LIMIT, NOTEBOOK_BUDGET
+    from autograder.timeouts import IDLE_TIMEOUT as IDLE_LIMIT
+    from autograder.timeouts import NOTEBOOK_BUDGET
 
     budget = args.budget or NOTEBOOK_BUDGET
     idle = IDLE_LIMIT if args.idle is None else args.idle

@@ -13,8 +13,8 @@ load does not change, so a busy machine decides no grade:
   counts; past ``idle`` in one cell or call the runner is killed and that function is stuck: its later calls are
   not made (a cell: not run again). A machine's load makes a busy runner wait its turn *runnable*, which never
   counts, so only code that chose to wait pays;
-- ``total`` (TIMEOUT, 120 s) CPU seconds for all of the notebook's hidden checks: every runner started for it (at
-  most ATTEMPTS, 4), and the stand-ins the grader computes for it; a course sets it with
+- ``total`` (timeouts.CHECKS_BUDGET, 120 s) CPU seconds for all of the notebook's hidden checks: every runner started
+  for it (at most ATTEMPTS, 4), and the stand-ins the grader computes for it; a course sets it with
   ``c.ExternalVerdicts.timeout`` (autograder.settings.CourseSettings.checks_budget);
 - ``wall`` (WALL_TOTAL_FACTOR x total, 300 s by default) seconds by the clock for the whole notebook, from the
   moment grading starts: the machine's protection only (a machine loaded past 2.5 runnable processes per core
@@ -37,7 +37,7 @@ A function the grader passes as an argument (a callback, autograder.answers.stan
 and computed at most CALLBACK_CALLS times per call of the student's function.
 
 With the student's kernel: nbgrader's Execute (autograder.notebook.kernel.SurvivingExecute) runs the notebook
-under its own per-cell timeout and per-notebook wall-clock budget ``notebook_timeout`` (kernel.NOTEBOOK_BUDGET,
+under its own per-cell timeout and per-notebook wall-clock budget ``notebook_timeout`` (timeouts.NOTEBOOK_BUDGET,
 45 s, or the course's), at the same time as the hidden checks (notebook_grading.StartVerdicts starts them before
 the kernel).
 So one notebook's grading ends within max(notebook_timeout, wall) plus the kernel's start and the judging:
@@ -50,9 +50,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from autograder.timeouts import CHECKS_BUDGET
 from autograder.verdicts import CHECKS_CLOCK, CHECKS_CPU, ChecksEnd
 
-TIMEOUT = 120.0  # CPU seconds for the whole grading of one notebook
 CALL_LIMIT = 10.0  # CPU seconds for one cell or one call
 WALL_TOTAL_FACTOR = 2.5  # the notebook's wall-clock budget: 2.5 x its CPU seconds (300 s for 120 s)
 GRACE = 2.0  # CPU seconds past a step's own limit before the grader kills the runner
@@ -75,7 +75,7 @@ class Limits:
     wall: None for WALL_TOTAL_FACTOR x total."""
 
     call: float = CALL_LIMIT
-    total: float = TIMEOUT
+    total: float = CHECKS_BUDGET
     wall: float | None = None
     idle: float = IDLE_LIMIT
 

@@ -44,13 +44,14 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.answers.budget import CALL_LIMIT, IDLE_LIMIT, TIMEOUT, Budget, Limits
+from autograder.answers.budget import CALL_LIMIT, IDLE_LIMIT, Budget, Limits
 from autograder.answers.session import Session, Usage
 from autograder.assignments import AssignmentChecks
 from autograder.checks import Broken, Call, Check, Outputs, Unavailable, call_order, changed_inputs, lazy
+from autograder.timeouts import CHECKS_BUDGET
 from autograder.verdicts import ChecksEnd, Named, Property, Verdict, mistake_id, quoted
 
-__all__ = ["CALL_LIMIT", "TIMEOUT", "Limits", "answer_sources", "grade_answers", "grade_seeds", "unfinished"]
+__all__ = ["CALL_LIMIT", "Limits", "answer_sources", "grade_answers", "grade_seeds", "unfinished"]
 
 
 def answer_sources(notebook) -> list[str]:
@@ -86,7 +87,7 @@ def grade_answers(
     assignment: AssignmentChecks,
     sources: list[str],
     seed: int | None = None,
-    timeout: float = TIMEOUT,
+    timeout: float = CHECKS_BUDGET,
     call_limit: float = CALL_LIMIT,
     checks: list[str] | None = None,
     wall: float | None = None,
@@ -129,7 +130,7 @@ def grade_seeds(
     seeds,
     checks: list[str] | None = None,
     driven: bool = True,
-    timeout: float = TIMEOUT,
+    timeout: float = CHECKS_BUDGET,
     call_limit: float = CALL_LIMIT,
     keep: dict | None = None,
 ) -> dict[int, dict[str, Verdict]]:

@@ -78,7 +78,7 @@ FLAGS = (  # (flags, argparse's settings), in the order --help lists them
         "source/ for an nbgrader course folder of yours, else the repository's source/)")),
     ("--cell-timeout", dict(type=int, default=None, help="seconds per cell in the student's kernel, kept by "
         "later runs (default: the course's c.SurvivingExecute.timeout, else "
-        "autograder.notebook.pipeline.CELL_TIMEOUT)")),
+        "autograder.timeouts.CELL_TIMEOUT)")),
     ("--jobs", dict(type=int, default=None, help="local worker processes, each grading one notebook at a time "
         "(default: one per core)")),
     ("--scheduler", dict(default=None, help="address of a Dask scheduler (tcp://host:8786, or tls://host:8786 with "

@@ -64,7 +64,7 @@ from autograder.grading.scheduler import SchedulerAccess
 from autograder.grading.task import LEDGER, GradingError, digest, folder_files
 from autograder.notebook.pipeline import ChainOptions, nbgrader_api
 from autograder.report import ReportOptions, write_report
-from autograder.settings import GENERATED_FILE, INSTRUCTOR_FILE, CourseSettings, SettingsError, shown_url
+from autograder.settings import GENERATED_FILE, INSTRUCTOR_FILE, Course, CourseSettings, SettingsError, shown_url
 from autograder.validate import AuthoringError, check_before_grading
 
 MARKER = ".classroom"  # written into every course folder this module makes
@@ -329,10 +329,10 @@ def export(course: Path, db: str | None = None) -> list[dict]:
     return rows
 
 
-def refresh_feedback(course: Path, assignment: str, db: str | None) -> list[str]:
+def refresh_feedback(course: Course, assignment: str) -> list[str]:
     """The feedback pages made again where hand grades changed since they were made (autograder.grading.refresh)."""
     try:
-        return refresh(course, assignment, db)
+        return refresh(course, assignment)
     except Exception as error:  # noqa: BLE001 - nbgrader's template or the gradebook: say which
         raise PipelineError(f"regenerating the feedback: {type(error).__name__}: {error}") from None
 
@@ -483,7 +483,7 @@ def run_steps(options: CourseOptions, layout: Layout, uploads: Uploads) -> Cours
         f"grading new and changed submissions on {where}: nbgrader autograde and feedback, "
         "each notebook in its own sandboxed kernel, the hidden checks outside it",
     )
-    summary = grade(options, layout, students, db)
+    summary = grade(options, layout, students, Course(settings.course, settings))
     steps.start(
         6, "export", "exporting grades.csv (nbgrader's CSV) and checks.csv (autograder.course.export.ChecksExport)"
     )
@@ -495,7 +495,7 @@ def run_steps(options: CourseOptions, layout: Layout, uploads: Uploads) -> Cours
     return CourseRun(students, table, notes, summary, uploads, layout, db, report, steps.seconds)
 
 
-def grade(options: CourseOptions, layout: Layout, students: list[str], db: str) -> Summary:
+def grade(options: CourseOptions, layout: Layout, students: list[str], course: Course) -> Summary:
     """Step 5: the class graded (autograder.grading), then the feedback pages whose hand grades changed."""
     class_options = ClassOptions(
         scheduler=options.scheduler,
@@ -503,7 +503,7 @@ def grade(options: CourseOptions, layout: Layout, students: list[str], db: str) 
         chain=options.chain,
         progress=options.progress,
         regrade=options.regrade,
-        db=db,
+        db=course.db,
     )
     summary = grade_class(options.course, layout.name, students, options=class_options)
     for student, what in summary.repaired.items():
@@ -511,7 +511,7 @@ def grade(options: CourseOptions, layout: Layout, students: list[str], db: str) 
     for worker, why in summary.refused_workers.items():
         say(f"      worker {worker} not used: {why}")
     say(f"      graded {len(summary.graded)}, up to date {len(summary.skipped)}, failed {len(summary.failed)}")
-    regenerated = refresh_feedback(options.course, layout.name, db)
+    regenerated = refresh_feedback(course, layout.name)
     say(f"      feedback regenerated for {len(regenerated)} students (hand grades changed)")
     return summary
 
@@ -548,7 +548,8 @@ def feedback_only(options: CourseOptions) -> list[str]:
         raise PipelineError(f"{course} is not a course folder made by python -m autograder.course")
     try:  # every assignment the course has been given (its own source/), or the one named
         chosen = [find(course / "source", options.assignment).name] if options.assignment else names(course / "source")
+        value = Course.read(course, db=options.db)  # the course, read once for every assignment
         with CourseLock(course, wait=options.wait, say=say):
-            return sorted({student for name in chosen for student in refresh_feedback(course, name, options.db)})
+            return sorted({student for name in chosen for student in refresh_feedback(value, name)})
     except (NoAssignment, GradingError) as error:
         raise PipelineError(str(error)) from None

@@ -24,7 +24,7 @@ from autograder.files import write_atomic, write_json
 from autograder.grading.ledger import ledger, ledger_path
 from autograder.grading.task import digest
 from autograder.notebook.pipeline import nbgrader_api
-from autograder.settings import CourseSettings
+from autograder.settings import Course
 
 FIELD = "feedback_hand_grades"  # in a student's ledger entry: the digest of the hand grades of its feedback page
 
@@ -79,10 +79,10 @@ class Pages:
     renamed into place, as ``nbgrader generate_feedback`` would write it; the student's id is used as it is
     (nbgrader's command reads it as a file pattern, so an id such as "x[1]" finds nothing there)."""
 
-    def __init__(self, course: Path, db: str | None = None):
-        self.course = Path(course)
-        api = nbgrader_api(self.course, db=CourseSettings.read(self.course, db=db).db)
-        self.db = db or api.coursedir.db_url
+    def __init__(self, course: Course):
+        self.course = course.folder
+        api = nbgrader_api(self.course, db=course.db)
+        self.db = course.db
         converter = GenerateFeedback(coursedir=api.coursedir, parent=api)
         self.exporter = converter.exporter_class(parent=converter, config=converter.config)
         for step in converter.preprocessors:
@@ -101,15 +101,14 @@ class Pages:
         return target
 
 
-def refresh(course: Path, assignment: str, db: str | None = None) -> list[str]:
+def refresh(course: Course, assignment: str) -> list[str]:
     """Make the feedback page again for exactly the students of ``assignment`` whose hand grades (manual
     scores, extra credit, manual comments in the gradebook) differ from those their page was made with (the
     ledger's FIELD), and record the new ones in their ledger entries; returns those students. Students the
     classroom has not graded (no ledger entry, no autograded notebook) are left alone. The caller holds the
     course's lock (grading.CourseLock)."""
-    course = Path(course).absolute()
-    db = CourseSettings.read(course, db=db).db
-    digests, notebooks = hand_grades(db, assignment)
+    value, course = course, course.folder
+    digests, notebooks = hand_grades(value.db, assignment)
     pages, changed = None, []
     for student, now in sorted(digests.items()):
         entry = ledger(course, assignment, student)
@@ -117,7 +116,7 @@ def refresh(course: Path, assignment: str, db: str | None = None) -> list[str]:
         made = [notebook for notebook in notebooks if (folder / f"{notebook}.ipynb").is_file()]
         if not entry or entry.get(FIELD, NO_HAND_GRADES) == now or not made:
             continue
-        pages = pages or Pages(course, db)
+        pages = pages or Pages(value)
         for notebook in made:
             pages.make(assignment, student, notebook)
         write_json(ledger_path(course, assignment, student), {**entry, FIELD: now})

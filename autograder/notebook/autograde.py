@@ -42,8 +42,9 @@ from nbgrader.utils import is_grade
 from traitlets import Float, Integer, Unicode
 
 from autograder import assignments, verdicts
-from autograder.answers.budget import CALL_LIMIT, JUDGING_SLACK, TIMEOUT, Limits
+from autograder.answers.budget import CALL_LIMIT, JUDGING_SLACK, Limits
 from autograder.answers.grading import answer_sources, grade_answers, unfinished
+from autograder.timeouts import CHECKS_BUDGET
 from autograder.verdicts import ChecksEnd, Verdict
 
 
@@ -109,7 +110,7 @@ class EarlyVerdicts:
 class ExternalVerdicts(NbGraderPreprocessor):
     """Replace the outputs of the assignment's check cells with the verdicts of answer_grading.grade_answers."""
 
-    timeout = Float(TIMEOUT, help="CPU seconds for grading one notebook's answers in all").tag(config=True)
+    timeout = Float(CHECKS_BUDGET, help="CPU seconds for grading one notebook's answers in all").tag(config=True)
     call_limit = Float(CALL_LIMIT, help="CPU seconds for one answer cell or one call of a student's function").tag(
         config=True
     )

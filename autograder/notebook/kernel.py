@@ -22,14 +22,15 @@ SurvivingExecute is nbgrader's Execute step made to survive whatever a student's
   run outside this kernel) still grade every answer;
 - output is capped while it arrives (``max_cell_output``, ``max_output`` characters), so a notebook that
   prints gigabytes cannot fill the grader's memory; the cap is noted in the cell;
-- the whole notebook has a wall-clock budget (``notebook_timeout``, NOTEBOOK_BUDGET seconds unless the course sets
-  ``c.SurvivingExecute.notebook_timeout``), counted from its first cell (the kernel's start is the grader's), besides
-  nbgrader's per-cell ``timeout``: each cell gets at most what is left of it, and once it is spent the cell running
-  is interrupted and no later cell runs. No student extends it: a cell that sleeps is cut when the budget is spent,
-  one that swallows the interrupt stops the notebook there, and the grader then stops the kernel;
-- a cell that waits without computing or printing is stopped after ``idle_timeout`` seconds (IDLE_LIMIT unless the
-  course sets ``c.SurvivingExecute.idle_timeout``; 0: never), and no later cell runs: a notebook that sleeps costs
-  the class that much, not its whole budget (benchmarks/sleepers.py).
+- the whole notebook has a wall-clock budget (``notebook_timeout``, timeouts.NOTEBOOK_BUDGET seconds unless the
+  course sets ``c.SurvivingExecute.notebook_timeout``), counted from its first cell (the kernel's start is the
+  grader's), besides nbgrader's per-cell ``timeout``: each cell gets at most what is left of it, and once it is
+  spent the cell running is interrupted and no later cell runs. No student extends it: a cell that sleeps is cut
+  when the budget is spent, one that swallows the interrupt stops the notebook there, and the grader then stops
+  the kernel;
+- a cell that waits without computing or printing is stopped after ``idle_timeout`` seconds (timeouts.IDLE_TIMEOUT
+  unless the course sets ``c.SurvivingExecute.idle_timeout``; 0: never), and no later cell runs: a notebook that
+  sleeps costs the class that much, not its whole budget (benchmarks/sleepers.py).
 
 How the kernel ended, when it ended early, is data (autograder.verdicts.KernelEnd: a cell's limit, the notebook's
 budget, an exit, a signal, memory, the process limit): a list in the notebook's metadata (verdicts.KERNEL), which
@@ -61,20 +62,12 @@ from traitlets import Float, Integer, Unicode
 
 from autograder import sandbox, verdicts
 from autograder.answers.process import computing, killed_by, process_cpu, signal_name
+from autograder.timeouts import IDLE_TIMEOUT, NOTEBOOK_BUDGET
 from autograder.verdicts import KernelEnd
 
 FORWARD_CACHE = "ATTENTION_FORWARD_CACHE"  # grading.recorded.FORWARD_CACHE (lib, and NumPy, not imported here)
 CACHE_INSIDE = "/run/attention/forward"  # where the class's forward cache (a folder) appears in the sandbox
 WATCH_EVERY = 0.2  # seconds between two counts of the kernel's processes
-# The notebook's wall-clock budget in the student's kernel, every cell together (a course may set another:
-# c.SurvivingExecute.notebook_timeout, autograder.settings.CourseSettings.notebook_budget). A notebook of the course
-# runs in about 5 s on a quiet machine and 10-20 s on a loaded one: the budget leaves room for that load. Alone it
-# let 10 sleeping notebooks make a class of 200 take 1.24 x its time on two workers (benchmarks/sleepers.py --idle 0,
-# quiet): the idle limit below stops a sleeping one after a few seconds instead, whatever the load.
-NOTEBOOK_BUDGET = 45
-# Seconds a cell may wait without computing or printing before the kernel is stopped (the hidden checks' runner stops a
-# call after autograder.answers.budget.IDLE_LIMIT, 2 s); no cell of the course waits at all
-IDLE_LIMIT = 5.0
 
 
 def course_root(folder: Path) -> Path | None:
@@ -274,7 +267,7 @@ class SurvivingExecute(Execute):
         NOTEBOOK_BUDGET, help="The notebook's wall-clock budget in seconds, every cell together; no cell runs after it"
     ).tag(config=True)
     idle_timeout = Float(
-        IDLE_LIMIT,
+        IDLE_TIMEOUT,
         help="Seconds a cell may wait without computing or printing before the kernel is stopped (0: never)",
     ).tag(config=True)
     max_cell_output = Integer(2_000_000, help="Characters of output kept per cell").tag(config=True)

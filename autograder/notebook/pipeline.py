@@ -60,11 +60,9 @@ from autograder.notebook.feedback import (
 from autograder.notebook.kernel import SurvivingExecute
 from autograder.notebook.sanitise import Sanitise
 from autograder.notebook.stubs import NamedStubs
+from autograder.timeouts import CELL_TIMEOUT
 
 COURSE_ID = "attention"
-# Each cell of a student's notebook gets this many seconds in the student's kernel; a cell past that is
-# interrupted and the rest of the notebook still runs. The hidden checks have their own limits (answer_grading).
-CELL_TIMEOUT = 60
 KERNEL_STARTUP = 120  # seconds for the sandboxed kernel to start
 # An assignment's hidden checks and its reference live beside its source notebook (source/<assignment>/checks.py or
 # the package checks/, reference.py: autograder.assignments): never released (nbgrader ignores a folder by its name)
@@ -105,10 +103,12 @@ CODE_STUB = '# YOUR CODE HERE\nraise NotImplementedError("{function} is not writ
 class ChainOptions:
     """What a run may change in the chain, each a value for one step."""
 
-    cell_timeout: int | None = None  # SurvivingExecute.timeout (None: CELL_TIMEOUT)
-    notebook_budget: int | None = None  # SurvivingExecute.notebook_timeout (None: kernel.NOTEBOOK_BUDGET)
-    checks_budget: float | None = None  # ExternalVerdicts.timeout, the hidden checks' CPU s (None: budget.TIMEOUT)
-    idle_timeout: float | None = None  # SurvivingExecute.idle_timeout, a cell's wait (None: kernel.IDLE_LIMIT)
+    cell_timeout: int | None = None  # SurvivingExecute.timeout (None: timeouts.CELL_TIMEOUT)
+    notebook_budget: int | None = None  # SurvivingExecute.notebook_timeout (None: timeouts.NOTEBOOK_BUDGET)
+    checks_budget: float | None = (
+        None  # ExternalVerdicts.timeout, the hidden checks' CPU s (None: timeouts.CHECKS_BUDGET)
+    )
+    idle_timeout: float | None = None  # SurvivingExecute.idle_timeout, a cell's wait (None: timeouts.IDLE_TIMEOUT)
     seed: int | None = None  # ExternalVerdicts.seed: the hidden checks' inputs (None: fresh each run)
     forward_cache: str | None = None  # SandboxedKernelManager.forward_cache: lib's forward passes, shared
     late_penalty: str | None = None  # LateSubmissionPlugin.penalty_method, the course's (None: nbgrader's, "none")

@@ -68,7 +68,7 @@ from autograder.service.appeals import (
 )
 from autograder.service.checkers import Checkers, ProbeMemory, authoring_trouble, probe_digest
 from autograder.service.instant import SHOWN_REFUSED, Broken, Checker, CheckerThread, window_reopens
-from autograder.settings import LiveSettings
+from autograder.settings import Course, LiveSettings
 from autograder.term import Standing, TermError
 from autograder.verdicts import Verdict
 
@@ -897,7 +897,8 @@ def make_checkers(options: ServiceOptions) -> Checkers:
     service runs gets its checker at the next look (Checkers' discover)."""
     source_root = options.course / "source"
     names = checked_names(source_root, options.assignments)
-    live = {name: LiveSettings(options.course, name, db=options.db) for name in names}  # read again each round
+    course = Course.read(options.course, db=options.db)  # read once at the start; each policy again on change
+    live = {name: LiveSettings(course, name) for name in names}
     db = live[names[0]].db
     find_alembic()  # a new gradebook runs alembic by name
     with Gradebook(db):  # nbgrader's tables first, stamped by its alembic: the service's own table goes beside them
@@ -913,7 +914,7 @@ def make_checkers(options: ServiceOptions) -> Checkers:
 
     def checker(name: str) -> Checker:
         if name not in live:  # an assignment added while the service runs
-            live[name] = LiveSettings(options.course, name, db=options.db)
+            live[name] = LiveSettings(course, name)
         made = Checker(
             source=source_root / name,
             exchange=exchange,

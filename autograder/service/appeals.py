@@ -36,13 +36,14 @@ from pathlib import Path
 import sqlalchemy as sa
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.answers.budget import TIMEOUT, WALL_TOTAL_FACTOR
+from autograder.answers.budget import WALL_TOTAL_FACTOR
 from autograder.attempts import Attempt, Attempts, metadata, stored_verdicts, utcnow
 from autograder.grading import refresh
 from autograder.grading.lock import CourseLock
 from autograder.grading.task import GradingError
 from autograder.service.checking import NotCheckable, NotCheckedYet, cell_points, check_notebook
-from autograder.settings import CourseSettings, SettingsError
+from autograder.settings import Course, CourseSettings, SettingsError
+from autograder.timeouts import CHECKS_BUDGET
 from autograder.verdicts import Verdict
 
 TABLE = "autograder_appeals"
@@ -293,7 +294,7 @@ def after_decision(course: Path, appeal: Appeal, *, db: str, lti=None) -> list[s
     said = []
     try:
         with CourseLock(course, wait=False, say=lambda *_: None):
-            made = refresh.refresh(course, appeal.assignment, db)
+            made = refresh.refresh(Course.read(course, db=db), appeal.assignment)
         said.append(
             f"feedback page of {appeal.student} made again"
             if appeal.student in made
@@ -324,7 +325,7 @@ def rerun_appeal(appeal: Appeal, attempt: Attempt, *, source: Path, inbound: Pat
             notebook_path=path,
             received=attempt.submitted,
             seed=appeal.seed,
-            wall=WALL_TOTAL_FACTOR * TIMEOUT,  # the class run's clock: the instructor waits for this one
+            wall=WALL_TOTAL_FACTOR * CHECKS_BUDGET,  # the class run's clock: the instructor waits for this one
         )
     except (NotCheckable, NotCheckedYet) as error:
         return str(error)

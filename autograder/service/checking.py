@@ -23,9 +23,9 @@ from pathlib import Path
 import nbformat
 
 from autograder import assignments
-from autograder.answers.budget import TIMEOUT
 from autograder.answers.grading import answer_sources, grade_answers
 from autograder.grading.readable import unreadable
+from autograder.timeouts import CHECKS_BUDGET
 from autograder.verdicts import CHECKS_CLOCK, Verdict
 
 LARGEST = 20 * 2**20  # bytes: a submitted notebook larger than this is not checked
@@ -135,12 +135,12 @@ def check_answers(
     """(points, max points, verdicts) of a notebook's answers by the assignment in ``source``; the checks and the
     points table are loaded once per process (the first check of a worker pays for them, warm_up at start).
     ``seed``: the inputs' (default: fresh; an appeal's re-run gives the verdict's own, to draw the same inputs);
-    ``timeout``: the CPU seconds of all the checks, the class run's (the course's checks_budget; None: TIMEOUT).
+    ``timeout``: the CPU seconds of all the checks, the class run's (the course's checks_budget; None: CHECKS_BUDGET).
     Raises NotCheckedYet when the clock (``wall``) cut a check: the service's reason, not the student's."""
     checks = assignment_checks(source, assignments.checks_changed(source))
     source_notebook = next(source.glob("*.ipynb"))
     scale = cell_points(source_notebook, modified(source_notebook))
-    timeout = TIMEOUT if timeout is None else float(timeout)
+    timeout = CHECKS_BUDGET if timeout is None else float(timeout)
     verdicts = grade_answers(checks, answer_sources(notebook), wall=wall, seed=seed, timeout=timeout)
     if any(verdict.end is not None and verdict.end.kind == CHECKS_CLOCK for verdict in verdicts.values()):
         raise NotCheckedYet(

@@ -162,7 +162,7 @@ def test_tests_mirror_the_packages():
 # (its name and a slash); lib is below the engine. The README's "Layers" list says the same, floor by floor.
 GROUND = {
     "verdicts", "settings", "policy", "assignments", "files", "students", "term", "attempts",
-    "checks", "coverage", "sandbox", "model",
+    "checks", "coverage", "sandbox", "model", "timeouts",
 }  # fmt: skip
 AUTHORING = {"validate/", "mutation", "visible/"}
 LAYERS = (
@@ -258,3 +258,60 @@ def test_assignments_checks_import_only_the_check_api():
                     beyond.append(f"{path.relative_to(REPOSITORY)}:{statement.lineno} {name}")
     assert seen >= 4
     assert beyond == [], "an assignment's checks.py imports only " + ", ".join(sorted(CHECK_API))
+
+
+# The course's settings are read by the commands (the course command and above, and a lower package's command
+# line: its `command` or `__main__` module), once per run or service start, into one autograder.settings.Course
+# handed to every stage; settings.py itself reads them for that value (and a LiveSettings again on change).
+READS = {"read": {"CourseSettings", "Course"}, "course_db": None, "course_settings": None, "database_url": None}
+# Stages below the commands that still read the settings themselves (issue 34): this list only shrinks; a new
+# reader below the commands fails the test.
+STILL_READING = {
+    "autograder.grading.dispatch", "autograder.grading.gradebook",
+    "autograder.lms.files", "autograder.lms.lti.passback", "autograder.lms.lti.tool", "autograder.report.course",
+}  # fmt: skip
+
+
+def settings_reads(path: Path) -> list[int]:
+    """The lines of ``path`` that read the course's settings (a call named in READS)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        call = node.func
+        if isinstance(call, ast.Attribute) and isinstance(call.value, ast.Name) and call.attr in READS:
+            if READS[call.attr] is not None and call.value.id in READS[call.attr]:
+                found.append(node.lineno)
+        elif isinstance(call, ast.Name) and call.id in READS and READS[call.id] is None:
+            found.append(node.lineno)
+    return sorted(found)
+
+
+def readers_below_the_commands() -> set[str]:
+    known, below = modules(), set()
+    for module, path in known.items():
+        unit = unit_of(module, known)
+        if unit in ("autograder", "lib", "settings") or FLOOR[unit] >= FLOOR["course/"]:
+            continue
+        if module.rpartition(".")[2] in ("command", "__main__"):
+            continue
+        if settings_reads(path):
+            below.add(module)
+    return below
+
+
+def test_no_stage_below_the_commands_reads_the_courses_settings():
+    below = readers_below_the_commands()
+    assert below - STILL_READING == set(), "take the Course the command made (autograder.settings.Course) instead"
+    assert STILL_READING - below == set(), "no longer reads the settings: take it off STILL_READING"
+
+
+def test_the_reader_finder_sees_each_way_of_reading(tmp_path):
+    path = tmp_path / "stage.py"
+    path.write_text(
+        "def a(course):\n    return CourseSettings.read(course).db\n"
+        "def b(course):\n    return Course.read(course)\n"
+        "def c(course):\n    return course_db(course)\n"
+        "def d(course):\n    return other.read(course), Path.read_text(course)\n"
+    )
+    assert settings_reads(path) == [2, 4, 6]

@@ -19,6 +19,7 @@ from autograder.assignments import find
 from autograder.course import run as steps
 from autograder.settings import (
     INSTRUCTOR_FILE,
+    Course,
     CourseSettings,
     LiveSettings,
     SettingsError,
@@ -70,8 +71,9 @@ def test_a_bad_line_in_the_policy_is_refused_naming_it(tmp_path):
 def test_the_notebooks_budget_is_the_courses_and_reaches_the_kernel(tmp_path):
     """c.SurvivingExecute.notebook_timeout in the instructor's file is the course's budget (CourseSettings), which the
     chain hands to the kernel's runner (ChainOptions.notebook_budget); without it, the chain's default holds."""
-    from autograder.notebook.kernel import NOTEBOOK_BUDGET, SurvivingExecute
+    from autograder.notebook.kernel import SurvivingExecute
     from autograder.notebook.pipeline import ChainOptions, chain_config
+    from autograder.timeouts import NOTEBOOK_BUDGET
 
     course = tmp_path / "course"
     prepare(course)
@@ -92,9 +94,10 @@ def test_the_notebooks_budget_is_the_courses_and_reaches_the_kernel(tmp_path):
 def test_a_cells_idle_limit_is_the_courses_and_reaches_the_kernel(tmp_path):
     """c.SurvivingExecute.idle_timeout in the instructor's file (seconds a cell may wait without computing or
     printing; 0: no limit) is the course's (CourseSettings.idle_timeout), handed to the kernel's runner by the chain
-    (ChainOptions.idle_timeout); without it, kernel.IDLE_LIMIT holds; a value that is no such number is refused."""
-    from autograder.notebook.kernel import IDLE_LIMIT, SurvivingExecute
+    (ChainOptions.idle_timeout); without it, timeouts.IDLE_TIMEOUT holds; a value that is no such number is refused."""
+    from autograder.notebook.kernel import SurvivingExecute
     from autograder.notebook.pipeline import ChainOptions, chain_config
+    from autograder.timeouts import IDLE_TIMEOUT as IDLE_LIMIT
 
     course = tmp_path / "course"
     prepare(course)
@@ -117,9 +120,9 @@ def test_the_hidden_checks_cpu_budget_is_the_courses_and_reaches_their_step(tmp_
     """c.ExternalVerdicts.timeout in the instructor's file is the CPU seconds of all of a notebook's hidden checks
     (CourseSettings.checks_budget), which the chain hands to the steps that run them (ChainOptions.checks_budget);
     without it, the chain's default holds."""
-    from autograder.answers.budget import TIMEOUT
     from autograder.notebook.autograde import ExternalVerdicts, StartVerdicts
     from autograder.notebook.pipeline import ChainOptions, chain_config
+    from autograder.timeouts import CHECKS_BUDGET as TIMEOUT
 
     course = tmp_path / "course"
     prepare(course)
@@ -256,7 +259,7 @@ def test_a_change_that_cannot_be_read_keeps_the_last_policy_and_the_page_says_wh
 def test_live_settings_return_the_same_policy_while_nothing_changed(tmp_path):
     course = tmp_path / "course"
     prepare(course)
-    live = LiveSettings(course, "attention")
+    live = LiveSettings(Course.read(course), "attention")
     assert live.policy() is live.policy()
     append(course / INSTRUCTOR_FILE, "c.InstantChecks.period = 1800\n")
     assert live.policy().period == 1800.0

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.assignments import checks_path
 from autograder.course.run import release_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +29,7 @@ def test_release_is_up_to_date_with_source(tmp_path):
 
 def test_release_holds_the_notebook_and_its_visible_checks_numbers_only():
     assert sorted(path.name for path in RELEASED.parent.iterdir()) == ["attention.ipynb", "visible_checks.json"]
-    assert (SOURCE / "checks.py").exists()  # the hidden checks, beside the source notebook, are not released
+    assert checks_path(SOURCE).exists()  # the hidden checks, beside the source notebook, are not released
 
 
 def test_release_has_no_solution_and_no_hidden_check(released):

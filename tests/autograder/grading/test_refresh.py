@@ -17,6 +17,7 @@ from autograder.files import write_json
 from autograder.grading import refresh
 from autograder.grading.ledger import ledger, ledger_path
 from autograder.grading.refresh import FIELD, NO_HAND_GRADES, Pages, hand_digest, hand_grades
+from autograder.settings import Course
 
 ADA = [("manual_score", "problems", "answer_a", 1.0)]  # tests/lms_course.py's one hand grade of ada
 X = [("manual_score", "problems", "answer_a", 0.0)]  # and of the hostile id
@@ -63,7 +64,7 @@ class FakePages:
 
     made: list = []
 
-    def __init__(self, course, db=None):
+    def __init__(self, course):
         pass
 
     def make(self, assignment, student, notebook):
@@ -92,11 +93,11 @@ def test_pages_are_made_again_for_exactly_the_graded_students_whose_hand_grades_
     graded(course, "ada")  # its page was made without hand grades: ada's grade is new
     graded(course, "cy")  # no hand grade then, none now
     graded(course, HOSTILE, digest=hand_digest(X))  # already made with this hand grade
-    assert refresh.refresh(course, "ps1") == ["ada"]
+    assert refresh.refresh(Course.read(course), "ps1") == ["ada"]
     assert pages == [("ps1", "ada", "problems")]
     assert ledger(course, "ps1", "ada") == {"student": "ada", "assignment": "ps1", FIELD: hand_digest(ADA)}
     assert FIELD not in ledger(course, "ps1", "cy")
-    assert refresh.refresh(course, "ps1") == []  # nothing changed since
+    assert refresh.refresh(Course.read(course), "ps1") == []  # nothing changed since
 
 
 def test_students_the_class_has_not_graded_are_left_alone(course, pages):
@@ -107,7 +108,7 @@ def test_students_the_class_has_not_graded_are_left_alone(course, pages):
     graded(course, "cy", notebook="other")  # only a notebook the assignment does not have
     (course / "autograded" / HOSTILE / "ps1").mkdir(parents=True)  # a notebook but no ledger entry
     (course / "autograded" / HOSTILE / "ps1" / "problems.ipynb").write_text("{}")
-    assert refresh.refresh(course, "ps1") == []
+    assert refresh.refresh(Course.read(course), "ps1") == []
     assert pages == [] and ledger(course, "ps1", HOSTILE) == {} and FIELD not in ledger(course, "ps1", "cy")
 
 

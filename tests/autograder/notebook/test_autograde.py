@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -213,8 +214,13 @@ def test_autograde_stores_the_external_verdicts_in_the_gradebook(tmp_path):
     (root / "source" / "ps1").mkdir(parents=True)
     (root / "nbgrader_config.py").write_text(textwrap.dedent(CONFIG.format(root=str(root), seed=SEED)))
     nbformat.write(course_notebook(), str(root / "source" / "ps1" / "ps1.ipynb"))
-    for name in ("checks.py", "reference.py"):  # its hidden checks and the answer key they compare with
-        (root / "source" / "ps1" / name).write_bytes((NOTEBOOK.parent / name).read_bytes())
+    # its hidden checks (a file or a package) and the answer key they compare with
+    checks = assignments.checks_path(NOTEBOOK.parent)
+    if checks.is_dir():
+        shutil.copytree(checks, root / "source" / "ps1" / checks.name, ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        shutil.copy(checks, root / "source" / "ps1" / checks.name)
+    shutil.copy(NOTEBOOK.parent / assignments.REFERENCE_FILE, root / "source" / "ps1" / assignments.REFERENCE_FILE)
     nbgrader(root, "generate_assignment", "ps1", "--force")
 
     submission = nbformat.read(str(root / "release" / "ps1" / "ps1.ipynb"), as_version=4)
@@ -279,7 +285,8 @@ def test_a_notebook_whose_attention_sleeps_is_graded_in_bounded_time(tmp_path):
     check that calls attention has waited the kernel's idle limit (before that limit, the notebook's budget stopped
     it), the hidden checks stop attention after the 2 s it may wait without computing (it once held them a minute a
     call), attention's two checks get 0 and say why as data, every other function keeps its points."""
-    from autograder.notebook.kernel import IDLE_LIMIT, SurvivingExecute
+    from autograder.notebook.kernel import SurvivingExecute
+    from autograder.timeouts import IDLE_TIMEOUT as IDLE_LIMIT
     from autograder.verdicts import ChecksEnd
 
     nb = nbformat.read(str(NOTEBOOK), as_version=4)

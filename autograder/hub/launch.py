@@ -262,6 +262,16 @@ def why_unreachable(state: Path) -> str | None:
 def course_assignments(source: Path) -> list[str]:
     """The assignments the hub serves: every folder of the course's source folder with a notebook and checks.py."""
     found = names(source)
+    unmarked = sorted(
+        folder.name
+        for folder in (source.iterdir() if source.is_dir() else ())
+        if (folder / "checks").is_dir() and not (folder / "checks" / "__init__.py").is_file()
+    )
+    if unmarked:  # a package of checks without its __init__.py: the assignment would silently not be served
+        raise HubError(
+            f"{source}/{unmarked[0]}/checks/ has no __init__.py, so it is not a package of checks: add the "
+            "__init__.py that defines CHECKS (or copy the assignment's folder whole)"
+        )
     if not found:
         raise HubError(
             f"{source} holds no assignment (a folder with one notebook and its checks.py): name the course's "

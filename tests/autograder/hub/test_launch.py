@@ -121,6 +121,16 @@ def test_the_hub_serves_every_assignment_of_the_courses_source_folder(open_state
         hub.prepare(open_state, ["student1"], source=source / "notes")
 
 
+def test_a_package_of_checks_without_its_init_is_named_not_silently_left_out(tmp_path):
+    source = tmp_path / "source"
+    shutil.copytree(REPOSITORY / "source" / "attention", source / "week1", ignore=shutil.ignore_patterns("__*"))
+    assert not (source / "week1" / "checks" / "__init__.py").exists()
+    with pytest.raises(hub.HubError, match=r"week1/checks/ has no __init__\.py"):
+        hub.course_assignments(source)
+    shutil.copy(REPOSITORY / "source" / "attention" / "checks" / "__init__.py", source / "week1" / "checks")
+    assert hub.course_assignments(source) == ["week1"]
+
+
 def test_an_account_the_hub_did_not_make_is_never_taken_over(open_state):
     name = "attnforeign"
     subprocess.run(["useradd", "--no-create-home", "--comment", "someone", name], check=True)
@@ -577,7 +587,9 @@ def test_the_round_trip_in_a_browser(tmp_path, open_state):
     due = datetime.datetime.now() - datetime.timedelta(days=1)  # every submission is late: the columns are filled
     source = tmp_path / "source"  # the course's two assignments: Formgrader's table has a row for each
     for assignment in ("attention", "positions"):
-        shutil.copytree(REPOSITORY / "source" / assignment, source / assignment, ignore=shutil.ignore_patterns("__*"))
+        shutil.copytree(
+            REPOSITORY / "source" / assignment, source / assignment, ignore=shutil.ignore_patterns("__pycache__")
+        )
     course = hub.prepare(state, students, due, source=source)
     with open(course / "nbgrader_config.py", "a") as config:  # the instant checks' policy (autograder.service.instant)
         config.write(

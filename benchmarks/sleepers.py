@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/sleepers.py                          # 200 students, 10 of them sleep (over an hour)
     .venv/bin/python benchmarks/sleepers.py --students 40 --sleepers 2    # the same share, smaller
-    .venv/bin/python benchmarks/sleepers.py --quick                  # 2 students, 1 sleeps, a budget of 8 s
+    .venv/bin/python benchmarks/sleepers.py --quick                  # 1 student, who sleeps; a budget of 8 s
     .venv/bin/python benchmarks/sleepers.py --in-attention           # the sleepers' attention sleeps too
     .venv/bin/python benchmarks/sleepers.py --idle 0                 # no idle limit: the budget alone stops them
 
@@ -124,7 +124,7 @@ def main(argv=None) -> int:
     )
     args = parser.parse_args(argv)
     if args.quick:
-        args.students, args.sleepers, args.budget = 2, 1, args.budget or 8
+        args.students, args.sleepers, args.budget = 1, 1, args.budget or 8  # the class twice: 2 notebooks graded
 
     from class_vs_nbgrader import generate_class, points, prepare
 

@@ -89,15 +89,22 @@ GRADED_CLASS = (  # read the session's graded class (fixtures graded_class, grad
 )
 
 
+SPREAD = (  # modules without module-scoped fixtures whose tests are long and independent: each test a group of its own
+    "tests/benchmarks/test_benchmarks.py",  # each benchmark's quick run (about 5 minutes in all, one worker before)
+)
+
+
 def xdist_group(nodeid: str) -> str:
     """The worker group of a test, from its id: every module that reads the graded class in one, every module that
-    starts a hub in another, else the test's module (its module-scoped fixtures, such as the mutants' grading, built
-    once). A group runs whole on one worker."""
+    starts a hub in another, each test of a SPREAD module alone, else the test's module (its module-scoped fixtures,
+    such as the mutants' grading, built once). A group runs whole on one worker."""
     path = nodeid.split("::", 1)[0]
     if path in GRADED_CLASS:
         return "graded_class"
     if path.startswith(HUB_ACCOUNTS):
         return "hub"
+    if path in SPREAD:
+        return nodeid
     return path
 
 
@@ -179,7 +186,7 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(f"tests/conftest.py: add {listed} to GRADED_CLASS (they read the graded class)")
     if os.environ.get("PYTEST_XDIST_WORKER"):
         rank = {group: number for number, group in enumerate(LONGEST_FIRST)}
-        items.sort(key=lambda item: rank.get(xdist_group(item.nodeid), len(rank)))
+        items.sort(key=lambda item: rank.get(xdist_group(item.nodeid).split("::", 1)[0], len(rank)))
 
 
 @pytest.fixture(scope="session", autouse=True)
